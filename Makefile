@@ -1,0 +1,48 @@
+# ito: the two set-up commands are `make demo` and `make test`; both install what they need.
+#   make demo   build everything, run every lab experiment (reproductions + benchmarks) into results/
+#   make test   build release (gcc-12), ASan+UBSan and TSan (clang-19) trees and run every test
+#   make bench  build release and run the side-by-side benchmarks into results/
+.PHONY: all deps build build-asan build-tsan test demo bench clean
+
+GEN      := -G Ninja
+REL      := build/release
+ASAN     := build/asan
+TSAN     := build/tsan
+LAB      := .venv/bin/ito-lab
+CTEST    := ctest --output-on-failure --timeout 900
+
+all: build
+
+deps:
+	@tools/setup-deps.sh
+
+build: deps
+	@cmake -S . -B $(REL) $(GEN) -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DITO_PYTHON=$(CURDIR)/.venv/bin/python >/dev/null
+	@cmake --build $(REL)
+
+build-asan: deps
+	@cmake -S . -B $(ASAN) $(GEN) -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+	  -DCMAKE_BUILD_TYPE=Debug -DITO_SANITIZE=address >/dev/null
+	@cmake --build $(ASAN)
+
+build-tsan: deps
+	@cmake -S . -B $(TSAN) $(GEN) -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DITO_SANITIZE=thread >/dev/null
+	@cmake --build $(TSAN)
+
+# The release tree runs last: its ctest includes the pytest suites, so the output
+# ends with ctest's summary line.
+test: build build-asan build-tsan
+	@echo "== ASan+UBSan (clang-19) =="; cd $(ASAN) && $(CTEST)
+	@echo "== TSan (clang-19) ==";       cd $(TSAN) && $(CTEST)
+	@echo "== release (gcc-12) + pytest =="; cd $(REL) && $(CTEST)
+
+bench: build
+	@$(LAB) bench
+
+demo: build
+	@$(LAB) all
+
+clean:
+	rm -rf build results

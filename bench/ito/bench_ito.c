@@ -1,0 +1,195 @@
+/* bench_ito: ito's numbers for the side-by-side benchmarks (bench/, `ito-lab bench`).
+ *
+ *   switch       one direction of a ping-pong between two raw contexts, for each
+ *                switch flavour (ito-abi, ito-min, ito-full), no scheduler involved;
+ *   yield        two ULTs on one worker yielding to each other, per yield;
+ *   create_join  create + run + join one empty ULT on one worker, per ULT;
+ *   create_1m    1,000,000 empty ULTs created and joined on all workers, per ULT
+ *                (in batches of 10,000 alive at a time: see bench/README.md).
+ * Each trial is timed with CLOCK_MONOTONIC; the median of the trials is printed as
+ *   RESULT benchmark=<b> system=<s> median_ns=<x> trials=<n>
+ * Usage: bench_ito [--trials N] [--quick] [--only switch|yield|create_join|create_1m] */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "arch/x86_64/itoa.h"
+#include "ito/ito.h"
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void report(const char *bench, const char *sys, double *v, int n)
+{
+    printf("RESULT benchmark=%s system=%s median_ns=%.3f trials=%d\n", bench, sys, median(v, n), n);
+    fflush(stdout);
+}
+
+/* ---- raw switch ---- */
+static void *main_sp, *peer_sp;
+static long iters;
+static int flavour; /* 0 abi, 1 min, 2 full */
+
+static void peer_entry(void)
+{
+    for (;;) {
+        if (flavour == 0) itoa_switch_abi(&peer_sp, main_sp, NULL, NULL);
+        else if (flavour == 1) ITOA_SWITCH_MIN(&peer_sp, main_sp, NULL, NULL);
+        else itoa_switch_full(&peer_sp, main_sp, NULL, NULL);
+    }
+}
+
+static void bench_switch(int trials, long n)
+{
+    const char *names[] = {"ito-abi", "ito-min", "ito-full"};
+    size_t sz = 256 * 1024;
+    char *stk = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    itoa_cpu_init();
+    double *v = calloc((size_t)trials, sizeof *v);
+    for (flavour = 0; flavour < 3; flavour++) {
+        iters = n;
+        peer_sp = itoa_make(stk + sz, peer_entry);
+        for (int t = -1; t < trials; t++) { /* trial -1 warms up */
+            double t0 = now_ns();
+            for (long i = 0; i < n; i++) {
+                if (flavour == 0) itoa_switch_abi(&main_sp, peer_sp, NULL, NULL);
+                else if (flavour == 1) ITOA_SWITCH_MIN(&main_sp, peer_sp, NULL, NULL);
+                else itoa_switch_full(&main_sp, peer_sp, NULL, NULL);
+            }
+            double dt = now_ns() - t0;
+            if (t >= 0) v[t] = dt / (2.0 * (double)n);
+        }
+        report("switch", names[flavour], v, trials);
+    }
+    free(v);
+    munmap(stk, sz);
+}
+
+/* ---- scheduler benchmarks ---- */
+static void *yield_loop(void *a)
+{
+    long n = (long)(intptr_t)a;
+    for (long i = 0; i < n; i++) ito_yield();
+    return NULL;
+}
+
+static void *empty(void *a) { return a; }
+
+static void bench_yield(int trials, long n)
+{
+    ito_config_t cfg = {.workers = 1};
+    ito_init(&cfg);
+    double *v = calloc((size_t)trials, sizeof *v);
+    for (int t = -1; t < trials; t++) {
+        ito_thread_t th;
+        ito_create(&th, yield_loop, (void *)(intptr_t)n, NULL);
+        double t0 = now_ns();
+        for (long i = 0; i < n; i++) ito_yield();
+        ito_join(th, NULL);
+        double dt = now_ns() - t0;
+        if (t >= 0) v[t] = dt / (2.0 * (double)n);
+    }
+    report("yield", "ito", v, trials);
+    ito_finalize();
+    free(v);
+}
+
+static void bench_create_join(int trials, long n)
+{
+    ito_config_t cfg = {.workers = 1};
+    ito_init(&cfg);
+    double *v = calloc((size_t)trials, sizeof *v);
+    for (int t = -1; t < trials; t++) {
+        double t0 = now_ns();
+        for (long i = 0; i < n; i++) {
+            ito_thread_t th;
+            ito_create(&th, empty, NULL, NULL);
+            ito_join(th, NULL);
+        }
+        double dt = now_ns() - t0;
+        if (t >= 0) v[t] = dt / (double)n;
+    }
+    report("create_join", "ito", v, trials);
+    ito_finalize();
+    free(v);
+}
+
+#define BATCH 10000
+static void *creator(void *a)
+{
+    long n = (long)(intptr_t)a;
+    ito_thread_t *ts = malloc(BATCH * sizeof *ts);
+    for (long done = 0; done < n; done += BATCH) {
+        long k = n - done < BATCH ? n - done : BATCH;
+        for (long i = 0; i < k; i++) ito_create(&ts[i], empty, NULL, NULL);
+        for (long i = 0; i < k; i++) ito_join(ts[i], NULL);
+    }
+    free(ts);
+    return NULL;
+}
+
+static void bench_create_1m(int trials, long n)
+{
+    ito_init(NULL);
+    int nw = ito_worker_count();
+    double *v = calloc((size_t)trials, sizeof *v);
+    ito_thread_t *cs = calloc((size_t)nw, sizeof *cs);
+    for (int t = -1; t < trials; t++) {
+        double t0 = now_ns();
+        for (int w = 0; w < nw; w++) {
+            ito_attr_t at;
+            ito_attr_init(&at);
+            at.worker = w; /* one creator per worker: the creation itself runs everywhere */
+            ito_create(&cs[w], creator, (void *)(intptr_t)(n / nw), &at);
+        }
+        for (int w = 0; w < nw; w++) ito_join(cs[w], NULL);
+        double dt = now_ns() - t0;
+        if (t >= 0) v[t] = dt / (double)n;
+    }
+    report("create_1m", "ito", v, trials);
+    ito_finalize();
+    free(cs);
+    free(v);
+}
+
+int main(int argc, char **argv)
+{
+    int trials = 31, quick = 0;
+    const char *only = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--trials") && i + 1 < argc) trials = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+        else {
+            fprintf(stderr, "usage: %s [--trials N] [--quick] [--only BENCH]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (trials < 1) trials = 1;
+    long n = quick ? 20000 : 200000;
+    if (!only || !strcmp(only, "switch")) bench_switch(trials, n * 5);
+    if (!only || !strcmp(only, "yield")) bench_yield(trials, n);
+    if (!only || !strcmp(only, "create_join")) bench_create_join(trials, n);
+    if (!only || !strcmp(only, "create_1m")) bench_create_1m(trials < 5 ? trials : 5, quick ? 100000 : 1000000);
+    return 0;
+}

@@ -1,0 +1,56 @@
+/* ito/coop.h: co-operative yields for compiler-inserted (or hand-placed) yield points.
+ *
+ * A timer sets ito_coop_flag on a worker when its slice ends; code checks the flag (one
+ * load, a predicted branch) and calls a yield only when it is set. Three yields, which
+ * differ only in what the switch saves:
+ *   ito_coop_yield       minimal: the caller spills exactly its live registers
+ *                        (clang >= 19: declared preserve_none; gcc: use ITO_COOP_YIELD_MIN(),
+ *                        an inline asm call that clobbers every register);
+ *   ito_coop_yield_abi   the SysV ABI switch (callee-saved GPRs, MXCSR, x87 CW);
+ *   ito_coop_yield_full  every GPR and the whole vector state (XSAVE), as preemption pays.
+ * All three are no-ops outside a ULT. ito_noyield marks functions the plugin must skip. */
+#ifndef ITO_COOP_H
+#define ITO_COOP_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern _Thread_local volatile int ito_coop_flag;
+
+#if defined(__clang__) && __clang_major__ >= 19
+__attribute__((preserve_none)) void ito_coop_yield(void);
+#endif
+/* Without preserve_none, ito_coop_yield must not be called as a C function (it keeps
+ * only rsp and rbp): use ITO_COOP_YIELD_MIN(), which tells the compiler so. */
+void ito_coop_yield_abi(void);
+void ito_coop_yield_full(void);
+
+#define ito_noyield __attribute__((annotate("ito_noyield")))
+
+/* The minimal yield from any compiler: skip the red zone, align the stack, call the
+ * yield, and tell the compiler every register but rsp/rbp is clobbered so that it
+ * spills exactly what is live here. */
+#define ITO_COOP_YIELD_MIN()                                                          \
+    __asm__ volatile("movq %%rsp, %%rax\n\t"                                          \
+                     "subq $128, %%rsp\n\t"                                           \
+                     "andq $-16, %%rsp\n\t"                                           \
+                     "pushq %%rax\n\t"                                                \
+                     "pushq %%rax\n\t"                                                \
+                     "call ito_coop_yield@PLT\n\t"                                      \
+                     "movq 8(%%rsp), %%rsp"                                           \
+                     ::: "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10",  \
+                       "r11", "r12", "r13", "r14", "r15", "memory", "cc",             \
+                       "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", \
+                       "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",    \
+                       "xmm15")
+
+#define ITO_COOP_POINT()                                                              \
+    do {                                                                              \
+        if (__builtin_expect(ito_coop_flag, 0)) ito_coop_yield_abi();                 \
+    } while (0)
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,36 @@
+/* ito/error.h: the error codes every public function returns.
+ *
+ * Every ito function that can fail returns an int: ITO_OK (0) on success, or one of
+ * the negative codes below. ito_strerror() gives a one-line message for each. */
+#ifndef ITO_ERROR_H
+#define ITO_ERROR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ito_err {
+    ITO_OK        = 0,
+    ITO_EINVAL    = -1,  /* a NULL handle or pointer, an out-of-range value, a bad attribute */
+    ITO_ENOMEM    = -2,  /* malloc or mmap failed */
+    ITO_ESTATE    = -3,  /* not allowed in this state: before ito_init, after ito_finalize, twice */
+    ITO_EDEADLK   = -4,  /* the call would wait for itself (join of self, relock of own mutex) */
+    ITO_EJOINED   = -5,  /* thread already joined or detached */
+    ITO_EBUSY     = -6,  /* a try-variant found the resource taken */
+    ITO_EAGAIN    = -7,  /* a try-variant would have to wait (stream full or empty) */
+    ITO_ECLOSED   = -8,  /* the stream (or device) is closed */
+    ITO_EPERM     = -9,  /* the caller is not allowed to do this (not the owner, mode rule) */
+    ITO_ENOSYS    = -10, /* not supported on this CPU/kernel/build (e.g. CET shadow stacks) */
+    ITO_ENOTULT   = -11, /* must be called from a ULT (not from a foreign kernel thread or a ZWT) */
+    ITO_ERANGE    = -12, /* an index or count beyond its bound */
+    ITO_ETIMEDOUT = -13, /* a timed wait expired */
+    ITO_EIO       = -14, /* an operating-system call failed; see errno where documented */
+} ito_err_t;
+
+/* A static, one-line message for an error code (unknown codes included). Never NULL. */
+const char *ito_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

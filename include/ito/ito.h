@@ -1,0 +1,8 @@
+/* ito/ito.h: the umbrella header of ito, fine-grained threads for Linux x86-64. */
+#ifndef ITO_ITO_H
+#define ITO_ITO_H
+#include "error.h"
+#include "thread.h"
+#include "sync.h"
+#include "coop.h"
+#endif

@@ -1,0 +1,52 @@
+/* ito/sync.h: synchronization that switches ULTs instead of blocking the worker.
+ *
+ * A ULT that must wait is parked on the object's wait queue and its worker runs other
+ * ULTs; waking makes it ready again. All objects are FIFO-fair among waiters.
+ * Blocking calls from outside a ULT return ITO_ENOTULT; try-variants work anywhere.
+ * Objects must be initialised (ito_*_init) and destroyed when no ULT uses them;
+ * destroying an object that has waiters gives ITO_EBUSY. */
+#ifndef ITO_SYNC_H
+#define ITO_SYNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Storage for the objects below; their fields are private to the runtime. */
+typedef struct ito_mutex { uint64_t opaque_[5]; } ito_mutex_t;
+typedef struct ito_cond { uint64_t opaque_[4]; } ito_cond_t;
+typedef struct ito_stream ito_stream_t;
+
+int ito_mutex_init(ito_mutex_t *m);
+int ito_mutex_destroy(ito_mutex_t *m);          /* ITO_EBUSY if locked */
+int ito_mutex_lock(ito_mutex_t *m);             /* ITO_EDEADLK if the caller holds it */
+int ito_mutex_trylock(ito_mutex_t *m);          /* ITO_EBUSY if taken */
+int ito_mutex_unlock(ito_mutex_t *m);           /* ITO_EPERM if the caller is not the owner */
+
+int ito_cond_init(ito_cond_t *c);
+int ito_cond_destroy(ito_cond_t *c);            /* ITO_EBUSY if ULTs wait on it */
+int ito_cond_wait(ito_cond_t *c, ito_mutex_t *m); /* m must be held by the caller (ITO_EPERM) */
+int ito_cond_signal(ito_cond_t *c);
+int ito_cond_broadcast(ito_cond_t *c);
+
+/* A bounded FIFO of bytes between ULTs (a pipe without the kernel).
+ * put writes all len bytes, waiting for room as needed; get waits until at least one
+ * byte is there and returns up to len. After close: put gives ITO_ECLOSED; get drains
+ * what is left, then gives ITO_ECLOSED with *got = 0. */
+int ito_stream_create(ito_stream_t **out, size_t capacity); /* capacity 1 .. 1 GiB */
+int ito_stream_destroy(ito_stream_t *s);                    /* ITO_EBUSY if ULTs wait on it */
+int ito_stream_put(ito_stream_t *s, const void *buf, size_t len);
+int ito_stream_get(ito_stream_t *s, void *buf, size_t len, size_t *got);
+int ito_stream_try_put(ito_stream_t *s, const void *buf, size_t len, size_t *put); /* ITO_EAGAIN if no room */
+int ito_stream_try_get(ito_stream_t *s, void *buf, size_t len, size_t *got);       /* ITO_EAGAIN if empty */
+int ito_stream_close(ito_stream_t *s);                      /* wakes every waiter; twice: ITO_ECLOSED */
+int ito_stream_stats(ito_stream_t *s, uint64_t *puts_blocked, uint64_t *gets_blocked);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,74 @@
+/* ito/thread.h: the runtime and its user-level threads (ULTs).
+ *
+ * Life of the runtime: ito_init() starts the workers (kernel threads) and turns the
+ * caller into the "main" ULT, bound to worker 0; ito_finalize(), called from main,
+ * waits for every other ULT to finish, joins the workers and frees every stack.
+ *
+ * A ULT is a stackful thread scheduled by ito: it runs until it yields, blocks on an
+ * ito synchronization object, joins, or exits. ULTs are created joinable unless
+ * ITO_ATTR_DETACHED is set; a joinable ULT must be joined (or detached) exactly once.
+ *
+ * Handles (ito_thread_t) carry a generation tag, so using a handle whose thread has
+ * already been joined gives ITO_EJOINED instead of touching another thread (the tag
+ * has 16 bits: a handle that is 65,536 generations stale may alias a new thread). */
+#ifndef ITO_THREAD_H
+#define ITO_THREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ito_thread_opaque *ito_thread_t; /* a tagged handle; NULL is never valid */
+typedef void *(*ito_fn_t)(void *arg);
+
+/* Runtime configuration; zero fields take their defaults. */
+typedef struct ito_config {
+    int workers;            /* kernel threads; 0: $ITO_WORKERS, else the online CPUs. Max 256 */
+    size_t stack_size;      /* default ULT stack in bytes; 0: 64 KiB. Min 16 KiB, max 1 GiB */
+} ito_config_t;
+
+int ito_init(const ito_config_t *cfg); /* NULL: all defaults. ITO_ESTATE if already initialized */
+int ito_finalize(void);                /* from the main ULT only (ITO_EPERM otherwise) */
+int ito_initialized(void);             /* 1 between ito_init and ito_finalize, else 0 */
+
+/* Thread attributes: initialise with ito_attr_init, then set fields. */
+enum {
+    ITO_ATTR_DETACHED    = 1u << 0, /* no join: resources are freed when it exits */
+    ITO_ATTR_CHILD_FIRST = 1u << 1, /* the creator yields to the new ULT at once (direct hand-off) */
+};
+typedef struct ito_attr {
+    size_t stack_size;  /* 0: the runtime default; else 16 KiB .. 1 GiB */
+    int worker;         /* -1: any worker (stealable); else bind to this worker */
+    unsigned flags;     /* ITO_ATTR_* */
+    const char *name;   /* copied (at most 31 bytes kept); NULL: "ult-<id>" */
+} ito_attr_t;
+
+int ito_attr_init(ito_attr_t *attr);
+
+int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr);
+int ito_join(ito_thread_t t, void **retval);   /* retval may be NULL */
+int ito_detach(ito_thread_t t);
+int ito_yield(void);                 /* ITO_ENOTULT outside a ULT */
+int ito_yield_to(ito_thread_t t);    /* run t next if it is ready on this worker, else plain yield */
+int ito_exit(void *retval);          /* does not return when called from a ULT other than main */
+ito_thread_t ito_self(void);         /* NULL outside a ULT */
+int ito_thread_id(ito_thread_t t, uint64_t *id);
+int ito_thread_name(ito_thread_t t, char *buf, size_t len);
+
+int ito_worker_count(void);          /* number of workers, or ITO_ESTATE */
+int ito_worker_id(void);             /* the calling ULT's worker, or ITO_ENOTULT */
+
+/* Counters of the calling process since ito_init (for tests and benchmarks). */
+typedef struct ito_stats {
+    uint64_t created, finished, switches, steals, sleeps, stacks_mapped, stacks_live;
+} ito_stats_t;
+int ito_stats(ito_stats_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

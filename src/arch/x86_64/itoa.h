@@ -1,0 +1,62 @@
+/* itoa.h: the x86-64 SysV primitives of ito (the `itoa_` prefix: per-architecture code).
+ *
+ * A suspended context is one word: its saved stack pointer `sp`. At [sp] lies the
+ * address of the code that resumes it (each switch flavour pushes the address of its
+ * own restore tail), so any flavour can resume a context saved by any other:
+ *     resume(sp):  rsp = sp; pop r11; jmp *r11
+ * Every saved sp is 8 mod 16, like rsp at a function's entry.
+ *
+ * All three switches take (save, load, post, arg): store the current context's sp into
+ * *save, load `load`, and, if post != NULL, call post(arg) on the new stack before
+ * resuming it. `post` runs after the old context is completely saved: it is where the
+ * old thread may be published to other workers (the "ontop" call of Boost.Context). */
+#ifndef ITO_ARCH_X86_64_ITOA_H
+#define ITO_ARCH_X86_64_ITOA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef void (*itoa_post_fn)(void *arg);
+
+/* (a) SysV ABI switch: rbx rbp r12-r15, MXCSR and the x87 control word. */
+void itoa_switch_abi(void **save, void *load, itoa_post_fn post, void *arg);
+/* (b) minimal switch: keeps only rbp (and rsp). Must be called through
+ * ITOA_SWITCH_MIN(), which declares every other register clobbered. */
+void itoa_switch_min(void **save, void *load, itoa_post_fn post, void *arg);
+/* (c) full switch: every GPR, rflags and the XSAVE state (FXSAVE where XSAVE is absent). */
+void itoa_switch_full(void **save, void *load, itoa_post_fn post, void *arg);
+
+/* Entry of a fresh context: calls entry() with a 16-byte aligned stack, never returns. */
+void itoa_trampoline(void);
+
+/* Build a fresh context at the top of a stack; resuming it calls entry() (noreturn). */
+void *itoa_make(void *stack_top, void (*entry)(void));
+
+/* CPU facts, filled by itoa_cpu_init(): the XSAVE area size (0: use FXSAVE, 512). */
+extern uint64_t itoa_xsave_size __attribute__((visibility("hidden")));
+extern uint32_t itoa_have_xsave __attribute__((visibility("hidden")));
+int itoa_cpu_init(void);           /* 0, or ITO_ENOSYS when CET shadow stacks are enabled */
+int itoa_shadow_stack_enabled(void);
+
+#define ITOA_SWITCH_MIN(save, load, post, arg)                                          \
+    do {                                                                                \
+        void **s_ = (save);                                                             \
+        void *l_ = (load);                                                              \
+        itoa_post_fn p_ = (post);                                                       \
+        void *a_ = (arg);                                                               \
+        __asm__ volatile("movq %%rsp, %%rax\n\t" /* keep the caller's rsp */               \
+                         "subq $128, %%rsp\n\t" /* step over the red zone */              \
+                         "andq $-16, %%rsp\n\t" /* align for the call */                  \
+                         "pushq %%rax\n\t"                                                \
+                         "pushq %%rax\n\t"                                                \
+                         "call itoa_switch_min\n\t"                                       \
+                         "movq 8(%%rsp), %%rsp"                                          \
+                         : "+D"(s_), "+S"(l_), "+d"(p_), "+c"(a_)                        \
+                         :                                                              \
+                         : "rax", "rbx", "r8", "r9", "r10", "r11", "r12", "r13", "r14",  \
+                           "r15", "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3",        \
+                           "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",      \
+                           "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");                \
+    } while (0)
+
+#endif

@@ -1,0 +1,50 @@
+/* fault.c: the runtime's only doors to mmap and malloc, with failure injection.
+ *
+ * Tests set ITO_FAULT_MMAP=N or ITO_FAULT_MALLOC=N in the environment (read at
+ * ito_init): the Nth call from then on fails, as the system would under memory
+ * exhaustion, so that every error path can be driven on purpose. */
+#define _GNU_SOURCE
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "itoi.h"
+
+static _Atomic long fault_mmap_at, fault_malloc_at;
+static _Atomic long n_mmap, n_malloc;
+
+void itoi_fault_reset(void)
+{
+    const char *m = getenv("ITO_FAULT_MMAP"), *a = getenv("ITO_FAULT_MALLOC");
+    atomic_store(&fault_mmap_at, m ? atol(m) : 0);
+    atomic_store(&fault_malloc_at, a ? atol(a) : 0);
+    atomic_store(&n_mmap, 0);
+    atomic_store(&n_malloc, 0);
+}
+
+static int inject(_Atomic long *counter, _Atomic long *at)
+{
+    long a = atomic_load_explicit(at, memory_order_relaxed);
+    return a > 0 && atomic_fetch_add(counter, 1) + 1 == a;
+}
+
+void *itoi_mmap(size_t len, int prot)
+{
+    if (inject(&n_mmap, &fault_mmap_at)) return NULL;
+    void *p = mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+int itoi_munmap(void *p, size_t len) { return munmap(p, len); }
+
+void *itoi_malloc(size_t n)
+{
+    if (inject(&n_malloc, &fault_malloc_at)) return NULL;
+    return malloc(n);
+}
+
+void *itoi_calloc(size_t n, size_t m)
+{
+    if (inject(&n_malloc, &fault_malloc_at)) return NULL;
+    return calloc(n, m);
+}

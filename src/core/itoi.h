@@ -1,0 +1,246 @@
+/* itoi.h: the core's internal interface (the `itoi_` prefix), shared by src/core,
+ * src/sync and the mechanisms. Public headers never include it.
+ *
+ * Who may touch what (the invariants the whole runtime keeps):
+ *  - A worker's private ready queue (w->rq_*) and its pools are touched only by code
+ *    running on that worker. A ULT in the private queue is therefore invisible to
+ *    other workers; this is why the hot paths (yield, create, exit) need no atomics.
+ *  - A worker publishes ULTs to others only through w->steal (spinlock), and only
+ *    ULTs whose context is completely saved: a ULT that is switching out is published
+ *    by the post action of the switch, which runs on the next context's stack.
+ *  - w->inbox (spinlock) receives ULTs made ready by other workers or by foreign
+ *    threads for this worker; the owner drains it when w->inbox_n is non-zero.
+ *  - A ULT's `state` word is the only field written by two sides at once (exit vs
+ *    join/detach); everything else of a ULT is written by whoever runs it or, while it
+ *    is not running, by whoever holds it in a queue.
+ */
+#ifndef ITO_CORE_ITOI_H
+#define ITO_CORE_ITOI_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ito/thread.h"
+#include "../arch/x86_64/itoa.h"
+#include "spinlock.h"
+
+#define ITOI_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define ITOI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define ITOI_CACHELINE 64
+#define ITOI_MAX_WORKERS 256
+#define ITOI_NAME_LEN 32
+
+/* ---- stacks (stack.c) ---- */
+typedef struct itoi_stack {
+    struct itoi_stack *next; /* pool link */
+    char *base;              /* lowest usable byte (just above the guard page) */
+    size_t size;             /* usable bytes */
+    char *map;               /* the mapping, guard page included */
+    size_t map_size;
+    size_t reg_index;        /* position in the registry of mappings */
+} itoi_stack_t;
+
+/* ---- ULT state word ---- */
+enum {
+    ITOI_LIVE = 0,      /* not finished, nobody joining */
+    ITOI_DONE = 1,      /* finished, not yet joined */
+    ITOI_DETACHED = 2,  /* detached, not finished */
+    /* any other value: the joiner's descriptor, waiting for the ULT to finish */
+};
+
+enum { /* ULT kinds of being ready */
+    ITOI_F_MAIN = 1u << 0,     /* the main ULT (the caller of ito_init) */
+    ITOI_F_BOUND = 1u << 1,    /* bound to a worker: never published for stealing */
+    ITOI_F_DETACHED = 1u << 2, /* created detached */
+};
+
+typedef struct itoi_ult {
+    void *sp;                    /* saved context while not running */
+    struct itoi_ult *next;       /* ready queue / wait queue / free list link */
+    itoi_stack_t *stack;         /* NULL until first run (stacks are attached lazily) */
+    ito_fn_t fn;
+    void *arg;
+    void *ret;
+    _Atomic uintptr_t state;     /* ITOI_LIVE / DONE / DETACHED / joiner */
+    uint32_t flags;
+    uint16_t gen;                /* handle generation, bumped at free */
+    int16_t bound;               /* worker index, or -1 */
+    size_t stack_size;
+    uint64_t id;
+    uintptr_t wait_data;         /* scratch for the object the ULT waits on */
+    int wait_result;
+    void *mech;                  /* per-thread state of a mechanism (register windows, ...) */
+    char name[ITOI_NAME_LEN];
+#if defined(ITOI_ASAN)
+    void *asan_fake_stack;
+#endif
+#if defined(ITOI_TSAN)
+    void *tsan_fiber;
+#endif
+} itoi_ult_t;
+
+/* A FIFO of ULTs linked through ->next. */
+typedef struct itoi_queue {
+    itoi_ult_t *head, *tail;
+    size_t n;
+} itoi_queue_t;
+
+static inline void itoi_queue_push(itoi_queue_t *q, itoi_ult_t *t)
+{
+    t->next = NULL;
+    if (q->tail) q->tail->next = t; else q->head = t;
+    q->tail = t;
+    q->n++;
+}
+static inline void itoi_queue_push_front(itoi_queue_t *q, itoi_ult_t *t)
+{
+    t->next = q->head;
+    q->head = t;
+    if (!q->tail) q->tail = t;
+    q->n++;
+}
+static inline itoi_ult_t *itoi_queue_pop(itoi_queue_t *q)
+{
+    itoi_ult_t *t = q->head;
+    if (t) {
+        q->head = t->next;
+        if (!q->head) q->tail = NULL;
+        q->n--;
+    }
+    return t;
+}
+static inline void itoi_queue_append(itoi_queue_t *dst, itoi_queue_t *src)
+{
+    if (!src->head) return;
+    if (dst->tail) dst->tail->next = src->head; else dst->head = src->head;
+    dst->tail = src->tail;
+    dst->n += src->n;
+    src->head = src->tail = NULL;
+    src->n = 0;
+}
+bool itoi_queue_remove(itoi_queue_t *q, itoi_ult_t *t);
+
+/* ---- workers (worker.c) ---- */
+typedef struct itoi_worker {
+    /* owner-only, hot */
+    itoi_ult_t *cur;              /* the running ULT, or NULL while in the scheduler context */
+    itoi_queue_t rq;              /* private FIFO ready queue */
+    itoi_ult_t *free_ult;         /* descriptor pool */
+    size_t free_ult_n;
+    itoi_stack_t *free_stack;     /* stack pool (default size only) */
+    size_t free_stack_n;
+    void *sched_sp;               /* saved context of the scheduler (idle loop) */
+    int index;
+    uint64_t next_id;
+    itoi_ult_t *prev;             /* the ULT that just switched out (read by post actions) */
+    void *dead_sp;                /* where an exiting ULT's last context is "saved" */
+    const void *sched_lo;         /* the scheduler context's stack, for the sanitizers */
+    size_t sched_size;
+    void *sched_fake;             /* ASan fake-stack handle of the scheduler context */
+    void *dying_fiber;            /* TSan fiber of the ULT that just exited */
+    /* counters: written by the owner only, read by anyone (relaxed) */
+    _Atomic uint64_t n_switches, n_created, n_finished, n_steals, n_sleeps;
+    void *mech;                   /* per-worker state of a mechanism */
+    /* shared */
+    _Alignas(ITOI_CACHELINE) itoi_spinlock_t inbox_lock;
+    _Atomic size_t inbox_n;
+    itoi_queue_t inbox;
+    _Alignas(ITOI_CACHELINE) itoi_spinlock_t steal_lock;
+    _Atomic size_t steal_n;
+    itoi_queue_t steal;
+    _Alignas(ITOI_CACHELINE) _Atomic int sleep_state; /* 0 awake, 1 sleeping (futex word) */
+    /* set up by runtime.c */
+    void *sched_stack_map;        /* the scheduler context's own stack (worker 0 only) */
+    size_t sched_stack_size;
+    void *altstack;               /* sigaltstack for the overflow handler */
+    unsigned long pthread;        /* pthread_t of this worker (0 for worker 0) */
+#if defined(ITOI_TSAN)
+    void *tsan_sched_fiber;
+#endif
+} itoi_worker_t;
+
+/* ---- the runtime (runtime.c) ---- */
+typedef struct itoi_runtime {
+    _Atomic int state;            /* 0 off, 1 running, 2 finalizing */
+    int nworkers;
+    size_t default_stack;
+    itoi_worker_t *workers;       /* nworkers of them */
+    itoi_ult_t *main_ult;
+    _Atomic int shutdown;
+    _Alignas(ITOI_CACHELINE) _Atomic int want_work; /* workers looking for work */
+    _Alignas(ITOI_CACHELINE) _Atomic int64_t live;  /* ULTs created and not yet finished (main excluded) */
+    _Atomic uint64_t next_id;
+    size_t page;
+} itoi_runtime_t;
+
+extern itoi_runtime_t itoi_rt;
+
+/* The worker running the caller. A ULT migrates between workers, so the thread
+ * pointer must be read afresh at every use: the volatile asm keeps the compiler from
+ * caching a TLS address across a context switch. */
+extern _Thread_local itoi_worker_t *itoi_tls_worker;
+static inline itoi_worker_t *itoi_self_worker(void)
+{
+    itoi_worker_t *w;
+    __asm__ volatile("movq itoi_tls_worker@gottpoff(%%rip), %0\n\t"
+                     "movq %%fs:(%0), %0"
+                     : "=r"(w));
+    return w;
+}
+
+/* Counters written only by their owner: a relaxed load and store, no RMW. */
+#define ITOI_BUMP(field)                                                                     \
+    atomic_store_explicit(&(field), atomic_load_explicit(&(field), memory_order_relaxed) + 1, \
+                          memory_order_relaxed)
+
+/* scheduler (worker.c) */
+void itoi_ready(itoi_ult_t *t);                 /* make t ready: on the caller's worker, or t's own */
+void itoi_ready_local(itoi_worker_t *w, itoi_ult_t *t);
+void itoi_block(itoi_worker_t *w, itoa_post_fn post, void *arg); /* switch away; `post` publishes */
+/* Park the running ULT, which the caller has put on a wait queue guarded by `held`;
+ * `held` is released once the ULT's context is saved. Wake it with itoi_ready(). */
+void itoi_park(itoi_worker_t *w, itoi_spinlock_t *held);
+void itoi_yield_worker(itoi_worker_t *w);
+void itoi_yield_worker_full(itoi_worker_t *w);
+int itoi_yield_to(itoi_worker_t *w, itoi_ult_t *t);
+_Noreturn void itoi_exit_current(itoi_worker_t *w);
+void itoi_worker_loop(itoi_worker_t *w);        /* the scheduler context's loop */
+void itoi_wake_worker(itoi_worker_t *w);
+void itoi_wake_all(void);
+void *itoi_coop_next(void *sp);
+
+/* threads (thread.c) */
+itoi_ult_t *itoi_ult_alloc(itoi_worker_t *w);
+void itoi_ult_free(itoi_worker_t *w, itoi_ult_t *t);
+itoi_ult_t *itoi_handle_get(ito_thread_t h);    /* NULL when stale or invalid */
+ito_thread_t itoi_handle_of(itoi_ult_t *t);
+void itoi_ult_entry(void);                      /* the first C frame of every ULT */
+
+/* stacks (stack.c) */
+itoi_stack_t *itoi_stack_get(itoi_worker_t *w, size_t size);
+void itoi_stack_put(itoi_worker_t *w, itoi_stack_t *s);
+void itoi_stack_free_all(void);
+int itoi_stack_guard_owner(void *addr, itoi_stack_t **out);
+int itoi_overflow_handler_install(void);
+int itoi_altstack_setup(itoi_worker_t *w);
+void itoi_altstack_teardown(itoi_worker_t *w);
+
+/* descriptor slabs (thread.c) */
+void itoi_ult_free_all(void);
+
+/* failure injection for tests (runtime.c): when >0, the Nth call of the wrapped
+ * allocation fails. Set from the ITO_FAULT_MMAP / ITO_FAULT_MALLOC environment. */
+void *itoi_mmap(size_t len, int prot);
+int itoi_munmap(void *p, size_t len);
+void *itoi_malloc(size_t n);
+void *itoi_calloc(size_t n, size_t m);
+void itoi_fault_reset(void);
+
+/* mechanism hooks: a mechanism (register windows, preemption) may observe switches.
+ * NULL when unused; checked with a predicted branch on the switch path. */
+typedef void (*itoi_switch_hook_fn)(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to);
+extern itoi_switch_hook_fn itoi_switch_hook;
+
+#endif

@@ -1,0 +1,287 @@
+/* runtime.c: ito_init and ito_finalize: the workers, the main ULT, statistics.
+ *
+ * ito_init turns the calling kernel thread into worker 0 and its current flow of
+ * control into the main ULT (bound to worker 0, so that ito_finalize returns on the
+ * thread and stack main started on). Worker 0's scheduler context gets a stack of its
+ * own; workers 1..N-1 are pthreads whose own stacks serve as scheduler contexts.
+ *
+ * ito_finalize, from main: waits until every other ULT has finished (running the
+ * ready ones), then stops and joins the workers and unmaps every stack. If ULTs are
+ * still blocked when every worker has gone idle (a deadlock in the program), it says
+ * so on stderr, frees them anyway and returns ITO_EBUSY. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "itoi.h"
+#include "sanitizer.h"
+
+itoi_runtime_t itoi_rt;
+
+static itoi_ult_t main_ult;
+static itoi_stack_t main_stack; /* bounds of the process's main stack (not mapped by ito) */
+static void *workers_raw;
+#define SCHED_STACK (256 * 1024)
+
+uint64_t itoi_stack_mapped_total(void);
+uint64_t itoi_stack_live(void);
+
+static void stack_bounds_of_self(const void **lo, size_t *size)
+{
+    pthread_attr_t a;
+    void *addr = NULL;
+    size_t sz = 0;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        pthread_attr_getstack(&a, &addr, &sz);
+        pthread_attr_destroy(&a);
+    }
+    *lo = addr;
+    *size = sz;
+}
+
+static void *worker_main(void *arg)
+{
+    itoi_worker_t *w = arg;
+    itoi_tls_worker = w;
+    itoi_altstack_setup(w); /* best effort: without it an overflow is still fatal, just unnamed */
+    stack_bounds_of_self(&w->sched_lo, &w->sched_size);
+#if defined(ITOI_TSAN)
+    w->tsan_sched_fiber = __tsan_get_current_fiber();
+#endif
+    itoi_worker_loop(w);
+    itoi_altstack_teardown(w);
+    itoi_tls_worker = NULL;
+    return NULL;
+}
+
+static void sched_entry(void)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    itoi_san_after(NULL);
+    itoi_worker_loop(w);
+    /* Worker 0's scheduler context is never resumed after shutdown: main finalizes. */
+    for (;;) pause();
+}
+
+static int parse_workers(int *n)
+{
+    const char *e = getenv("ITO_WORKERS");
+    if (!e || !*e) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        *n = c > 0 ? (int)(c > ITOI_MAX_WORKERS ? ITOI_MAX_WORKERS : c) : 1;
+        return ITO_OK;
+    }
+    char *end;
+    long v = strtol(e, &end, 10);
+    if (*end || v < 1 || v > ITOI_MAX_WORKERS) {
+        fprintf(stderr, "ito: ITO_WORKERS='%s' is not a number from 1 to %d\n", e, ITOI_MAX_WORKERS);
+        return ITO_EINVAL;
+    }
+    *n = (int)v;
+    return ITO_OK;
+}
+
+static void teardown(int started)
+{
+    itoi_worker_t *w0 = &itoi_rt.workers[0];
+    atomic_store(&itoi_rt.shutdown, 1);
+    for (int i = 1; i < started; i++) itoi_wake_worker(&itoi_rt.workers[i]);
+    for (int i = 1; i < started; i++) pthread_join((pthread_t)itoi_rt.workers[i].pthread, NULL);
+    itoi_altstack_teardown(w0);
+    if (w0->sched_stack_map) itoi_munmap(w0->sched_stack_map, w0->sched_stack_size);
+#if defined(ITOI_TSAN)
+    if (w0->tsan_sched_fiber) __tsan_destroy_fiber(w0->tsan_sched_fiber);
+#endif
+    itoi_stack_free_all();
+    itoi_ult_free_all();
+    free(workers_raw);
+    workers_raw = NULL;
+    itoi_rt.workers = NULL;
+    itoi_tls_worker = NULL;
+    atomic_store(&itoi_rt.state, 0);
+}
+
+int ito_init(const ito_config_t *cfg)
+{
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&itoi_rt.state, &expect, 3)) return ITO_ESTATE;
+    int rc = ITO_OK, n = cfg ? cfg->workers : 0;
+    size_t ss = cfg ? cfg->stack_size : 0;
+    if ((cfg && (n < 0 || n > ITOI_MAX_WORKERS)) ||
+        (ss && (ss < 16 * 1024 || ss > ((size_t)1 << 30)))) {
+        rc = ITO_EINVAL;
+        goto fail_early;
+    }
+    if (n == 0 && (rc = parse_workers(&n)) != ITO_OK) goto fail_early;
+    if ((rc = itoa_cpu_init()) != ITO_OK) {
+        fprintf(stderr, "ito: CET shadow stacks are enabled for this process; ito's context "
+                        "switch does not switch shadow stacks, so it refuses to start\n");
+        goto fail_early;
+    }
+    itoi_fault_reset();
+    itoi_rt.page = (size_t)sysconf(_SC_PAGESIZE);
+    itoi_rt.default_stack = ((ss ? ss : 64 * 1024) + itoi_rt.page - 1) & ~(itoi_rt.page - 1);
+    itoi_rt.nworkers = n;
+    atomic_store(&itoi_rt.shutdown, 0);
+    atomic_store(&itoi_rt.want_work, 0);
+
+    workers_raw = itoi_calloc(1, (size_t)n * sizeof(itoi_worker_t) + ITOI_CACHELINE);
+    if (!workers_raw) {
+        rc = ITO_ENOMEM;
+        goto fail_early;
+    }
+    itoi_rt.workers = (itoi_worker_t *)(((uintptr_t)workers_raw + ITOI_CACHELINE - 1) &
+                                        ~(uintptr_t)(ITOI_CACHELINE - 1));
+    for (int i = 0; i < n; i++) {
+        itoi_worker_t *w = &itoi_rt.workers[i];
+        w->index = i;
+        itoi_spin_init(&w->inbox_lock);
+        itoi_spin_init(&w->steal_lock);
+    }
+
+    /* Worker 0 and the main ULT. */
+    itoi_worker_t *w0 = &itoi_rt.workers[0];
+    w0->sched_stack_size = SCHED_STACK;
+    w0->sched_stack_map = itoi_mmap(SCHED_STACK, PROT_READ | PROT_WRITE);
+    if (!w0->sched_stack_map) {
+        rc = ITO_ENOMEM;
+        goto fail;
+    }
+    w0->sched_lo = w0->sched_stack_map;
+    w0->sched_size = SCHED_STACK;
+    w0->sched_sp = itoa_make((char *)w0->sched_stack_map + SCHED_STACK, sched_entry);
+#if defined(ITOI_TSAN)
+    w0->tsan_sched_fiber = __tsan_create_fiber(0);
+#endif
+    memset(&main_ult, 0, sizeof main_ult);
+    stack_bounds_of_self((const void **)&main_stack.base, &main_stack.size);
+    main_ult.stack = &main_stack;
+    main_ult.flags = ITOI_F_MAIN | ITOI_F_BOUND;
+    main_ult.bound = 0;
+    main_ult.gen = 1;
+    main_ult.id = 0;
+    strcpy(main_ult.name, "main");
+    atomic_store(&main_ult.state, ITOI_LIVE);
+#if defined(ITOI_TSAN)
+    main_ult.tsan_fiber = __tsan_get_current_fiber();
+#endif
+    itoi_rt.main_ult = &main_ult;
+    w0->cur = &main_ult;
+    w0->next_id = 1;
+    itoi_tls_worker = w0;
+    if (itoi_altstack_setup(w0) != 0 || itoi_overflow_handler_install() != 0) {
+        rc = ITO_ENOMEM;
+        goto fail;
+    }
+    atomic_store(&itoi_rt.state, 1);
+
+    int started = 1;
+    for (; started < n; started++) {
+        pthread_t pt;
+        if (pthread_create(&pt, NULL, worker_main, &itoi_rt.workers[started]) != 0) {
+            rc = ITO_ENOMEM;
+            break;
+        }
+        itoi_rt.workers[started].pthread = (unsigned long)pt;
+    }
+    if (rc != ITO_OK) {
+        teardown(started);
+        return rc;
+    }
+    return ITO_OK;
+
+fail:
+    teardown(1);
+    return rc;
+fail_early:
+    atomic_store(&itoi_rt.state, 0);
+    return rc;
+}
+
+int ito_initialized(void) { return atomic_load(&itoi_rt.state) == 1; }
+
+static int64_t live_ults(void)
+{
+    uint64_t fin = 0, cre = 0;
+    for (int i = 0; i < itoi_rt.nworkers; i++) fin += atomic_load(&itoi_rt.workers[i].n_finished);
+    for (int i = 0; i < itoi_rt.nworkers; i++) cre += atomic_load(&itoi_rt.workers[i].n_created);
+    return (int64_t)(cre - fin);
+}
+
+static bool others_asleep(void)
+{
+    for (int i = 1; i < itoi_rt.nworkers; i++)
+        if (atomic_load(&itoi_rt.workers[i].sleep_state) != 1) return false;
+    for (int i = 0; i < itoi_rt.nworkers; i++)
+        if (atomic_load(&itoi_rt.workers[i].steal_n) || atomic_load(&itoi_rt.workers[i].inbox_n))
+            return false;
+    return true;
+}
+
+int ito_finalize(void)
+{
+    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
+    itoi_worker_t *w = itoi_self_worker();
+    if (!w || !w->cur) return ITO_ENOTULT;
+    if (w->cur != &main_ult) return ITO_EPERM;
+    int rc = ITO_OK, idle_rounds = 0;
+    for (;;) {
+        int64_t live = live_ults();
+        if (live <= 0) break;
+        w = itoi_self_worker();
+        if (w->rq.n || atomic_load(&w->inbox_n) || atomic_load(&w->steal_n)) {
+            idle_rounds = 0;
+            itoi_yield_worker(w);
+            continue;
+        }
+        if (others_asleep()) {
+            if (++idle_rounds >= 20) {
+                fprintf(stderr, "ito: ito_finalize: %lld ULT(s) are blocked forever (every worker is "
+                                "idle); freeing them\n", (long long)live);
+                rc = ITO_EBUSY;
+                break;
+            }
+        } else {
+            idle_rounds = 0;
+        }
+        struct timespec ts = {0, 100 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    atomic_store(&itoi_rt.state, 2);
+    teardown(itoi_rt.nworkers);
+    return rc;
+}
+
+int ito_worker_count(void)
+{
+    return atomic_load(&itoi_rt.state) == 1 ? itoi_rt.nworkers : ITO_ESTATE;
+}
+
+int ito_worker_id(void)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    return (w && w->cur) ? w->index : ITO_ENOTULT;
+}
+
+int ito_stats(ito_stats_t *out)
+{
+    if (!out) return ITO_EINVAL;
+    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < itoi_rt.nworkers; i++) {
+        itoi_worker_t *w = &itoi_rt.workers[i];
+        out->created += atomic_load_explicit(&w->n_created, memory_order_relaxed);
+        out->finished += atomic_load_explicit(&w->n_finished, memory_order_relaxed);
+        out->switches += atomic_load_explicit(&w->n_switches, memory_order_relaxed);
+        out->steals += atomic_load_explicit(&w->n_steals, memory_order_relaxed);
+        out->sleeps += atomic_load_explicit(&w->n_sleeps, memory_order_relaxed);
+    }
+    out->stacks_mapped = itoi_stack_mapped_total();
+    out->stacks_live = itoi_stack_live();
+    return ITO_OK;
+}

@@ -1,0 +1,306 @@
+/* thread.c: the ULT object and the thread API (create, join, detach, yield, exit).
+ *
+ * A ULT descriptor comes from its worker's free list (refilled by slabs of 64 from
+ * malloc; slabs are kept until ito_finalize, so a stale handle always points to a
+ * descriptor and its generation tag can be checked). Its stack is taken from the
+ * worker's stack pool at creation, so creation reports ITO_ENOMEM itself rather than
+ * failing later, and is given back by the post action of its last switch.
+ *
+ * The state word decides who frees the descriptor (see itoi.h):
+ *   LIVE --exit--> DONE --join/detach (CAS)--> REAPED: the joiner frees it;
+ *   LIVE --detach--> DETACHED --exit--> the exiting ULT frees it;
+ *   LIVE --join (post action CAS)--> joiner --exit--> DONE, joiner woken, frees it. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "itoi.h"
+#include "sanitizer.h"
+
+#define ITOI_REAPED 3
+#define SLAB 64
+#define HANDLE_PTR_BITS 48
+
+static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
+static void **slabs;
+static size_t slabs_n, slabs_cap;
+
+static int slab_register(void *p)
+{
+    pthread_mutex_lock(&slab_lock);
+    if (slabs_n == slabs_cap) {
+        size_t cap = slabs_cap ? slabs_cap * 2 : 64;
+        void **s = itoi_malloc(cap * sizeof *s);
+        if (!s) { pthread_mutex_unlock(&slab_lock); return -1; }
+        if (slabs) memcpy(s, slabs, slabs_n * sizeof *s);
+        free(slabs);
+        slabs = s;
+        slabs_cap = cap;
+    }
+    slabs[slabs_n++] = p;
+    pthread_mutex_unlock(&slab_lock);
+    return 0;
+}
+
+void itoi_ult_free_all(void)
+{
+    pthread_mutex_lock(&slab_lock);
+    for (size_t i = 0; i < slabs_n; i++) free(slabs[i]);
+    free(slabs);
+    slabs = NULL;
+    slabs_n = slabs_cap = 0;
+    pthread_mutex_unlock(&slab_lock);
+}
+
+itoi_ult_t *itoi_ult_alloc(itoi_worker_t *w)
+{
+    itoi_ult_t *t = w->free_ult;
+    if (ITOI_UNLIKELY(!t)) {
+        itoi_ult_t *s = itoi_calloc(SLAB, sizeof *s);
+        if (!s) return NULL;
+        if (slab_register(s) != 0) { free(s); return NULL; }
+        for (int i = SLAB - 1; i >= 0; i--) {
+            s[i].next = w->free_ult;
+            s[i].gen = 1;
+            w->free_ult = &s[i];
+        }
+        w->free_ult_n += SLAB;
+        t = w->free_ult;
+    }
+    w->free_ult = t->next;
+    w->free_ult_n--;
+    return t;
+}
+
+void itoi_ult_free(itoi_worker_t *w, itoi_ult_t *t)
+{
+    t->gen++;
+    if (t->gen == 0) t->gen = 1;
+    atomic_store_explicit(&t->state, ITOI_REAPED, memory_order_relaxed);
+    t->next = w->free_ult;
+    w->free_ult = t;
+    w->free_ult_n++;
+}
+
+ito_thread_t itoi_handle_of(itoi_ult_t *t)
+{
+    return (ito_thread_t)((uintptr_t)t | ((uintptr_t)t->gen << HANDLE_PTR_BITS));
+}
+
+itoi_ult_t *itoi_handle_get(ito_thread_t h)
+{
+    uintptr_t v = (uintptr_t)h;
+    itoi_ult_t *t = (itoi_ult_t *)(v & (((uintptr_t)1 << HANDLE_PTR_BITS) - 1));
+    if (!t || t->gen != (uint16_t)(v >> HANDLE_PTR_BITS)) return NULL;
+    return t;
+}
+
+static inline int running(void)
+{
+    return atomic_load_explicit(&itoi_rt.state, memory_order_relaxed) == 1;
+}
+
+int ito_attr_init(ito_attr_t *attr)
+{
+    if (!attr) return ITO_EINVAL;
+    attr->stack_size = 0;
+    attr->worker = -1;
+    attr->flags = 0;
+    attr->name = NULL;
+    return ITO_OK;
+}
+
+void itoi_ult_entry(void)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    itoi_san_after(NULL);
+    itoi_ult_t *t = w->cur;
+    t->ret = t->fn(t->arg);
+    itoi_exit_current(itoi_self_worker());
+}
+
+int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr)
+{
+    if (ITOI_UNLIKELY(!running())) return ITO_ESTATE;
+    if (ITOI_UNLIKELY(!fn)) return ITO_EINVAL;
+    size_t ssize = itoi_rt.default_stack;
+    int bound = -1;
+    unsigned flags = 0;
+    if (attr) {
+        if (attr->stack_size) {
+            if (attr->stack_size < 16 * 1024 || attr->stack_size > ((size_t)1 << 30)) return ITO_EINVAL;
+            ssize = attr->stack_size;
+        }
+        if (attr->worker < -1 || attr->worker >= itoi_rt.nworkers) return ITO_EINVAL;
+        if (attr->flags & ~(unsigned)(ITO_ATTR_DETACHED | ITO_ATTR_CHILD_FIRST)) return ITO_EINVAL;
+        bound = attr->worker;
+        flags = attr->flags;
+    }
+    if (ITOI_UNLIKELY(!out && !(flags & ITO_ATTR_DETACHED))) return ITO_EINVAL;
+
+    itoi_worker_t *home = itoi_self_worker();
+    if (ITOI_UNLIKELY(!home)) return ITO_ENOTULT; /* pools are per worker: create from a ULT */
+    itoi_ult_t *t = itoi_ult_alloc(home);
+    if (ITOI_UNLIKELY(!t)) return ITO_ENOMEM;
+    t->stack = itoi_stack_get(home, ssize);
+    if (ITOI_UNLIKELY(!t->stack)) {
+        itoi_ult_free(home, t);
+        return ITO_ENOMEM;
+    }
+    t->sp = itoa_make(t->stack->base + t->stack->size, itoi_ult_entry);
+    t->fn = fn;
+    t->arg = arg;
+    t->ret = NULL;
+    t->flags = (flags & ITO_ATTR_DETACHED ? ITOI_F_DETACHED : 0) | (bound >= 0 ? ITOI_F_BOUND : 0);
+    t->bound = (int16_t)bound;
+    t->stack_size = ssize;
+    t->id = home->next_id++ * ITOI_MAX_WORKERS + (uint64_t)home->index;
+    t->mech = NULL;
+    t->wait_result = 0;
+    if (attr && attr->name) {
+        strncpy(t->name, attr->name, ITOI_NAME_LEN - 1);
+        t->name[ITOI_NAME_LEN - 1] = 0;
+    } else {
+        t->name[0] = 0; /* named lazily: "ult-<id>" (see ito_thread_name) */
+    }
+#if defined(ITOI_TSAN)
+    t->tsan_fiber = __tsan_create_fiber(0);
+#endif
+#if defined(ITOI_ASAN)
+    t->asan_fake_stack = NULL;
+#endif
+    atomic_store_explicit(&t->state, (flags & ITO_ATTR_DETACHED) ? ITOI_DETACHED : ITOI_LIVE,
+                          memory_order_relaxed);
+    ITOI_BUMP(home->n_created);
+    if (out) *out = itoi_handle_of(t);
+    if (bound >= 0 && bound != home->index) {
+        itoi_ready(t); /* to the bound worker's inbox */
+    } else if ((flags & ITO_ATTR_CHILD_FIRST) && home->cur) {
+        itoi_queue_push_front(&home->rq, t);
+        itoi_yield_to(home, t);
+    } else {
+        itoi_ready_local(home, t);
+    }
+    return ITO_OK;
+}
+
+/* Post action of a join that must wait: runs once the joiner's context is saved. */
+static void join_post(void *arg)
+{
+    itoi_ult_t *t = arg;
+    itoi_worker_t *w = itoi_self_worker();
+    itoi_ult_t *me = w->prev;
+    uintptr_t expect = ITOI_LIVE;
+    if (atomic_compare_exchange_strong_explicit(&t->state, &expect, (uintptr_t)me,
+                                                memory_order_acq_rel, memory_order_acquire))
+        return; /* t's exit will wake us */
+    /* t finished meanwhile (DONE), or another joiner/detacher got there first. */
+    me->wait_result = expect == ITOI_DONE ? ITO_OK : ITO_EJOINED;
+    itoi_ready_local(w, me);
+}
+
+static int reap(itoi_worker_t *w, itoi_ult_t *t, void **retval)
+{
+    if (retval) *retval = t->ret;
+    itoi_ult_free(w, t);
+    return ITO_OK;
+}
+
+int ito_join(ito_thread_t h, void **retval)
+{
+    if (ITOI_UNLIKELY(!h)) return ITO_EINVAL;
+    if (ITOI_UNLIKELY(!running())) return ITO_ESTATE;
+    itoi_worker_t *w = itoi_self_worker();
+    if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
+    itoi_ult_t *t = itoi_handle_get(h);
+    if (ITOI_UNLIKELY(!t)) return ITO_EJOINED;
+    if (ITOI_UNLIKELY(t == w->cur)) return ITO_EDEADLK;
+    uintptr_t s = atomic_load_explicit(&t->state, memory_order_acquire);
+    if (s == ITOI_DONE) {
+        if (!atomic_compare_exchange_strong_explicit(&t->state, &s, ITOI_REAPED, memory_order_acq_rel,
+                                                     memory_order_acquire))
+            return ITO_EJOINED;
+        return reap(w, t, retval);
+    }
+    if (s != ITOI_LIVE) return ITO_EJOINED;
+    w->cur->wait_result = ITO_OK;
+    itoi_block(w, join_post, t);
+    w = itoi_self_worker();
+    int rc = w->cur->wait_result;
+    if (rc != ITO_OK) return rc;
+    /* We are the registered joiner and t is DONE: nobody else can touch it. */
+    atomic_thread_fence(memory_order_acquire);
+    return reap(w, t, retval);
+}
+
+int ito_detach(ito_thread_t h)
+{
+    if (!h) return ITO_EINVAL;
+    if (!running()) return ITO_ESTATE;
+    itoi_ult_t *t = itoi_handle_get(h);
+    if (!t) return ITO_EJOINED;
+    if (t->flags & ITOI_F_MAIN) return ITO_EPERM;
+    uintptr_t s = ITOI_LIVE;
+    if (atomic_compare_exchange_strong(&t->state, &s, ITOI_DETACHED)) return ITO_OK;
+    if (s == ITOI_DONE && atomic_compare_exchange_strong(&t->state, &s, ITOI_REAPED)) {
+        itoi_worker_t *w = itoi_self_worker();
+        if (!w) return ITO_ENOTULT; /* cannot happen after a successful CAS from a worker */
+        itoi_ult_free(w, t);
+        return ITO_OK;
+    }
+    return ITO_EJOINED;
+}
+
+int ito_yield(void)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
+    itoi_yield_worker(w);
+    return ITO_OK;
+}
+
+int ito_yield_to(ito_thread_t h)
+{
+    if (!h) return ITO_EINVAL;
+    itoi_worker_t *w = itoi_self_worker();
+    if (!w || !w->cur) return ITO_ENOTULT;
+    itoi_ult_t *t = itoi_handle_get(h);
+    if (!t) return ITO_EJOINED;
+    return itoi_yield_to(w, t);
+}
+
+int ito_exit(void *retval)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    if (!w || !w->cur) return ITO_ENOTULT;
+    if (w->cur->flags & ITOI_F_MAIN) return ITO_EPERM;
+    w->cur->ret = retval;
+    itoi_exit_current(w);
+}
+
+ito_thread_t ito_self(void)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    return (w && w->cur) ? itoi_handle_of(w->cur) : NULL;
+}
+
+int ito_thread_id(ito_thread_t h, uint64_t *id)
+{
+    if (!h || !id) return ITO_EINVAL;
+    itoi_ult_t *t = itoi_handle_get(h);
+    if (!t) return ITO_EJOINED;
+    *id = t->id;
+    return ITO_OK;
+}
+
+int ito_thread_name(ito_thread_t h, char *buf, size_t len)
+{
+    if (!h || !buf || !len) return ITO_EINVAL;
+    itoi_ult_t *t = itoi_handle_get(h);
+    if (!t) return ITO_EJOINED;
+    if (t->name[0]) snprintf(buf, len, "%s", t->name);
+    else snprintf(buf, len, "ult-%llu", (unsigned long long)t->id);
+    return ITO_OK;
+}

@@ -1,0 +1,392 @@
+/* worker.c: the scheduler. Each worker is a kernel thread with a private FIFO ready
+ * queue; it switches directly from ULT to ULT and falls back to its scheduler context
+ * (the idle loop) only when it has nothing to run.
+ *
+ * Design (see itoi.h for who may touch which field):
+ *  - Hot paths touch only the private queue: yield is pop-head + push-tail + switch,
+ *    no atomic read-modify-write, no lock, no system call.
+ *  - Work moves between workers lazily. A worker that finds nothing raises
+ *    itoi_rt.want_work; busy workers read it (a relaxed load of a line nobody writes
+ *    while everyone is busy) at their scheduling points and then publish half of their
+ *    private queue to their steal queue, waking a sleeper. Idle workers steal half of
+ *    a victim's steal queue.
+ *  - A ULT made ready by another worker (or a foreign thread) for a given worker goes
+ *    to that worker's inbox; the owner drains the inbox at each scheduling point.
+ *  - Idle: spin about half a millisecond looking for work, then sleep on a futex.
+ *    Lost wake-ups are excluded by the Dekker pattern: the sleeper stores
+ *    sleep_state = 1 and then looks for work; a waker publishes work and then reads
+ *    sleep_state (both sequentially consistent).
+ *  - Every switch goes through switch_to(): sanitizer annotations, the mechanism
+ *    hook, the counter, and the ABI switch with an optional post action that runs on
+ *    the new stack once the old context is saved. */
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ito/coop.h"
+#include "itoi.h"
+#include "sanitizer.h"
+
+_Thread_local itoi_worker_t *itoi_tls_worker;
+itoi_switch_hook_fn itoi_switch_hook;
+
+#define IDLE_SPINS 8192
+
+bool itoi_queue_remove(itoi_queue_t *q, itoi_ult_t *t)
+{
+    itoi_ult_t *prev = NULL;
+    for (itoi_ult_t *x = q->head; x; prev = x, x = x->next) {
+        if (x != t) continue;
+        if (prev) prev->next = x->next; else q->head = x->next;
+        if (q->tail == x) q->tail = prev;
+        q->n--;
+        return true;
+    }
+    return false;
+}
+
+/* ---- sleeping and waking ---- */
+
+static void futex_wait(_Atomic int *addr, int val)
+{
+    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake(_Atomic int *addr)
+{
+    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void itoi_wake_worker(itoi_worker_t *w)
+{
+    if (atomic_load(&w->sleep_state) == 1 && atomic_exchange(&w->sleep_state, 0) == 1)
+        futex_wake(&w->sleep_state);
+}
+
+void itoi_wake_all(void)
+{
+    for (int i = 0; i < itoi_rt.nworkers; i++) itoi_wake_worker(&itoi_rt.workers[i]);
+}
+
+static void wake_one_sleeper(itoi_worker_t *self)
+{
+    for (int i = 1; i < itoi_rt.nworkers; i++) {
+        itoi_worker_t *v = &itoi_rt.workers[(self->index + i) % itoi_rt.nworkers];
+        if (atomic_load(&v->sleep_state) == 1) {
+            itoi_wake_worker(v);
+            return;
+        }
+    }
+}
+
+/* ---- queues ---- */
+
+static void drain_inbox(itoi_worker_t *w)
+{
+    itoi_spin_lock(&w->inbox_lock);
+    itoi_queue_append(&w->rq, &w->inbox);
+    atomic_store_explicit(&w->inbox_n, 0, memory_order_relaxed);
+    itoi_spin_unlock(&w->inbox_lock);
+}
+
+/* Publish about half of the private queue (unbound ULTs only) for thieves. */
+static void offload(itoi_worker_t *w)
+{
+    size_t k = (w->rq.n + 1) / 2;
+    itoi_queue_t give = {0}, keep = {0};
+    while (k && w->rq.head) {
+        itoi_ult_t *t = itoi_queue_pop(&w->rq);
+        if (t->flags & ITOI_F_BOUND) {
+            itoi_queue_push(&keep, t);
+        } else {
+            itoi_queue_push(&give, t);
+            k--;
+        }
+    }
+    itoi_queue_append(&keep, &w->rq);
+    w->rq = keep;
+    if (!give.n) return;
+    itoi_spin_lock(&w->steal_lock);
+    itoi_queue_append(&w->steal, &give);
+    atomic_store(&w->steal_n, w->steal.n);
+    itoi_spin_unlock(&w->steal_lock);
+    wake_one_sleeper(w);
+}
+
+static itoi_ult_t *take_back(itoi_worker_t *w)
+{
+    itoi_spin_lock(&w->steal_lock);
+    itoi_queue_append(&w->rq, &w->steal);
+    atomic_store(&w->steal_n, 0);
+    itoi_spin_unlock(&w->steal_lock);
+    return itoi_queue_pop(&w->rq);
+}
+
+/* The next ULT to run on w, or NULL. */
+static inline itoi_ult_t *pick(itoi_worker_t *w)
+{
+    if (ITOI_UNLIKELY(atomic_load_explicit(&w->inbox_n, memory_order_relaxed) != 0)) drain_inbox(w);
+    itoi_ult_t *t = itoi_queue_pop(&w->rq);
+    if (ITOI_UNLIKELY(!t)) {
+        if (atomic_load_explicit(&w->steal_n, memory_order_relaxed) != 0) t = take_back(w);
+    } else if (ITOI_UNLIKELY(atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) > 0) &&
+               w->rq.n > 0) {
+        offload(w);
+    }
+    return t;
+}
+
+static itoi_ult_t *steal(itoi_worker_t *w)
+{
+    int n = itoi_rt.nworkers;
+    for (int i = 1; i < n; i++) {
+        itoi_worker_t *v = &itoi_rt.workers[(w->index + i) % n];
+        if (atomic_load_explicit(&v->steal_n, memory_order_relaxed) == 0) continue;
+        if (!itoi_spin_trylock(&v->steal_lock)) continue;
+        size_t k = (v->steal.n + 1) / 2;
+        while (k-- && v->steal.head) itoi_queue_push(&w->rq, itoi_queue_pop(&v->steal));
+        atomic_store(&v->steal_n, v->steal.n);
+        itoi_spin_unlock(&v->steal_lock);
+        if (w->rq.head) {
+            ITOI_BUMP(w->n_steals);
+            return itoi_queue_pop(&w->rq);
+        }
+    }
+    return NULL;
+}
+
+static bool work_visible(itoi_worker_t *w)
+{
+    if (atomic_load(&w->inbox_n) || atomic_load(&itoi_rt.shutdown)) return true;
+    for (int i = 0; i < itoi_rt.nworkers; i++)
+        if (atomic_load(&itoi_rt.workers[i].steal_n)) return true;
+    return false;
+}
+
+void itoi_ready_local(itoi_worker_t *w, itoi_ult_t *t)
+{
+    if (ITOI_UNLIKELY(atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) > 0) &&
+        !(t->flags & ITOI_F_BOUND)) {
+        /* Someone is idle: make it stealable at once. */
+        itoi_spin_lock(&w->steal_lock);
+        itoi_queue_push(&w->steal, t);
+        atomic_store(&w->steal_n, w->steal.n);
+        itoi_spin_unlock(&w->steal_lock);
+        wake_one_sleeper(w);
+        return;
+    }
+    itoi_queue_push(&w->rq, t);
+}
+
+void itoi_ready(itoi_ult_t *t)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    if (w && (t->bound < 0 || t->bound == w->index)) {
+        itoi_ready_local(w, t);
+        return;
+    }
+    itoi_worker_t *to = &itoi_rt.workers[t->bound >= 0 ? t->bound : (int)(t->id % (uint64_t)itoi_rt.nworkers)];
+    itoi_spin_lock(&to->inbox_lock);
+    itoi_queue_push(&to->inbox, t);
+    atomic_store(&to->inbox_n, to->inbox.n);
+    itoi_spin_unlock(&to->inbox_lock);
+    itoi_wake_worker(to);
+}
+
+/* ---- switching ---- */
+
+__attribute__((unused)) static inline void san_ctx(itoi_worker_t *w, itoi_ult_t *t, itoi_san_ctx_t *c)
+{
+    if (t) {
+        c->stack_lo = t->stack ? (const void *)t->stack->base : NULL;
+        c->stack_size = t->stack ? t->stack->size : 0;
+#if defined(ITOI_TSAN)
+        c->tsan_fiber = t->tsan_fiber;
+#endif
+    } else {
+        c->stack_lo = w->sched_lo;
+        c->stack_size = w->sched_size;
+#if defined(ITOI_TSAN)
+        c->tsan_fiber = w->tsan_sched_fiber;
+#endif
+    }
+}
+
+__attribute__((unused)) static inline void **fake_slot(itoi_worker_t *w, itoi_ult_t *t)
+{
+#if defined(ITOI_ASAN)
+    return t ? &t->asan_fake_stack : &w->sched_fake;
+#else
+    (void)w; (void)t;
+    return NULL;
+#endif
+}
+
+/* Switch from `from` (NULL: the scheduler context) to `to` (NULL: the scheduler
+ * context). Returns when `from` is resumed, possibly on another worker. */
+typedef void (*switch_fn)(void **, void *, itoa_post_fn, void *);
+
+static inline void switch_with(switch_fn sw, itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to,
+                               itoa_post_fn post, void *arg)
+{
+    void **save = from ? &from->sp : &w->sched_sp;
+    void *load = to ? to->sp : w->sched_sp;
+    w->cur = to;
+    w->prev = from;
+    ITOI_BUMP(w->n_switches);
+    if (ITOI_UNLIKELY(itoi_switch_hook != NULL)) itoi_switch_hook(w, from, to);
+#if defined(ITOI_ASAN) || defined(ITOI_TSAN)
+    itoi_san_ctx_t c;
+    san_ctx(w, to, &c);
+    itoi_san_before(fake_slot(w, from), 0, &c);
+#endif
+    sw(save, load, post, arg);
+#if defined(ITOI_ASAN)
+    itoi_worker_t *now = itoi_self_worker();
+    itoi_san_after(*fake_slot(now, from));
+#endif
+}
+
+static inline void switch_to(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to,
+                             itoa_post_fn post, void *arg)
+{
+    switch_with(itoa_switch_abi, w, from, to, post, arg);
+}
+
+/* A yield that saves everything, as a preemptive switch must (ito_coop_yield_full
+ * and the preemption signal handler use it). */
+void itoi_yield_worker_full(itoi_worker_t *w)
+{
+    itoi_ult_t *cur = w->cur;
+    itoi_ult_t *next = pick(w);
+    if (!next) return;
+    itoi_queue_push(&w->rq, cur);
+    switch_with(itoa_switch_full, w, cur, next, NULL, NULL);
+}
+
+void itoi_yield_worker(itoi_worker_t *w)
+{
+    itoi_ult_t *cur = w->cur;
+    itoi_ult_t *next = pick(w);
+    if (!next) return;
+    itoi_queue_push(&w->rq, cur);
+    switch_to(w, cur, next, NULL, NULL);
+}
+
+int itoi_yield_to(itoi_worker_t *w, itoi_ult_t *t)
+{
+    itoi_ult_t *cur = w->cur;
+    if (t == cur) return ITO_OK;
+    if (!itoi_queue_remove(&w->rq, t)) {
+        itoi_yield_worker(w);
+        return ITO_OK;
+    }
+    itoi_queue_push(&w->rq, cur);
+    switch_to(w, cur, t, NULL, NULL);
+    return ITO_OK;
+}
+
+void itoi_block(itoi_worker_t *w, itoa_post_fn post, void *arg)
+{
+    itoi_ult_t *cur = w->cur;
+    itoi_ult_t *next = pick(w);
+    switch_to(w, cur, next, post, arg);
+}
+
+static void exit_post(void *stack)
+{
+    itoi_worker_t *w = itoi_self_worker();
+#if defined(ITOI_TSAN)
+    __tsan_destroy_fiber(w->dying_fiber);
+    w->dying_fiber = NULL;
+#endif
+    itoi_stack_put(w, stack);
+}
+
+_Noreturn void itoi_exit_current(itoi_worker_t *w)
+{
+    itoi_ult_t *t = w->cur;
+    itoi_stack_t *stack = t->stack;
+#if defined(ITOI_TSAN)
+    w->dying_fiber = t->tsan_fiber;
+#endif
+    ITOI_BUMP(w->n_finished);
+    /* After this exchange a joiner may free t at any moment: t is not touched again. */
+    uintptr_t old = atomic_exchange_explicit(&t->state, ITOI_DONE, memory_order_acq_rel);
+    if (old == ITOI_DETACHED) itoi_ult_free(w, t);
+    else if (old != ITOI_LIVE) itoi_ready((itoi_ult_t *)old);
+    itoi_ult_t *next = pick(w);
+    w->cur = next;
+    w->prev = NULL;
+    ITOI_BUMP(w->n_switches);
+    if (ITOI_UNLIKELY(itoi_switch_hook != NULL)) itoi_switch_hook(w, NULL, next);
+#if defined(ITOI_ASAN) || defined(ITOI_TSAN)
+    itoi_san_ctx_t c;
+    san_ctx(w, next, &c);
+    itoi_san_before(NULL, 1, &c);
+#endif
+    itoa_switch_abi(&w->dead_sp, next ? next->sp : w->sched_sp, exit_post, stack);
+    __builtin_unreachable();
+}
+
+/* The minimal-save yield (ito_coop_yield, assembly) asks here for the next context. */
+void *itoi_coop_next(void *sp)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    itoi_ult_t *cur = w ? w->cur : NULL;
+    ito_coop_flag = 0;
+    if (!cur) return sp;
+    itoi_ult_t *next = pick(w);
+    if (!next) return sp;
+    cur->sp = sp;
+    itoi_queue_push(&w->rq, cur);
+    w->cur = next;
+    w->prev = cur;
+    ITOI_BUMP(w->n_switches);
+    if (ITOI_UNLIKELY(itoi_switch_hook != NULL)) itoi_switch_hook(w, cur, next);
+    return next->sp;
+}
+
+/* ---- the scheduler context ---- */
+
+static void idle(itoi_worker_t *w)
+{
+    atomic_fetch_add(&itoi_rt.want_work, 1);
+    for (int i = 0; i < IDLE_SPINS; i++) {
+        if (work_visible(w)) goto out;
+        itoi_spin_pause();
+    }
+    atomic_store(&w->sleep_state, 1);
+    if (!work_visible(w)) {
+        ITOI_BUMP(w->n_sleeps);
+        while (atomic_load(&w->sleep_state) == 1) futex_wait(&w->sleep_state, 1);
+    }
+    atomic_store(&w->sleep_state, 0);
+out:
+    atomic_fetch_sub(&itoi_rt.want_work, 1);
+}
+
+void itoi_worker_loop(itoi_worker_t *w)
+{
+    for (;;) {
+        itoi_ult_t *t = pick(w);
+        if (!t) t = steal(w);
+        if (t) {
+            switch_to(w, NULL, t, NULL, NULL);
+            continue;
+        }
+        if (atomic_load(&itoi_rt.shutdown)) return;
+        idle(w);
+    }
+}
+
+/* ---- parking, for synchronization objects ---- */
+
+static void unlock_post(void *lock) { itoi_spin_unlock(lock); }
+
+void itoi_park(itoi_worker_t *w, itoi_spinlock_t *held)
+{
+    itoi_block(w, unlock_post, held);
+}

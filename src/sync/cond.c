@@ -1,0 +1,70 @@
+/* cond.c: a ULT condition variable. A waiter queues itself before it releases the
+ * mutex, under the condition's spinlock, so a signal sent after the release always
+ * finds it (no lost wake-up). Wake-ups are FIFO; after waking, the waiter re-takes the
+ * mutex (Mesa semantics: re-check the predicate). */
+#include <assert.h>
+
+#include "ito/sync.h"
+#include "waitq.h"
+
+typedef struct cond_impl {
+    itoi_spinlock_t lock;
+    itoi_queue_t waiters;
+} cond_impl_t;
+
+static_assert(sizeof(cond_impl_t) <= sizeof(ito_cond_t), "ito_cond_t too small");
+
+int ito_cond_init(ito_cond_t *c)
+{
+    if (!c) return ITO_EINVAL;
+    cond_impl_t *x = (cond_impl_t *)c;
+    itoi_spin_init(&x->lock);
+    x->waiters = (itoi_queue_t){0};
+    return ITO_OK;
+}
+
+int ito_cond_destroy(ito_cond_t *c)
+{
+    if (!c) return ITO_EINVAL;
+    cond_impl_t *x = (cond_impl_t *)c;
+    itoi_spin_lock(&x->lock);
+    int busy = x->waiters.head != NULL;
+    itoi_spin_unlock(&x->lock);
+    return busy ? ITO_EBUSY : ITO_OK;
+}
+
+int ito_cond_wait(ito_cond_t *c, ito_mutex_t *m)
+{
+    if (!c || !m) return ITO_EINVAL;
+    itoi_worker_t *w = itoi_ult_worker();
+    if (!w) return ITO_ENOTULT;
+    cond_impl_t *x = (cond_impl_t *)c;
+    itoi_spin_lock(&x->lock);
+    int rc = ito_mutex_unlock(m); /* lock order: condition, then mutex */
+    if (rc != ITO_OK) {
+        itoi_spin_unlock(&x->lock);
+        return rc == ITO_EPERM ? ITO_EPERM : rc;
+    }
+    itoi_wait_on(w, &x->waiters, &x->lock);
+    return ito_mutex_lock(m);
+}
+
+int ito_cond_signal(ito_cond_t *c)
+{
+    if (!c) return ITO_EINVAL;
+    cond_impl_t *x = (cond_impl_t *)c;
+    itoi_spin_lock(&x->lock);
+    itoi_wake_first(&x->waiters);
+    itoi_spin_unlock(&x->lock);
+    return ITO_OK;
+}
+
+int ito_cond_broadcast(ito_cond_t *c)
+{
+    if (!c) return ITO_EINVAL;
+    cond_impl_t *x = (cond_impl_t *)c;
+    itoi_spin_lock(&x->lock);
+    itoi_wake_every(&x->waiters);
+    itoi_spin_unlock(&x->lock);
+    return ITO_OK;
+}

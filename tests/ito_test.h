@@ -1,0 +1,49 @@
+/* ito_test.h: the shared helper of ito's C tests (one feature per test file).
+ *
+ * A test is a main() that calls CHECK/CHECK_EQ/CHECK_OK and ends with TEST_DONE().
+ * A failed check prints file:line and the expression, and the test exits 1. */
+#ifndef ITO_TEST_H
+#define ITO_TEST_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int ito_test_failures;
+
+#define CHECK(cond)                                                              \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+            ito_test_failures++;                                                 \
+            exit(1);                                                             \
+        }                                                                        \
+    } while (0)
+
+#define CHECK_EQ(a, b)                                                           \
+    do {                                                                         \
+        long long ito_a_ = (long long)(a), ito_b_ = (long long)(b);              \
+        if (ito_a_ != ito_b_) {                                                  \
+            fprintf(stderr, "%s:%d: CHECK_EQ failed: %s == %lld, %s == %lld\n",  \
+                    __FILE__, __LINE__, #a, ito_a_, #b, ito_b_);                 \
+            exit(1);                                                             \
+        }                                                                        \
+    } while (0)
+
+/* For ito calls: the call must return ITO_OK; otherwise print its ito_strerror. */
+#define CHECK_OK(call)                                                           \
+    do {                                                                         \
+        int ito_rc_ = (call);                                                    \
+        if (ito_rc_ != 0) {                                                      \
+            fprintf(stderr, "%s:%d: %s returned %d\n", __FILE__, __LINE__, #call, ito_rc_); \
+            exit(1);                                                             \
+        }                                                                        \
+    } while (0)
+
+#define TEST_DONE()                                                              \
+    do {                                                                         \
+        printf("ok %s\n", __FILE__);                                             \
+        return ito_test_failures ? 1 : 0;                                        \
+    } while (0)
+
+#endif
