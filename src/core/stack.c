@@ -30,7 +30,7 @@ static itoi_stack_t **reg;          /* every live mapping */
 static size_t reg_n, reg_cap;
 static itoi_spinlock_t gpool_lock;  /* zero-initialised = unlocked */
 static itoi_stack_t *gpool;         /* global overflow pool of default-size stacks */
-static size_t gpool_n;
+static _Atomic size_t gpool_n; /* read without the lock as a hint */
 static _Atomic uint64_t n_mapped_total;
 
 static int reg_add(itoi_stack_t *s)
@@ -100,7 +100,7 @@ itoi_stack_t *itoi_stack_get(itoi_worker_t *w, size_t size)
             w->free_stack_n--;
             return s;
         }
-        if (gpool_n) { /* racy peek; the lock decides */
+        if (atomic_load_explicit(&gpool_n, memory_order_relaxed)) { /* a hint; the lock decides */
             itoi_spin_lock(&gpool_lock);
             for (int i = 0; i < POOL_BATCH && gpool; i++) {
                 s = gpool;
