@@ -15,6 +15,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 extern _Thread_local volatile int ito_coop_flag;
 
@@ -50,6 +51,7 @@ void ito_coop_yield_full(void);
         if (__builtin_expect(ito_coop_flag, 0)) ito_coop_yield_abi();                 \
     } while (0)
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 typedef enum ito_err {
     ITO_OK        = 0,
@@ -30,6 +31,7 @@ typedef enum ito_err {
 /* A static, one-line message for an error code (unknown codes included). Never NULL. */
 const char *ito_strerror(int err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

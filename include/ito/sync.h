@@ -15,6 +15,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* Storage for the objects below; their fields are private to the runtime. */
 typedef struct ito_mutex { uint64_t opaque_[5]; } ito_mutex_t;
@@ -46,6 +47,7 @@ int ito_stream_try_get(ito_stream_t *s, void *buf, size_t len, size_t *got);    
 int ito_stream_close(ito_stream_t *s);                      /* wakes every waiter; twice: ITO_ECLOSED */
 int ito_stream_stats(ito_stream_t *s, uint64_t *puts_blocked, uint64_t *gets_blocked);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -21,6 +21,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 typedef struct ito_thread_opaque *ito_thread_t; /* a tagged handle; NULL is never valid */
 typedef void *(*ito_fn_t)(void *arg);
@@ -68,6 +69,7 @@ typedef struct ito_stats {
 } ito_stats_t;
 int ito_stats(ito_stats_t *out);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -253,14 +253,6 @@ int ito_detach(ito_thread_t h)
     return ITO_EJOINED;
 }
 
-int ito_yield(void)
-{
-    itoi_worker_t *w = itoi_self_worker();
-    if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
-    itoi_yield_worker(w);
-    return ITO_OK;
-}
-
 int ito_yield_to(ito_thread_t h)
 {
     if (!h) return ITO_EINVAL;

@@ -266,13 +266,24 @@ void itoi_yield_worker_full(itoi_worker_t *w)
     switch_with(itoa_switch_full, w, cur, next, NULL, NULL);
 }
 
-void itoi_yield_worker(itoi_worker_t *w)
+static inline void yield_on(itoi_worker_t *w)
 {
     itoi_ult_t *cur = w->cur;
     itoi_ult_t *next = pick(w);
     if (!next) return;
     itoi_queue_push(&w->rq, cur);
     switch_to(w, cur, next, NULL, NULL);
+}
+
+void itoi_yield_worker(itoi_worker_t *w) { yield_on(w); }
+
+/* The public yield lives here so that the whole path is one function. */
+int ito_yield(void)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
+    yield_on(w);
+    return ITO_OK;
 }
 
 int itoi_yield_to(itoi_worker_t *w, itoi_ult_t *t)
