@@ -5,4 +5,5 @@
 #include "thread.h"
 #include "sync.h"
 #include "coop.h"
+#include "zwt.h"
 #endif

@@ -151,6 +151,13 @@ typedef struct itoi_worker {
     _Atomic size_t steal_n;
     itoi_queue_t steal;
     _Alignas(ITOI_CACHELINE) _Atomic int sleep_state; /* 0 awake, 1 sleeping (futex word) */
+    /* non-ULT work ready on this worker (ZWTs, device events), run by the scheduler
+     * context through the pollers: side_ready is owner-written, side_inbox is raised by
+     * other workers (who then wake this one) */
+    size_t side_ready;
+    _Atomic size_t side_inbox;
+    const void *zwt_cur;          /* the ZWT entry running on this worker, or NULL */
+    _Atomic uint64_t n_side_queued, n_side_run; /* side work made ready here / run here */
     /* set up by runtime.c */
     void *sched_stack_map;        /* the scheduler context's own stack (worker 0 only) */
     size_t sched_stack_size;
@@ -172,6 +179,7 @@ typedef struct itoi_runtime {
     _Alignas(ITOI_CACHELINE) _Atomic int want_work; /* workers looking for work */
     _Alignas(ITOI_CACHELINE) _Atomic int64_t live;  /* ULTs created and not yet finished (main excluded) */
     _Atomic uint64_t next_id;
+    _Alignas(ITOI_CACHELINE) _Atomic int64_t side_shared;
     size_t page;
 } itoi_runtime_t;
 
@@ -237,6 +245,18 @@ int itoi_munmap(void *p, size_t len);
 void *itoi_malloc(size_t n);
 void *itoi_calloc(size_t n, size_t m);
 void itoi_fault_reset(void);
+
+/* Pollers: how non-ULT work (ZWTs, device events, bulk-creation messages) reaches the
+ * workers. A mechanism registers a poller once; every worker's scheduler context calls
+ * the pollers before it picks a ULT, steals or sleeps. A poller runs at most `budget`
+ * items and returns how many it ran. A ULT leaves its worker to the scheduler context
+ * at its next scheduling point when w->side_ready or w->side_inbox is non-zero.
+ * itoi_rt.side_shared counts side work that other workers may steal (idle workers do
+ * not go to sleep while it is non-zero). */
+typedef size_t (*itoi_poll_fn)(itoi_worker_t *w, size_t budget);
+int itoi_poller_add(itoi_poll_fn fn);   /* idempotent; ITO_ENOMEM past 8 pollers */
+/* A mechanism's clean-up, run by ito_finalize after the workers have stopped. */
+int itoi_fini_add(void (*fn)(void));    /* idempotent; ITO_ENOMEM past 8 */
 
 /* mechanism hooks: a mechanism (register windows, preemption) may observe switches.
  * NULL when unused; checked with a predicted branch on the switch path. */

@@ -86,12 +86,33 @@ static int parse_workers(int *n)
     return ITO_OK;
 }
 
+#define MAX_FINI 8
+static void (*finis[MAX_FINI])(void);
+static int nfinis;
+static pthread_mutex_t fini_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int itoi_fini_add(void (*fn)(void))
+{
+    int rc = ITO_OK;
+    pthread_mutex_lock(&fini_lock);
+    for (int i = 0; i < nfinis; i++)
+        if (finis[i] == fn) goto out;
+    if (nfinis == MAX_FINI) rc = ITO_ENOMEM;
+    else finis[nfinis++] = fn;
+out:
+    pthread_mutex_unlock(&fini_lock);
+    return rc;
+}
+
 static void teardown(int started)
 {
     itoi_worker_t *w0 = &itoi_rt.workers[0];
     atomic_store(&itoi_rt.shutdown, 1);
     for (int i = 1; i < started; i++) itoi_wake_worker(&itoi_rt.workers[i]);
     for (int i = 1; i < started; i++) pthread_join((pthread_t)itoi_rt.workers[i].pthread, NULL);
+    pthread_mutex_lock(&fini_lock);
+    for (int i = nfinis - 1; i >= 0; i--) finis[i]();
+    pthread_mutex_unlock(&fini_lock);
     itoi_altstack_teardown(w0);
     if (w0->sched_stack_map) itoi_munmap(w0->sched_stack_map, w0->sched_stack_size);
 #if defined(ITOI_TSAN)
@@ -205,11 +226,20 @@ fail_early:
 
 int ito_initialized(void) { return atomic_load(&itoi_rt.state) == 1; }
 
-static int64_t live_ults(void)
+/* ULTs not finished plus side work (ZWTs) not yet run. Completions are summed before
+ * creations, so a zero is never seen while something is outstanding. */
+static int64_t live_work(void)
 {
     uint64_t fin = 0, cre = 0;
-    for (int i = 0; i < itoi_rt.nworkers; i++) fin += atomic_load(&itoi_rt.workers[i].n_finished);
-    for (int i = 0; i < itoi_rt.nworkers; i++) cre += atomic_load(&itoi_rt.workers[i].n_created);
+    for (int i = 0; i < itoi_rt.nworkers; i++) {
+        fin += atomic_load(&itoi_rt.workers[i].n_finished);
+        fin += atomic_load(&itoi_rt.workers[i].n_side_run);
+    }
+    for (int i = 0; i < itoi_rt.nworkers; i++) {
+        cre += atomic_load(&itoi_rt.workers[i].n_created);
+        cre += atomic_load(&itoi_rt.workers[i].side_inbox); /* read before n_side_queued */
+        cre += atomic_load(&itoi_rt.workers[i].n_side_queued);
+    }
     return (int64_t)(cre - fin);
 }
 
@@ -218,9 +248,10 @@ static bool others_asleep(void)
     for (int i = 1; i < itoi_rt.nworkers; i++)
         if (atomic_load(&itoi_rt.workers[i].sleep_state) != 1) return false;
     for (int i = 0; i < itoi_rt.nworkers; i++)
-        if (atomic_load(&itoi_rt.workers[i].steal_n) || atomic_load(&itoi_rt.workers[i].inbox_n))
+        if (atomic_load(&itoi_rt.workers[i].steal_n) || atomic_load(&itoi_rt.workers[i].inbox_n) ||
+            atomic_load(&itoi_rt.workers[i].side_inbox))
             return false;
-    return true;
+    return atomic_load(&itoi_rt.side_shared) == 0;
 }
 
 int ito_finalize(void)
@@ -231,17 +262,18 @@ int ito_finalize(void)
     if (w->cur != &main_ult) return ITO_EPERM;
     int rc = ITO_OK, idle_rounds = 0;
     for (;;) {
-        int64_t live = live_ults();
+        int64_t live = live_work();
         if (live <= 0) break;
         w = itoi_self_worker();
-        if (w->rq.n || atomic_load(&w->inbox_n) || atomic_load(&w->steal_n)) {
+        if (w->rq.n || atomic_load(&w->inbox_n) || atomic_load(&w->steal_n) || w->side_ready ||
+            atomic_load(&w->side_inbox)) {
             idle_rounds = 0;
             itoi_yield_worker(w);
             continue;
         }
         if (others_asleep()) {
             if (++idle_rounds >= 20) {
-                fprintf(stderr, "ito: ito_finalize: %lld ULT(s) are blocked forever (every worker is "
+                fprintf(stderr, "ito: ito_finalize: %lld thread(s) are blocked forever (every worker is "
                                 "idle); freeing them\n", (long long)live);
                 rc = ITO_EBUSY;
                 break;

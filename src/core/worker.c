@@ -124,8 +124,46 @@ static itoi_ult_t *take_back(itoi_worker_t *w)
     return itoi_queue_pop(&w->rq);
 }
 
+/* ---- pollers (non-ULT work) ---- */
+
+#define MAX_POLLERS 8
+static itoi_poll_fn pollers[MAX_POLLERS];
+static _Atomic int npollers;
+static itoi_spinlock_t pollers_lock;
+
+int itoi_poller_add(itoi_poll_fn fn)
+{
+    int rc = ITO_OK;
+    itoi_spin_lock(&pollers_lock);
+    int n = atomic_load(&npollers);
+    for (int i = 0; i < n; i++)
+        if (pollers[i] == fn) goto out;
+    if (n == MAX_POLLERS) {
+        rc = ITO_ENOMEM;
+        goto out;
+    }
+    pollers[n] = fn;
+    atomic_store_explicit(&npollers, n + 1, memory_order_release);
+out:
+    itoi_spin_unlock(&pollers_lock);
+    return rc;
+}
+
+static size_t run_pollers(itoi_worker_t *w)
+{
+    size_t did = 0;
+    int n = atomic_load_explicit(&npollers, memory_order_acquire);
+    for (int i = 0; i < n; i++) did += pollers[i](w, 64);
+    return did;
+}
+
+static inline bool side_pending(itoi_worker_t *w)
+{
+    return w->side_ready != 0 || atomic_load_explicit(&w->side_inbox, memory_order_relaxed) != 0;
+}
+
 /* The next ULT to run on w, or NULL. */
-static inline itoi_ult_t *pick(itoi_worker_t *w)
+static inline itoi_ult_t *pick_ult(itoi_worker_t *w)
 {
     if (ITOI_UNLIKELY(atomic_load_explicit(&w->inbox_n, memory_order_relaxed) != 0)) drain_inbox(w);
     itoi_ult_t *t = itoi_queue_pop(&w->rq);
@@ -136,6 +174,14 @@ static inline itoi_ult_t *pick(itoi_worker_t *w)
         offload(w);
     }
     return t;
+}
+
+/* The next ULT to run on w; NULL when there is none, or when side work is waiting for
+ * the scheduler context (check side_pending() to tell the two apart). */
+static inline itoi_ult_t *pick(itoi_worker_t *w)
+{
+    if (ITOI_UNLIKELY(side_pending(w))) return NULL;
+    return pick_ult(w);
 }
 
 static itoi_ult_t *steal(itoi_worker_t *w)
@@ -159,7 +205,9 @@ static itoi_ult_t *steal(itoi_worker_t *w)
 
 static bool work_visible(itoi_worker_t *w)
 {
-    if (atomic_load(&w->inbox_n) || atomic_load(&itoi_rt.shutdown)) return true;
+    if (atomic_load(&w->inbox_n) || atomic_load(&itoi_rt.shutdown) || side_pending(w) ||
+        atomic_load(&itoi_rt.side_shared) > 0)
+        return true;
     for (int i = 0; i < itoi_rt.nworkers; i++)
         if (atomic_load(&itoi_rt.workers[i].steal_n)) return true;
     return false;
@@ -261,7 +309,7 @@ void itoi_yield_worker_full(itoi_worker_t *w)
 {
     itoi_ult_t *cur = w->cur;
     itoi_ult_t *next = pick(w);
-    if (!next) return;
+    if (!next && !side_pending(w)) return;
     itoi_queue_push(&w->rq, cur);
     switch_with(itoa_switch_full, w, cur, next, NULL, NULL);
 }
@@ -270,7 +318,7 @@ static inline void yield_on(itoi_worker_t *w)
 {
     itoi_ult_t *cur = w->cur;
     itoi_ult_t *next = pick(w);
-    if (!next) return;
+    if (ITOI_UNLIKELY(!next) && !side_pending(w)) return;
     itoi_queue_push(&w->rq, cur);
     switch_to(w, cur, next, NULL, NULL);
 }
@@ -350,14 +398,14 @@ void *itoi_coop_next(void *sp)
     ito_coop_flag = 0;
     if (!cur) return sp;
     itoi_ult_t *next = pick(w);
-    if (!next) return sp;
+    if (!next && !side_pending(w)) return sp;
     cur->sp = sp;
     itoi_queue_push(&w->rq, cur);
     w->cur = next;
     w->prev = cur;
     ITOI_BUMP(w->n_switches);
     if (ITOI_UNLIKELY(itoi_switch_hook != NULL)) itoi_switch_hook(w, cur, next);
-    return next->sp;
+    return next ? next->sp : w->sched_sp;
 }
 
 /* ---- the scheduler context ---- */
@@ -382,12 +430,14 @@ out:
 void itoi_worker_loop(itoi_worker_t *w)
 {
     for (;;) {
-        itoi_ult_t *t = pick(w);
+        size_t did = run_pollers(w);
+        itoi_ult_t *t = pick_ult(w);
         if (!t) t = steal(w);
         if (t) {
             switch_to(w, NULL, t, NULL, NULL);
             continue;
         }
+        if (did || side_pending(w)) continue;
         if (atomic_load(&itoi_rt.shutdown)) return;
         idle(w);
     }

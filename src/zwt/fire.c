@@ -1,0 +1,124 @@
+/* fire.c: continuations, re-arming, thread locks, modes, and ULTs waiting on entries. */
+#include "zwt.h"
+
+/* The mode of the caller: a running ZWT's own, else user (ULTs, foreign threads). */
+static inline int caller_mode(itoi_worker_t *w)
+{
+    const itoi_zentry_t *cur = w ? w->zwt_cur : NULL;
+    return cur ? cur->mode : ITO_MODE_USER;
+}
+
+static void wake_waiter(itoi_zentry_t *e)
+{
+    uintptr_t old = atomic_exchange_explicit(&e->waiter, ITOI_ZW_FIRED, memory_order_acq_rel);
+    if (old > ITOI_ZW_FIRED) itoi_ready((itoi_ult_t *)old);
+}
+
+static inline int do_continue(ito_frame_t *f, int entry, int has_value, uint64_t value)
+{
+    int rc;
+    itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
+    if (ITOI_UNLIKELY(!e)) return rc;
+    if (ITOI_UNLIKELY(!e->defined)) return ITO_ESTATE;
+    if (ITOI_UNLIKELY(e->mode == ITO_MODE_KERNEL) && caller_mode(itoi_self_worker()) == ITO_MODE_USER)
+        return ITO_EPERM; /* user threads reach kernel threads only through kernel-interface threads */
+    if (has_value) atomic_store_explicit(&e->value, value, memory_order_relaxed);
+    int32_t left = atomic_fetch_sub_explicit(&e->sync, 1, memory_order_acq_rel) - 1;
+    if (ITOI_LIKELY(left > 0)) return ITO_OK;
+    if (ITOI_UNLIKELY(left < 0)) {
+        atomic_fetch_add(&e->sync, 1); /* more continuations than the arming expected */
+        return ITO_ESTATE;
+    }
+    if (e->code) itoi_zwt_make_ready(e);
+    else wake_waiter(e);
+    return ITO_OK;
+}
+
+int ito_continue(ito_frame_t *f, int entry) { return do_continue(f, entry, 0, 0); }
+
+int ito_continue_value(ito_frame_t *f, int entry, uint64_t value) { return do_continue(f, entry, 1, value); }
+
+int ito_rearm(ito_frame_t *f, int entry, uint32_t count)
+{
+    int rc;
+    itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
+    if (!e) return rc;
+    if (!e->defined) return ITO_ESTATE;
+    if (count > (1u << 30)) return ITO_EINVAL;
+    if (atomic_load_explicit(&e->queued, memory_order_acquire)) return ITO_EBUSY;
+    if (!e->code) {
+        uintptr_t fired = ITOI_ZW_FIRED;
+        atomic_compare_exchange_strong(&e->waiter, &fired, 0);
+    }
+    atomic_store_explicit(&e->sync, (int32_t)(count ? count : e->fan_in), memory_order_release);
+    return ITO_OK;
+}
+
+int ito_trylock(ito_frame_t *f, int entry)
+{
+    int rc;
+    itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
+    if (!e) return rc;
+    if (atomic_load_explicit(&e->lock, memory_order_relaxed) != 0) return ITO_EBUSY;
+    return atomic_exchange_explicit(&e->lock, 1, memory_order_acquire) == 0 ? ITO_OK : ITO_EBUSY;
+}
+
+int ito_unlock(ito_frame_t *f, int entry)
+{
+    int rc;
+    itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
+    if (!e) return rc;
+    return atomic_exchange_explicit(&e->lock, 0, memory_order_release) == 1 ? ITO_OK : ITO_ESTATE;
+}
+
+int ito_zwt_self(ito_frame_t **f, int *entry)
+{
+    if (!f || !entry) return ITO_EINVAL;
+    itoi_worker_t *w = itoi_self_worker();
+    const itoi_zentry_t *e = w ? w->zwt_cur : NULL;
+    if (!e) return ITO_EPERM;
+    *f = e->frame;
+    *entry = e->index;
+    return ITO_OK;
+}
+
+int ito_zwt_retry(void)
+{
+    ito_frame_t *f;
+    int entry, rc = ito_zwt_self(&f, &entry);
+    if (rc != ITO_OK) return rc;
+    itoi_zentry_t *e = &f->e[entry];
+    atomic_store_explicit(&e->sync, 1, memory_order_release); /* it is running: not queued */
+    return ito_continue(f, entry);
+}
+
+/* Post action of ito_frame_wait: the waiting ULT's context is saved. */
+static void wait_post(void *arg)
+{
+    itoi_zentry_t *e = arg;
+    itoi_worker_t *w = itoi_self_worker();
+    itoi_ult_t *me = w->prev;
+    uintptr_t expect = 0;
+    if (atomic_compare_exchange_strong_explicit(&e->waiter, &expect, (uintptr_t)me, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return; /* the firing continuation will ready us */
+    me->wait_result = expect == ITOI_ZW_FIRED ? ITO_OK : ITO_EBUSY;
+    itoi_ready_local(w, me);
+}
+
+int ito_frame_wait(ito_frame_t *f, int entry)
+{
+    int rc;
+    itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
+    if (!e) return rc;
+    if (!e->defined) return ITO_ESTATE;
+    if (e->code) return ITO_EINVAL; /* only code-less entries can be waited on */
+    itoi_worker_t *w = itoi_self_worker();
+    if (!w || !w->cur) return ITO_ENOTULT;
+    uintptr_t v = atomic_load_explicit(&e->waiter, memory_order_acquire);
+    if (v == ITOI_ZW_FIRED) return ITO_OK;
+    if (v != 0) return ITO_EBUSY;
+    w->cur->wait_result = ITO_OK;
+    itoi_block(w, wait_post, e);
+    return itoi_self_worker()->cur->wait_result;
+}

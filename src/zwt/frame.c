@@ -1,0 +1,174 @@
+/* frame.c: instance frames (the analog of Fuce's ACM pages) and their pools.
+ *
+ * A frame is one allocation: the header, N entries, then the data area. Frames are
+ * pooled per worker by size class (powers of two) and never given back to malloc
+ * before ito_finalize, so a stale frame pointer still points at a frame whose magic
+ * word says FREE: every call can reject it instead of touching freed memory.
+ * Every allocation is recorded in a registry (slow path only) that finalize frees. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "zwt.h"
+
+static itoi_spinlock_t reg_lock;
+static void **reg;
+static size_t reg_n, reg_cap;
+static itoi_zworker_t *zws;  /* one per worker, allocated on first use */
+static itoi_spinlock_t setup_lock;
+static struct ito_frame *orphan_free[ITOI_NCLASSES]; /* frames freed by non-workers (under reg_lock) */
+
+void itoi_zwt_teardown(void);
+
+itoi_zworker_t *itoi_zwt_worker(itoi_worker_t *w) { return &zws[w->index]; }
+
+int itoi_zwt_setup(void)
+{
+    if (ITOI_LIKELY(atomic_load_explicit((_Atomic(itoi_zworker_t *) *)&zws, memory_order_acquire) != NULL))
+        return ITO_OK;
+    int rc = ITO_OK;
+    itoi_spin_lock(&setup_lock);
+    if (!zws) {
+        void *p = NULL;
+        if (posix_memalign(&p, ITOI_CACHELINE, sizeof(itoi_zworker_t) * (size_t)itoi_rt.nworkers) != 0) {
+            rc = ITO_ENOMEM;
+        } else {
+            memset(p, 0, sizeof(itoi_zworker_t) * (size_t)itoi_rt.nworkers);
+            extern size_t itoi_zwt_poll(itoi_worker_t *, size_t);
+            if (itoi_poller_add(itoi_zwt_poll) != ITO_OK || itoi_fini_add(itoi_zwt_teardown) != ITO_OK) {
+                free(p);
+                rc = ITO_ENOMEM;
+            } else {
+                atomic_store_explicit((_Atomic(itoi_zworker_t *) *)&zws, p, memory_order_release);
+            }
+        }
+    }
+    itoi_spin_unlock(&setup_lock);
+    return rc;
+}
+
+void itoi_zwt_teardown(void)
+{
+    for (size_t i = 0; i < reg_n; i++) free(reg[i]);
+    free(reg);
+    reg = NULL;
+    reg_n = reg_cap = 0;
+    free(zws);
+    zws = NULL;
+    memset(orphan_free, 0, sizeof orphan_free);
+}
+
+static struct ito_frame *frame_alloc(size_t bytes, uint32_t cls)
+{
+    struct ito_frame *f = itoi_malloc(bytes);
+    if (!f) return NULL;
+    itoi_spin_lock(&reg_lock);
+    if (reg_n == reg_cap) {
+        size_t cap = reg_cap ? reg_cap * 2 : 256;
+        void **r = realloc(reg, cap * sizeof *r);
+        if (!r) {
+            itoi_spin_unlock(&reg_lock);
+            free(f);
+            return NULL;
+        }
+        reg = r;
+        reg_cap = cap;
+    }
+    reg[reg_n++] = f;
+    itoi_spin_unlock(&reg_lock);
+    f->size_class = cls;
+    return f;
+}
+
+int ito_frame_create(ito_frame_t **out, int nentries, size_t data_size)
+{
+    if (!out || nentries < 1 || nentries > ITO_FRAME_MAX_ENTRIES || data_size > ((size_t)1 << 30))
+        return ITO_EINVAL;
+    if (atomic_load_explicit(&itoi_rt.state, memory_order_relaxed) != 1) return ITO_ESTATE;
+    int rc = itoi_zwt_setup();
+    if (rc != ITO_OK) return rc;
+    size_t head = sizeof(struct ito_frame) + (size_t)nentries * sizeof(itoi_zentry_t);
+    head = (head + 15) & ~(size_t)15;
+    size_t bytes = head + data_size;
+    uint32_t cls = 7;
+    while (((size_t)1 << cls) < bytes) cls++;
+    uint32_t slot = cls - 7;
+    itoi_worker_t *w = itoi_self_worker();
+    struct ito_frame *f = NULL;
+    if (slot < ITOI_NCLASSES) {
+        if (w) {
+            itoi_zworker_t *zw = itoi_zwt_worker(w);
+            f = zw->free[slot];
+            if (f) zw->free[slot] = f->next_free;
+        } else {
+            itoi_spin_lock(&reg_lock);
+            f = orphan_free[slot];
+            if (f) orphan_free[slot] = f->next_free;
+            itoi_spin_unlock(&reg_lock);
+        }
+        if (!f) f = frame_alloc((size_t)1 << cls, slot);
+    } else {
+        f = frame_alloc(bytes, ITOI_NCLASSES);
+    }
+    if (!f) return ITO_ENOMEM;
+    f->nentries = (uint32_t)nentries;
+    f->data_size = data_size;
+    f->data = (unsigned char *)f + head;
+    f->next_free = NULL;
+    memset(f->e, 0, (size_t)nentries * sizeof(itoi_zentry_t));
+    for (int i = 0; i < nentries; i++) {
+        f->e[i].frame = f;
+        f->e[i].index = i;
+    }
+    memset(f->data, 0, data_size);
+    atomic_store_explicit(&f->magic, ITOI_FRAME_LIVE, memory_order_release);
+    *out = f;
+    return ITO_OK;
+}
+
+int ito_frame_destroy(ito_frame_t *f)
+{
+    if (!f || atomic_load(&f->magic) != ITOI_FRAME_LIVE) return ITO_EINVAL;
+    for (uint32_t i = 0; i < f->nentries; i++) {
+        uintptr_t wt = atomic_load(&f->e[i].waiter);
+        if (atomic_load(&f->e[i].queued) || wt > ITOI_ZW_FIRED) return ITO_EBUSY;
+    }
+    uint32_t expect = ITOI_FRAME_LIVE;
+    if (!atomic_compare_exchange_strong(&f->magic, &expect, ITOI_FRAME_FREE)) return ITO_EINVAL;
+    if (f->size_class >= ITOI_NCLASSES) return ITO_OK; /* stays in the registry until finalize */
+    itoi_worker_t *w = itoi_self_worker();
+    if (w) {
+        itoi_zworker_t *zw = itoi_zwt_worker(w);
+        f->next_free = zw->free[f->size_class];
+        zw->free[f->size_class] = f;
+    } else {
+        itoi_spin_lock(&reg_lock);
+        f->next_free = orphan_free[f->size_class];
+        orphan_free[f->size_class] = f;
+        itoi_spin_unlock(&reg_lock);
+    }
+    return ITO_OK;
+}
+
+void *ito_frame_data(ito_frame_t *f)
+{
+    if (!f || atomic_load_explicit(&f->magic, memory_order_relaxed) != ITOI_FRAME_LIVE) return NULL;
+    return f->data;
+}
+
+int ito_entry_set(ito_frame_t *f, int entry, ito_zwt_fn code, uint32_t fan_in, int mode)
+{
+    int rc;
+    itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
+    if (!e) return rc;
+    if (fan_in < 1 || fan_in > (1u << 30)) return ITO_EINVAL;
+    if (mode != ITO_MODE_USER && mode != ITO_MODE_KERNEL && mode != ITO_MODE_KERNEL_IF) return ITO_EINVAL;
+    if (atomic_load(&e->queued) || atomic_load(&e->waiter) > ITOI_ZW_FIRED) return ITO_EBUSY;
+    e->code = code;
+    e->fan_in = fan_in;
+    e->mode = (uint16_t)mode;
+    e->defined = 1;
+    atomic_store(&e->waiter, 0);
+    atomic_store_explicit(&e->sync, (int32_t)fan_in, memory_order_release);
+    return ITO_OK;
+}

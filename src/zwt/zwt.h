@@ -1,0 +1,84 @@
+/* zwt.h: internals of zero-wait threads shared by frame.c, fire.c and rtq.c.
+ *
+ * Who touches what:
+ *  - An entry's sync count is decremented by any thread (atomic); the continuation that
+ *    brings it to zero owns the firing: it sets `queued` and puts the entry on a ready
+ *    queue (RTQ). The worker that pops it clears `queued` and runs the code.
+ *  - `waiter` is used only by entries without code: 0 (armed), FIRED, or the ULT that
+ *    waits; firing exchanges it to FIRED, and a waiter installs itself with a CAS from
+ *    the post action of its park, so exactly one side readies the ULT.
+ *  - Each worker's RTQ has a private FIFO (owner only), a shared FIFO (spinlock) that
+ *    idle workers steal from, and an inbox (spinlock) for entries made ready by
+ *    threads that are not workers. */
+#ifndef ITO_ZWT_INTERNAL_H
+#define ITO_ZWT_INTERNAL_H
+
+#include "ito/zwt.h"
+#include "../core/itoi.h"
+
+#define ITOI_FRAME_LIVE 0x5a575446u /* "ZWTF" */
+#define ITOI_FRAME_FREE 0xdeadf4a3u
+#define ITOI_ZW_FIRED ((uintptr_t)1)
+#define ITOI_NCLASSES 24
+
+typedef struct itoi_zentry {
+    struct itoi_zentry *next;   /* RTQ link */
+    _Atomic int32_t sync;
+    uint32_t fan_in;
+    ito_zwt_fn code;
+    _Atomic uint32_t lock;
+    uint16_t mode;
+    uint16_t defined;
+    _Atomic uint32_t queued;
+    int32_t index;
+    _Atomic uintptr_t waiter;
+    _Atomic uint64_t value;
+    struct ito_frame *frame;
+} itoi_zentry_t;
+
+struct ito_frame {
+    _Atomic uint32_t magic;
+    uint32_t nentries;
+    uint32_t size_class;        /* pool class, or ITOI_NCLASSES when not pooled */
+    size_t data_size;
+    unsigned char *data;
+    struct ito_frame *next_free;
+    itoi_zentry_t e[];
+};
+
+typedef struct itoi_zq {
+    itoi_zentry_t *head, *tail;
+    size_t n;
+} itoi_zq_t;
+
+/* Per-worker ZWT state (the RTQ and the frame pools). */
+typedef struct itoi_zworker {
+    itoi_zq_t rtq;                       /* private */
+    _Alignas(ITOI_CACHELINE) itoi_spinlock_t shared_lock;
+    _Atomic size_t shared_n;
+    itoi_zq_t shared;                    /* stealable */
+    _Alignas(ITOI_CACHELINE) itoi_spinlock_t inbox_lock;
+    itoi_zq_t inbox;                     /* from non-workers */
+    _Alignas(ITOI_CACHELINE) struct ito_frame *free[ITOI_NCLASSES];
+    _Atomic uint64_t fired, stolen;
+} itoi_zworker_t;
+
+int itoi_zwt_setup(void);                   /* once per ito_init, on first use */
+itoi_zworker_t *itoi_zwt_worker(itoi_worker_t *w);
+void itoi_zwt_make_ready(itoi_zentry_t *e); /* e's count reached zero and e has code */
+
+/* Validate (frame, entry): the entry, or NULL with *rc set. */
+static inline itoi_zentry_t *itoi_zwt_entry(ito_frame_t *f, int entry, int *rc)
+{
+    if (ITOI_UNLIKELY(!f || atomic_load_explicit(&f->magic, memory_order_relaxed) != ITOI_FRAME_LIVE)) {
+        *rc = ITO_EINVAL;
+        return NULL;
+    }
+    if (ITOI_UNLIKELY(entry < 0 || (uint32_t)entry >= f->nentries)) {
+        *rc = ITO_ERANGE;
+        return NULL;
+    }
+    return &f->e[entry];
+}
+
+#endif
