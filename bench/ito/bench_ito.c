@@ -172,6 +172,40 @@ static void bench_create_1m(int trials, long n)
     free(v);
 }
 
+/* ---- zero-wait threads: a chain of counter-fired threads on one worker ---- */
+static long chain_len;
+static void chain_link(ito_frame_t *f, int entry, uint64_t v)
+{
+    (void)v;
+    ito_rearm(f, entry, 1);
+    if (entry + 1 < chain_len) ito_continue(f, entry + 1);
+    else ito_continue(f, (int)chain_len); /* the waiter */
+}
+
+static void bench_zwt_chain(int trials, long n)
+{
+    ito_config_t cfg = {.workers = 1};
+    ito_init(&cfg);
+    chain_len = n;
+    ito_frame_t *f;
+    ito_frame_create(&f, (int)n + 1, 0);
+    for (long i = 0; i < n; i++) ito_entry_set(f, (int)i, chain_link, 1, ITO_MODE_USER);
+    ito_entry_set(f, (int)n, NULL, 1, ITO_MODE_USER);
+    double *v = calloc((size_t)trials, sizeof *v);
+    for (int t = -1; t < trials; t++) {
+        ito_rearm(f, (int)n, 0);
+        double t0 = now_ns();
+        ito_continue(f, 0);
+        ito_frame_wait(f, (int)n);
+        double dt = now_ns() - t0;
+        if (t >= 0) v[t] = dt / (double)n;
+    }
+    report("zwt_chain", "ito", v, trials);
+    ito_frame_destroy(f);
+    ito_finalize();
+    free(v);
+}
+
 int main(int argc, char **argv)
 {
     int trials = 31, quick = 0;
@@ -190,6 +224,7 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "switch")) bench_switch(trials, n * 5);
     if (!only || !strcmp(only, "yield")) bench_yield(trials, n);
     if (!only || !strcmp(only, "create_join")) bench_create_join(trials, n);
+    if (!only || !strcmp(only, "zwt_chain")) bench_zwt_chain(trials, n);
     if (!only || !strcmp(only, "create_1m")) bench_create_1m(trials < 5 ? trials : 5, quick ? 100000 : 1000000);
     return 0;
 }
