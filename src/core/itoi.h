@@ -225,6 +225,9 @@ void itoi_ult_free(itoi_worker_t *w, itoi_ult_t *t);
 itoi_ult_t *itoi_handle_get(ito_thread_t h);    /* NULL when stale or invalid */
 ito_thread_t itoi_handle_of(itoi_ult_t *t);
 void itoi_ult_entry(void);                      /* the first C frame of every ULT */
+/* Give t a stack and a fresh context. ULTs made by ito_create get theirs at creation;
+ * ULTs made in bulk (src/spawn) get theirs lazily, when a worker first picks them. */
+bool itoi_ult_attach_stack(itoi_worker_t *w, itoi_ult_t *t);
 
 /* stacks (stack.c) */
 itoi_stack_t *itoi_stack_get(itoi_worker_t *w, size_t size);

@@ -112,6 +112,20 @@ int ito_attr_init(ito_attr_t *attr)
     return ITO_OK;
 }
 
+bool itoi_ult_attach_stack(itoi_worker_t *w, itoi_ult_t *t)
+{
+    t->stack = itoi_stack_get(w, t->stack_size);
+    if (ITOI_UNLIKELY(!t->stack)) return false;
+    t->sp = itoa_make(t->stack->base + t->stack->size, itoi_ult_entry);
+#if defined(ITOI_TSAN)
+    t->tsan_fiber = __tsan_create_fiber(0);
+#endif
+#if defined(ITOI_ASAN)
+    t->asan_fake_stack = NULL;
+#endif
+    return true;
+}
+
 void itoi_ult_entry(void)
 {
     itoi_worker_t *w = itoi_self_worker();
@@ -144,18 +158,16 @@ int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr
     if (ITOI_UNLIKELY(!home)) return ITO_ENOTULT; /* pools are per worker: create from a ULT */
     itoi_ult_t *t = itoi_ult_alloc(home);
     if (ITOI_UNLIKELY(!t)) return ITO_ENOMEM;
-    t->stack = itoi_stack_get(home, ssize);
-    if (ITOI_UNLIKELY(!t->stack)) {
+    t->stack_size = ssize;
+    if (ITOI_UNLIKELY(!itoi_ult_attach_stack(home, t))) {
         itoi_ult_free(home, t);
         return ITO_ENOMEM;
     }
-    t->sp = itoa_make(t->stack->base + t->stack->size, itoi_ult_entry);
     t->fn = fn;
     t->arg = arg;
     t->ret = NULL;
     t->flags = (flags & ITO_ATTR_DETACHED ? ITOI_F_DETACHED : 0) | (bound >= 0 ? ITOI_F_BOUND : 0);
     t->bound = (int16_t)bound;
-    t->stack_size = ssize;
     t->id = home->next_id++ * ITOI_MAX_WORKERS + (uint64_t)home->index;
     t->mech = NULL;
     t->wait_result = 0;
@@ -165,12 +177,6 @@ int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr
     } else {
         t->name[0] = 0; /* named lazily: "ult-<id>" (see ito_thread_name) */
     }
-#if defined(ITOI_TSAN)
-    t->tsan_fiber = __tsan_create_fiber(0);
-#endif
-#if defined(ITOI_ASAN)
-    t->asan_fake_stack = NULL;
-#endif
     atomic_store_explicit(&t->state, (flags & ITO_ATTR_DETACHED) ? ITOI_DETACHED : ITOI_LIVE,
                           memory_order_relaxed);
     ITOI_BUMP(home->n_created);

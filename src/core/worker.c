@@ -21,6 +21,7 @@
  *    the new stack once the old context is saved. */
 #define _GNU_SOURCE
 #include <linux/futex.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -162,13 +163,33 @@ static inline bool side_pending(itoi_worker_t *w)
     return w->side_ready != 0 || atomic_load_explicit(&w->side_inbox, memory_order_relaxed) != 0;
 }
 
+/* A ULT created without a stack gets one when first picked. If none can be mapped,
+ * it goes back to the tail of the queue and waits for a stack to be freed (said once on
+ * stderr); NULL when no ULT of the queue can run now. */
+static itoi_ult_t *give_stack(itoi_worker_t *w, itoi_ult_t *t)
+{
+    static _Atomic int warned;
+    for (size_t tries = w->rq.n + 1; tries; tries--) {
+        if (t->stack || itoi_ult_attach_stack(w, t)) return t;
+        if (!atomic_exchange(&warned, 1))
+            fprintf(stderr, "ito: no memory for the stack of a ULT created in bulk; it waits until "
+                            "another ULT frees one\n");
+        itoi_queue_push(&w->rq, t);
+        t = itoi_queue_pop(&w->rq);
+    }
+    itoi_queue_push_front(&w->rq, t);
+    return NULL;
+}
+
 /* The next ULT to run on w, or NULL. */
 static inline itoi_ult_t *pick_ult(itoi_worker_t *w)
 {
     if (ITOI_UNLIKELY(atomic_load_explicit(&w->inbox_n, memory_order_relaxed) != 0)) drain_inbox(w);
     itoi_ult_t *t = itoi_queue_pop(&w->rq);
+    if (ITOI_UNLIKELY(t && !t->stack)) t = give_stack(w, t);
     if (ITOI_UNLIKELY(!t)) {
         if (atomic_load_explicit(&w->steal_n, memory_order_relaxed) != 0) t = take_back(w);
+        if (t && !t->stack) t = give_stack(w, t);
     } else if (ITOI_UNLIKELY(atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) > 0) &&
                w->rq.n > 0) {
         offload(w);
@@ -197,7 +218,8 @@ static itoi_ult_t *steal(itoi_worker_t *w)
         itoi_spin_unlock(&v->steal_lock);
         if (w->rq.head) {
             ITOI_BUMP(w->n_steals);
-            return itoi_queue_pop(&w->rq);
+            itoi_ult_t *t = itoi_queue_pop(&w->rq);
+            return t->stack ? t : give_stack(w, t);
         }
     }
     return NULL;
@@ -339,6 +361,11 @@ int itoi_yield_to(itoi_worker_t *w, itoi_ult_t *t)
     itoi_ult_t *cur = w->cur;
     if (t == cur) return ITO_OK;
     if (!itoi_queue_remove(&w->rq, t)) {
+        itoi_yield_worker(w);
+        return ITO_OK;
+    }
+    if (!t->stack && !itoi_ult_attach_stack(w, t)) {
+        itoi_queue_push_front(&w->rq, t);
         itoi_yield_worker(w);
         return ITO_OK;
     }
