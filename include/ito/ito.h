@@ -6,4 +6,5 @@
 #include "sync.h"
 #include "coop.h"
 #include "zwt.h"
+#include "spawn.h"
 #endif

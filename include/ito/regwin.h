@@ -80,7 +80,8 @@ typedef struct ito_regwin_counters {
     uint64_t switches_resident;      /* ... to a thread that still had windows in the file */
     uint64_t switches_flush;         /* suspensions of the flushing kind (NS: all) */
     uint64_t thread_exits;           /* suspensions by exit (windows discarded, not saved) */
-    uint64_t switch_window_saves;    /* windows saved by switches, in total */
+    uint64_t switch_window_saves;    /* windows saved by switches, in total (counted when
+                                        saved; switch_hist counts a switch when it completes) */
     uint64_t switch_window_restores; /* windows restored by switches, in total */
     uint64_t migrations;             /* resumed threads whose windows were in another worker's file */
     uint64_t switch_hist[ITO_REGWIN_HIST_SAVES][ITO_REGWIN_HIST_RESTORES];

@@ -56,18 +56,39 @@ enum { /* ULT kinds of being ready */
     ITOI_F_DETACHED = 1u << 2, /* created detached */
 };
 
+struct itoi_ult;
+
+/* The part of a ULT that threads created together share: bulk creation (src/spawn)
+ * builds it once as a template and copies it whole. */
+typedef struct itoi_ult_common {
+    ito_fn_t fn;
+    size_t stack_size;
+    uint32_t flags;
+    int16_t bound;               /* worker index, or -1 */
+    void (*on_exit)(struct itoi_ult *t); /* called as the ULT finishes, or NULL */
+    void *bulk;                  /* the bulk creation it belongs to, or NULL */
+} itoi_ult_common_t;
+
 typedef struct itoi_ult {
     void *sp;                    /* saved context while not running */
     struct itoi_ult *next;       /* ready queue / wait queue / free list link */
     itoi_stack_t *stack;         /* NULL until first run (stacks are attached lazily) */
-    ito_fn_t fn;
+    union {
+        struct {                 /* the fields of itoi_ult_common_t, by name */
+            ito_fn_t fn;
+            size_t stack_size;
+            uint32_t flags;
+            int16_t bound;
+            void (*on_exit)(struct itoi_ult *t);
+            void *bulk;
+        };
+        itoi_ult_common_t common;
+    };
     void *arg;
     void *ret;
     _Atomic uintptr_t state;     /* ITOI_LIVE / DONE / DETACHED / joiner */
-    uint32_t flags;
     uint16_t gen;                /* handle generation, bumped at free */
-    int16_t bound;               /* worker index, or -1 */
-    size_t stack_size;
+    size_t bulk_index;           /* index within its bulk creation */
     uint64_t id;
     uintptr_t wait_data;         /* scratch for the object the ULT waits on */
     int wait_result;
@@ -177,6 +198,7 @@ typedef struct itoi_runtime {
     itoi_ult_t *main_ult;
     _Atomic int shutdown;
     _Alignas(ITOI_CACHELINE) _Atomic int want_work; /* workers looking for work */
+    _Atomic int spinning;                            /* ... of which spinning, not asleep */
     _Alignas(ITOI_CACHELINE) _Atomic int64_t live;  /* ULTs created and not yet finished (main excluded) */
     _Atomic uint64_t next_id;
     _Alignas(ITOI_CACHELINE) _Atomic int64_t side_shared;
@@ -206,6 +228,7 @@ static inline itoi_worker_t *itoi_self_worker(void)
 /* scheduler (worker.c) */
 void itoi_ready(itoi_ult_t *t);                 /* make t ready: on the caller's worker, or t's own */
 void itoi_ready_local(itoi_worker_t *w, itoi_ult_t *t);
+void itoi_publish_some(itoi_worker_t *w);       /* offload half of w's queue if a worker wants work */
 void itoi_block(itoi_worker_t *w, itoa_post_fn post, void *arg); /* switch away; `post` publishes */
 /* Park the running ULT, which the caller has put on a wait queue guarded by `held`;
  * `held` is released once the ULT's context is saved. Wake it with itoi_ready(). */

@@ -23,6 +23,10 @@
 #define SLAB 64
 #define HANDLE_PTR_BITS 48
 
+#define BATCH 256
+static itoi_spinlock_t gdesc_lock;
+static itoi_ult_t *gdesc;          /* batches */
+static _Atomic size_t gdesc_n;     /* batches, read without the lock as a hint */
 static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
 static void **slabs;
 static size_t slabs_n, slabs_cap;
@@ -46,6 +50,8 @@ static int slab_register(void *p)
 
 void itoi_ult_free_all(void)
 {
+    gdesc = NULL;
+    atomic_store(&gdesc_n, 0);
     pthread_mutex_lock(&slab_lock);
     for (size_t i = 0; i < slabs_n; i++) free(slabs[i]);
     free(slabs);
@@ -54,10 +60,29 @@ void itoi_ult_free_all(void)
     pthread_mutex_unlock(&slab_lock);
 }
 
+/* Free descriptors move between workers in batches through a global pool, so that a
+ * worker that creates (and another that joins and frees) do not make the first one
+ * allocate new slabs for ever. A batch is a list linked by ->next whose head's ->arg
+ * links the next batch. */
+
 itoi_ult_t *itoi_ult_alloc(itoi_worker_t *w)
 {
     itoi_ult_t *t = w->free_ult;
     if (ITOI_UNLIKELY(!t)) {
+        if (atomic_load_explicit(&gdesc_n, memory_order_relaxed)) {
+            itoi_spin_lock(&gdesc_lock);
+            itoi_ult_t *b = gdesc;
+            if (b) {
+                gdesc = b->arg;
+                atomic_fetch_sub(&gdesc_n, 1);
+            }
+            itoi_spin_unlock(&gdesc_lock);
+            if (b) {
+                w->free_ult = b;
+                w->free_ult_n = BATCH;
+                return itoi_ult_alloc(w);
+            }
+        }
         itoi_ult_t *s = itoi_calloc(SLAB, sizeof *s);
         if (!s) return NULL;
         if (slab_register(s) != 0) { free(s); return NULL; }
@@ -81,7 +106,18 @@ void itoi_ult_free(itoi_worker_t *w, itoi_ult_t *t)
     atomic_store_explicit(&t->state, ITOI_REAPED, memory_order_relaxed);
     t->next = w->free_ult;
     w->free_ult = t;
-    w->free_ult_n++;
+    if (ITOI_UNLIKELY(++w->free_ult_n >= 2 * BATCH)) {
+        itoi_ult_t *head = w->free_ult, *x = head;
+        for (int i = 1; i < BATCH; i++) x = x->next;
+        w->free_ult = x->next;
+        w->free_ult_n -= BATCH;
+        x->next = NULL;
+        itoi_spin_lock(&gdesc_lock);
+        head->arg = gdesc;
+        gdesc = head;
+        atomic_fetch_add(&gdesc_n, 1);
+        itoi_spin_unlock(&gdesc_lock);
+    }
 }
 
 ito_thread_t itoi_handle_of(itoi_ult_t *t)
@@ -170,6 +206,8 @@ int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr
     t->bound = (int16_t)bound;
     t->id = home->next_id++ * ITOI_MAX_WORKERS + (uint64_t)home->index;
     t->mech = NULL;
+    t->on_exit = NULL;
+    t->bulk = NULL;
     t->wait_result = 0;
     if (attr && attr->name) {
         strncpy(t->name, attr->name, ITOI_NAME_LEN - 1);

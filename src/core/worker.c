@@ -71,8 +71,13 @@ void itoi_wake_all(void)
     for (int i = 0; i < itoi_rt.nworkers; i++) itoi_wake_worker(&itoi_rt.workers[i]);
 }
 
+/* Work was just published for thieves: make sure some worker will look at it. A worker
+ * that is spinning in its idle loop will (it checks again after it announces that it
+ * sleeps), so a sleeper is woken only when nobody spins: one futex call per burst of
+ * work instead of one per ULT. */
 static void wake_one_sleeper(itoi_worker_t *self)
 {
+    if (atomic_load(&itoi_rt.spinning) > 0) return;
     for (int i = 1; i < itoi_rt.nworkers; i++) {
         itoi_worker_t *v = &itoi_rt.workers[(self->index + i) % itoi_rt.nworkers];
         if (atomic_load(&v->sleep_state) == 1) {
@@ -92,15 +97,21 @@ static void drain_inbox(itoi_worker_t *w)
     itoi_spin_unlock(&w->inbox_lock);
 }
 
-/* Publish about half of the private queue (unbound ULTs only) for thieves. */
+/* Publish part of the private queue (unbound ULTs only, from its head) for thieves:
+ * half of it, at most OFFLOAD_MAX, and only when the thieves have taken the previous
+ * batch; the scan is bounded too, so a queue full of bound ULTs costs O(1) here. */
+#define OFFLOAD_MAX 64
 static void offload(itoi_worker_t *w)
 {
-    size_t k = (w->rq.n + 1) / 2;
+    if (atomic_load_explicit(&w->steal_n, memory_order_relaxed) != 0) return;
+    size_t k = w->rq.n / 2;
+    if (k > OFFLOAD_MAX) k = OFFLOAD_MAX;
     itoi_queue_t give = {0}, keep = {0};
-    while (k && w->rq.head) {
+    for (size_t bound_seen = 0; k && w->rq.head && bound_seen < 8;) {
         itoi_ult_t *t = itoi_queue_pop(&w->rq);
         if (t->flags & ITOI_F_BOUND) {
             itoi_queue_push(&keep, t);
+            bound_seen++;
         } else {
             itoi_queue_push(&give, t);
             k--;
@@ -114,6 +125,11 @@ static void offload(itoi_worker_t *w)
     atomic_store(&w->steal_n, w->steal.n);
     itoi_spin_unlock(&w->steal_lock);
     wake_one_sleeper(w);
+}
+
+void itoi_publish_some(itoi_worker_t *w)
+{
+    if (atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) > 0 && w->rq.n > 1) offload(w);
 }
 
 static itoi_ult_t *take_back(itoi_worker_t *w)
@@ -238,7 +254,8 @@ static bool work_visible(itoi_worker_t *w)
 void itoi_ready_local(itoi_worker_t *w, itoi_ult_t *t)
 {
     if (ITOI_UNLIKELY(atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) > 0) &&
-        !(t->flags & ITOI_F_BOUND)) {
+        !(t->flags & ITOI_F_BOUND) &&
+        atomic_load_explicit(&w->steal_n, memory_order_relaxed) < OFFLOAD_MAX) {
         /* Someone is idle: make it stealable at once. */
         itoi_spin_lock(&w->steal_lock);
         itoi_queue_push(&w->steal, t);
@@ -398,6 +415,7 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
 #if defined(ITOI_TSAN)
     w->dying_fiber = t->tsan_fiber;
 #endif
+    if (ITOI_UNLIKELY(t->on_exit != NULL)) t->on_exit(t);
     ITOI_BUMP(w->n_finished);
     /* After this exchange a joiner may free t at any moment: t is not touched again. */
     uintptr_t old = atomic_exchange_explicit(&t->state, ITOI_DONE, memory_order_acq_rel);
@@ -440,11 +458,16 @@ void *itoi_coop_next(void *sp)
 static void idle(itoi_worker_t *w)
 {
     atomic_fetch_add(&itoi_rt.want_work, 1);
+    atomic_fetch_add(&itoi_rt.spinning, 1);
     for (int i = 0; i < IDLE_SPINS; i++) {
-        if (work_visible(w)) goto out;
+        if (work_visible(w)) {
+            atomic_fetch_sub(&itoi_rt.spinning, 1);
+            goto out;
+        }
         itoi_spin_pause();
     }
     atomic_store(&w->sleep_state, 1);
+    atomic_fetch_sub(&itoi_rt.spinning, 1);
     if (!work_visible(w)) {
         ITOI_BUMP(w->n_sleeps);
         while (atomic_load(&w->sleep_state) == 1) futex_wait(&w->sleep_state, 1);

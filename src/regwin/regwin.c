@@ -372,7 +372,9 @@ static void suspend(itoi_regwin_file_t *f, itoi_regwin_thread_t *a, int kind)
         a->prw = (int8_t)w;
         f->hint = above(f, w);
     } else if (kind == ITOI_REGWIN_FLUSH) {
-        f->pend_saves += evict(f, a);
+        unsigned saved = evict(f, a);
+        f->pend_saves += saved;
+        f->ctr.switch_window_saves += saved;
         f->ctr.switches_flush++;
         f->hint = t;
     } else { /* EXIT */
@@ -391,8 +393,6 @@ static void record_switch(itoi_regwin_file_t *f, unsigned s, unsigned r)
 {
     ito_regwin_counters_t *k = &f->ctr;
     k->switches++;
-    k->switch_window_saves += s;
-    k->switch_window_restores += r;
     k->switch_hist[s < ITO_REGWIN_HIST_SAVES ? s : ITO_REGWIN_HIST_SAVES - 1]
                   [r < ITO_REGWIN_HIST_RESTORES ? r : ITO_REGWIN_HIST_RESTORES - 1]++;
     uint32_t lo = 0, hi = 0;
@@ -425,6 +425,8 @@ static void resume(itoi_regwin_file_t *f, itoi_regwin_thread_t *b)
         fill_top(f, b, p);
         r = 1;
     }
+    f->ctr.switch_window_saves += s;
+    f->ctr.switch_window_restores += r;
     f->cur = b;
     b->running = true;
     f->cwp = b->top;
@@ -470,6 +472,7 @@ int itoi_regwin_switch(itoi_regwin_file_t *f, itoi_regwin_thread_t *from,
     if (to) {
         if (migrated) f->ctr.migrations++;
         f->pend_saves += migrated;
+        f->ctr.switch_window_saves += migrated;
         resume(f, to);
     }
     itoi_regwin_unlock(&f->lock);

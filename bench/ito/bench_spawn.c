@@ -1,0 +1,95 @@
+/* bench_spawn: real bulk creation on this machine (issue "parallel creation").
+ *
+ * For n in {10^3, 10^4, 10^5, 10^6} and each scheme, the time of one
+ * ito_create_many(n) call divided by n (creation only; the empty threads are joined
+ * afterwards, untimed), and the same for a loop of single ito_create calls ("single";
+ * for n > 10^4 in rounds of 10^4 created then joined, because each ito_create maps a
+ * stack with a guard page and the kernel allows about 65k mappings). Prints
+ *   SPAWN workers=<w> n=<n> scheme=<s> median_ns=<per thread> trials=<t>
+ * Usage: bench_spawn [--workers W] [--trials T] [--quick] */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ito/ito.h"
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void *empty(void *a) { return a; }
+
+static const char *names[] = {"serial", "simple", "template", "chunk", "combined"};
+
+int main(int argc, char **argv)
+{
+    int workers = 0, trials = 11, quick = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--workers") && i + 1 < argc) workers = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--trials") && i + 1 < argc) trials = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--quick")) quick = 1;
+        else {
+            fprintf(stderr, "usage: %s [--workers W] [--trials T] [--quick]\n", argv[0]);
+            return 2;
+        }
+    }
+    ito_config_t cfg = {.workers = workers};
+    int rc = ito_init(&cfg);
+    if (rc != ITO_OK) {
+        fprintf(stderr, "ito_init: %s\n", ito_strerror(rc));
+        return 1;
+    }
+    int nw = ito_worker_count();
+    size_t maxn = quick ? 100000 : 1000000;
+    ito_thread_t *hs = malloc(maxn * sizeof *hs);
+    double *v = malloc((size_t)trials * sizeof *v);
+    for (size_t n = 1000; n <= maxn; n *= 10) {
+        int tr = n >= 1000000 ? (trials < 5 ? trials : 5) : trials;
+        for (int s = -1; s <= ITO_SPAWN_COMBINED; s++) {
+            for (int t = -1; t < tr; t++) {
+                double dt = 0;
+                if (s < 0) { /* a loop of single creates */
+                    for (size_t done = 0; done < n; done += 10000) {
+                        size_t k = n - done < 10000 ? n - done : 10000;
+                        double t0 = now_ns();
+                        for (size_t i = 0; i < k; i++) ito_create(&hs[i], empty, NULL, NULL);
+                        dt += now_ns() - t0;
+                        for (size_t i = 0; i < k; i++) ito_join(hs[i], NULL);
+                    }
+                } else {
+                    ito_spawn_attr_t a;
+                    ito_spawn_attr_init(&a);
+                    a.scheme = (ito_spawn_scheme_t)s;
+                    double t0 = now_ns();
+                    rc = ito_create_many(n, empty, NULL, 0, NULL, hs, NULL, &a);
+                    dt = now_ns() - t0;
+                    if (rc != ITO_OK) {
+                        fprintf(stderr, "ito_create_many: %s\n", ito_strerror(rc));
+                        return 1;
+                    }
+                    for (size_t i = 0; i < n; i++) ito_join(hs[i], NULL);
+                }
+                if (t >= 0) v[t] = dt / (double)n;
+            }
+            qsort(v, (size_t)tr, sizeof *v, cmp_d);
+            printf("SPAWN workers=%d n=%zu scheme=%s median_ns=%.3f trials=%d\n", nw, n,
+                   s < 0 ? "single" : names[s], v[tr / 2], tr);
+            fflush(stdout);
+        }
+    }
+    free(v);
+    free(hs);
+    ito_finalize();
+    return 0;
+}

@@ -1,0 +1,65 @@
+/* ito/spawn.h: creating many ULTs with one call (after Tsunedomi et al., parallel
+ * creation of multiple threads in a message-pool operating system).
+ *
+ * ito_create_many(n, ...) creates n ULTs that share common information (the function
+ * and `common_size` bytes of arguments, copied once) and get private information (an
+ * index, an id, a stack, and optionally an argument from private_init). The issuing
+ * ULT posts one message into the runtime's message pool; idle workers take it and
+ * create threads alongside the issuer. Schemes (how the work is divided):
+ *   SERIAL    the issuer alone, one thread after another;
+ *   SIMPLE    simple parallel: every worker takes one thread per access to the message;
+ *   TEMPLATE  parallel template: the issuer builds the common part of a thread once
+ *             (a template); workers copy it and add only the private part; one thread
+ *             per access;
+ *   CHUNK     chunk: a worker claims ceil(n/p) or floor(n/p) threads per access and
+ *             fills them from its local copy of the message;
+ *   COMBINED  chunk + template.
+ * Stacks are attached lazily, when a thread first runs, so a million threads can be
+ * created at once; creation itself fails only when descriptors cannot be allocated.
+ * Per-thread errors: errs[i] (if errs != NULL) receives ITO_OK or the error of thread i;
+ * a thread that failed is not created at all (nothing half-made remains). The call
+ * returns ITO_OK when every thread was created, else the first error. */
+#ifndef ITO_SPAWN_H
+#define ITO_SPAWN_H
+
+#include <stddef.h>
+#include "error.h"
+#include "thread.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default)
+
+typedef enum ito_spawn_scheme {
+    ITO_SPAWN_SERIAL = 0,
+    ITO_SPAWN_SIMPLE = 1,
+    ITO_SPAWN_TEMPLATE = 2,
+    ITO_SPAWN_CHUNK = 3,
+    ITO_SPAWN_COMBINED = 4,
+} ito_spawn_scheme_t;
+
+typedef struct ito_spawn_attr {
+    ito_spawn_scheme_t scheme; /* default SERIAL */
+    int workers;               /* workers that create (the issuer's included); 0: all */
+    size_t stack_size;         /* 0: the runtime default */
+    unsigned flags;            /* ITO_ATTR_DETACHED: no handles, nothing to join */
+} ito_spawn_attr_t;
+
+/* The argument of thread i: private_init(i, common_copy) when given, else common_copy
+ * (the runtime's copy of `common`, alive until every thread of the call has finished). */
+typedef void *(*ito_private_fn)(size_t index, void *common_copy);
+
+int ito_spawn_attr_init(ito_spawn_attr_t *attr);
+int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_size,
+                    ito_private_fn private_init, ito_thread_t *out, int *errs,
+                    const ito_spawn_attr_t *attr);
+
+/* Inside a thread created by ito_create_many: its index (ITO_EPERM elsewhere). */
+int ito_spawn_index(size_t *index);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
+#endif

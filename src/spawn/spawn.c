@@ -1,0 +1,220 @@
+/* spawn.c: bulk creation of ULTs through the message pool (ito_create_many).
+ *
+ * One call = one message {the common part, n, the next unclaimed index, results}. The
+ * issuer copies the common arguments once, builds the template if the scheme uses one,
+ * and posts the message to the pool; idle workers find it through their poller and
+ * claim indices with one atomic fetch-add per access (the "message access" of the
+ * paper): 1 index per access for SIMPLE and TEMPLATE, ceil(n/p) for CHUNK and COMBINED.
+ * The issuer claims too; it then waits (spinning, it is short) until every claimed
+ * index is finished, and removes the message from the pool.
+ *
+ * Who touches what: `next` is claimed by fetch-add; out[i]/errs[i] are written only by
+ * whoever claimed i; `finished` counts indices done (added per claim, not per thread);
+ * `refs` counts the threads alive plus one for the call, and the last one frees the
+ * message (the common copy lives in it). A thread that could not be allocated is not
+ * created at all (errs[i] = ITO_ENOMEM, out[i] = NULL). */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "ito/spawn.h"
+#include "../core/itoi.h"
+
+typedef struct bulk {
+    struct bulk *next_open;          /* the message pool's list */
+    itoi_ult_common_t tmpl;          /* the template (the common part of every thread) */
+    ito_private_fn private_init;
+    void *common;                    /* the copy of the common arguments */
+    size_t n, chunk;
+    ito_spawn_scheme_t scheme;
+    ito_thread_t *out;
+    int *errs;
+    _Alignas(ITOI_CACHELINE) _Atomic size_t next;     /* next unclaimed index */
+    _Alignas(ITOI_CACHELINE) _Atomic size_t finished; /* indices handled */
+    _Atomic int first_err;
+    _Atomic size_t nfailed;
+    _Atomic int64_t refs;
+    _Atomic int helpers;             /* workers (issuer excluded) still allowed to join */
+} bulk_t;
+
+static itoi_spinlock_t pool_lock;
+static bulk_t *pool;                 /* open messages */
+
+static void bulk_release(bulk_t *b)
+{
+    if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) free(b);
+}
+
+static void on_exit_bulk(itoi_ult_t *t) { bulk_release(t->bulk); }
+
+int ito_spawn_attr_init(ito_spawn_attr_t *attr)
+{
+    if (!attr) return ITO_EINVAL;
+    memset(attr, 0, sizeof *attr);
+    return ITO_OK;
+}
+
+int ito_spawn_index(size_t *index)
+{
+    if (!index) return ITO_EINVAL;
+    itoi_worker_t *w = itoi_self_worker();
+    if (!w || !w->cur || !w->cur->bulk) return ITO_EPERM;
+    *index = w->cur->bulk_index;
+    return ITO_OK;
+}
+
+/* Create thread i of b on worker w. */
+static inline int make_one(itoi_worker_t *w, bulk_t *b, size_t i, int use_template)
+{
+    itoi_ult_t *t = itoi_ult_alloc(w);
+    if (ITOI_UNLIKELY(!t)) return ITO_ENOMEM;
+    if (use_template) {
+        t->common = b->tmpl;
+    } else {
+        t->fn = b->tmpl.fn;
+        t->stack_size = b->tmpl.stack_size;
+        t->flags = b->tmpl.flags;
+        t->bound = -1;
+        t->on_exit = on_exit_bulk;
+        t->bulk = b;
+    }
+    t->stack = NULL; /* attached when first picked */
+    t->arg = b->private_init ? b->private_init(i, b->common) : b->common;
+    t->ret = NULL;
+    t->bulk_index = i;
+    t->id = w->next_id++ * ITOI_MAX_WORKERS + (uint64_t)w->index;
+    t->mech = NULL;
+    t->wait_result = 0;
+    t->name[0] = 0;
+    atomic_store_explicit(&t->state, (b->tmpl.flags & ITOI_F_DETACHED) ? ITOI_DETACHED : ITOI_LIVE,
+                          memory_order_relaxed);
+    ITOI_BUMP(w->n_created);
+    if (b->out) b->out[i] = itoi_handle_of(t);
+    itoi_queue_push(&w->rq, t); /* private: published, if wanted, once per access */
+    return ITO_OK;
+}
+
+/* One message access: claim a unit of b and create it. Returns the number handled. */
+static size_t access_once(itoi_worker_t *w, bulk_t *b)
+{
+    size_t unit = b->chunk;
+    size_t lo = atomic_fetch_add_explicit(&b->next, unit, memory_order_relaxed);
+    if (lo >= b->n) return 0;
+    size_t hi = lo + unit < b->n ? lo + unit : b->n;
+    int tmpl = b->scheme == ITO_SPAWN_TEMPLATE || b->scheme == ITO_SPAWN_COMBINED;
+    size_t ok = 0;
+    for (size_t i = lo; i < hi; i++) {
+        int rc = make_one(w, b, i, tmpl);
+        if (ITOI_LIKELY(rc == ITO_OK)) {
+            ok++;
+        } else {
+            if (b->out) b->out[i] = NULL;
+            int none = ITO_OK;
+            atomic_compare_exchange_strong(&b->first_err, &none, rc);
+            atomic_fetch_add(&b->nfailed, 1);
+        }
+        if (b->errs) b->errs[i] = rc;
+    }
+    (void)ok;
+    itoi_publish_some(w);
+    atomic_fetch_add_explicit(&b->finished, hi - lo, memory_order_release);
+    return hi - lo;
+}
+
+/* The poller: idle workers take work from the first open message. */
+static size_t spawn_poll(itoi_worker_t *w, size_t budget)
+{
+    (void)budget;
+    if (!atomic_load_explicit((_Atomic(bulk_t *) *)&pool, memory_order_relaxed)) return 0;
+    itoi_spin_lock(&pool_lock);
+    bulk_t *b = pool;
+    int joined = 0;
+    while (b) {
+        int h = atomic_load(&b->helpers);
+        if (h > 0 && atomic_compare_exchange_strong(&b->helpers, &h, h - 1)) {
+            atomic_fetch_add(&b->refs, 1); /* keep it while we work on it */
+            joined = 1;
+            break;
+        }
+        b = b->next_open;
+    }
+    itoi_spin_unlock(&pool_lock);
+    if (!joined) return 0;
+    size_t done = 0, k;
+    while ((k = access_once(w, b)) != 0) done += k;
+    bulk_release(b);
+    return done;
+}
+
+int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_size,
+                    ito_private_fn private_init, ito_thread_t *out, int *errs,
+                    const ito_spawn_attr_t *attr)
+{
+    if (atomic_load_explicit(&itoi_rt.state, memory_order_relaxed) != 1) return ITO_ESTATE;
+    ito_spawn_attr_t a;
+    ito_spawn_attr_init(&a);
+    if (attr) a = *attr;
+    if (!fn || (common_size && !common) || n == 0 || n > ((size_t)1 << 40)) return ITO_EINVAL;
+    if ((unsigned)a.scheme > ITO_SPAWN_COMBINED || a.workers < 0 || a.workers > itoi_rt.nworkers) return ITO_EINVAL;
+    if (a.flags & ~(unsigned)ITO_ATTR_DETACHED) return ITO_EINVAL;
+    if (!out && !(a.flags & ITO_ATTR_DETACHED)) return ITO_EINVAL;
+    if (a.stack_size && (a.stack_size < 16 * 1024 || a.stack_size > ((size_t)1 << 30))) return ITO_EINVAL;
+    itoi_worker_t *w = itoi_self_worker();
+    if (!w || !w->cur) return ITO_ENOTULT;
+    if (itoi_poller_add(spawn_poll) != ITO_OK) return ITO_ENOMEM;
+
+    bulk_t *b = NULL;
+    if (posix_memalign((void **)&b, ITOI_CACHELINE, sizeof *b + common_size) != 0 || !b) return ITO_ENOMEM;
+    memset(b, 0, sizeof *b);
+    b->common = common_size ? (void *)(b + 1) : (void *)common;
+    if (common_size) memcpy(b->common, common, common_size);
+    b->private_init = private_init;
+    b->n = n;
+    b->scheme = a.scheme;
+    b->out = out;
+    b->errs = errs;
+    b->tmpl.fn = fn;
+    b->tmpl.stack_size = a.stack_size ? a.stack_size : itoi_rt.default_stack;
+    b->tmpl.flags = (a.flags & ITO_ATTR_DETACHED) ? ITOI_F_DETACHED : 0;
+    b->tmpl.bound = -1;
+    b->tmpl.on_exit = on_exit_bulk;
+    b->tmpl.bulk = b;
+    int p = a.workers ? a.workers : itoi_rt.nworkers;
+    if (a.scheme == ITO_SPAWN_SERIAL) p = 1;
+    b->chunk = (a.scheme == ITO_SPAWN_CHUNK || a.scheme == ITO_SPAWN_COMBINED) ? (n + (size_t)p - 1) / (size_t)p
+                                                                              : 1;
+    if (a.scheme == ITO_SPAWN_SERIAL) b->chunk = n;
+    /* One reference per thread that may be created, one for this call. */
+    atomic_store(&b->refs, (int64_t)n + 1);
+    atomic_store(&b->helpers, p - 1);
+    atomic_store(&b->first_err, ITO_OK);
+
+    if (p > 1) { /* post the message and wake the idle workers */
+        itoi_spin_lock(&pool_lock);
+        b->next_open = pool;
+        atomic_store_explicit((_Atomic(bulk_t *) *)&pool, b, memory_order_release);
+        itoi_spin_unlock(&pool_lock);
+        atomic_fetch_add(&itoi_rt.side_shared, 1);
+        itoi_wake_all();
+    }
+    while (access_once(itoi_self_worker(), b) != 0) {
+    }
+    if (p > 1) {
+        while (atomic_load_explicit(&b->finished, memory_order_acquire) < n) itoi_spin_pause();
+        itoi_spin_lock(&pool_lock);
+        for (bulk_t **pp = &pool; *pp; pp = &(*pp)->next_open)
+            if (*pp == b) {
+                *pp = b->next_open;
+                break;
+            }
+        itoi_spin_unlock(&pool_lock);
+        atomic_fetch_sub(&itoi_rt.side_shared, 1);
+    } else {
+        atomic_thread_fence(memory_order_acquire);
+    }
+    int rc = atomic_load(&b->first_err);
+    size_t failed = atomic_load(&b->nfailed); /* threads never created hold no reference */
+    if (failed) atomic_fetch_sub(&b->refs, (int64_t)failed);
+    bulk_release(b);
+    return rc;
+}
