@@ -179,6 +179,10 @@ typedef struct itoi_worker {
     _Atomic size_t side_inbox;
     const void *zwt_cur;          /* the ZWT entry running on this worker, or NULL */
     _Atomic uint64_t n_side_queued, n_side_run; /* side work made ready here / run here */
+    /* sleeping on kernel events (idlewait.c): while fds are watched, an idle worker
+     * sleeps in epoll_wait on idle_ep (which also holds wake_fd) instead of the futex */
+    int idle_ep, wake_fd;
+    _Atomic int watched;
     /* set up by runtime.c */
     void *sched_stack_map;        /* the scheduler context's own stack (worker 0 only) */
     size_t sched_stack_size;
@@ -283,6 +287,17 @@ typedef size_t (*itoi_poll_fn)(itoi_worker_t *w, size_t budget);
 int itoi_poller_add(itoi_poll_fn fn);   /* idempotent; ITO_ENOMEM past 8 pollers */
 /* A mechanism's clean-up, run by ito_finalize after the workers have stopped. */
 int itoi_fini_add(void (*fn)(void));    /* idempotent; ITO_ENOMEM past 8 */
+
+/* Kernel events: a mechanism that waits for fds (io_uring's eventfd, device fds) asks
+ * a worker to watch them; the worker, when idle, then sleeps in epoll_wait until one is
+ * ready or it is woken, and its pollers run. The fd must be drained by its poller
+ * (level-triggered). */
+int itoi_worker_watch_fd(itoi_worker_t *w, int fd);
+int itoi_worker_unwatch_fd(itoi_worker_t *w, int fd);
+int itoi_idlewait_setup(itoi_worker_t *w);      /* at ito_init */
+void itoi_idlewait_teardown(itoi_worker_t *w);
+void itoi_idlewait_sleep(itoi_worker_t *w);     /* the epoll sleep of idle() */
+void itoi_idlewait_wake(itoi_worker_t *w);
 
 /* mechanism hooks: a mechanism (register windows, preemption) may observe switches.
  * NULL when unused; checked with a predicted branch on the switch path. */

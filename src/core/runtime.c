@@ -120,6 +120,7 @@ static void teardown(int started)
 #endif
     itoi_stack_free_all();
     itoi_ult_free_all();
+    for (int i = 0; i < itoi_rt.nworkers; i++) itoi_idlewait_teardown(&itoi_rt.workers[i]);
     free(workers_raw);
     workers_raw = NULL;
     itoi_rt.workers = NULL;
@@ -161,8 +162,17 @@ int ito_init(const ito_config_t *cfg)
     for (int i = 0; i < n; i++) {
         itoi_worker_t *w = &itoi_rt.workers[i];
         w->index = i;
+        w->idle_ep = w->wake_fd = -1;
         itoi_spin_init(&w->inbox_lock);
         itoi_spin_init(&w->steal_lock);
+    }
+    for (int i = 0; i < n; i++) {
+        if ((rc = itoi_idlewait_setup(&itoi_rt.workers[i])) != ITO_OK) {
+            for (int j = 0; j < i; j++) itoi_idlewait_teardown(&itoi_rt.workers[j]);
+            free(workers_raw);
+            workers_raw = NULL;
+            goto fail_early;
+        }
     }
 
     /* Worker 0 and the main ULT. */

@@ -62,8 +62,10 @@ static void futex_wake(_Atomic int *addr)
 
 void itoi_wake_worker(itoi_worker_t *w)
 {
-    if (atomic_load(&w->sleep_state) == 1 && atomic_exchange(&w->sleep_state, 0) == 1)
+    if (atomic_load(&w->sleep_state) == 1 && atomic_exchange(&w->sleep_state, 0) == 1) {
         futex_wake(&w->sleep_state);
+        if (atomic_load(&w->watched) > 0) itoi_idlewait_wake(w);
+    }
 }
 
 void itoi_wake_all(void)
@@ -470,7 +472,8 @@ static void idle(itoi_worker_t *w)
     atomic_fetch_sub(&itoi_rt.spinning, 1);
     if (!work_visible(w)) {
         ITOI_BUMP(w->n_sleeps);
-        while (atomic_load(&w->sleep_state) == 1) futex_wait(&w->sleep_state, 1);
+        if (atomic_load(&w->watched) > 0) itoi_idlewait_sleep(w); /* kernel events wake it too */
+        else while (atomic_load(&w->sleep_state) == 1) futex_wait(&w->sleep_state, 1);
     }
     atomic_store(&w->sleep_state, 0);
 out:

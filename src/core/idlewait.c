@@ -1,0 +1,74 @@
+/* idlewait.c: idle workers that sleep on kernel events.
+ *
+ * Each worker has an epoll instance holding its wake eventfd. While a mechanism has fds
+ * watched on the worker (w->watched > 0), the idle worker sleeps in epoll_wait instead
+ * of on its futex word, so that a completion (io_uring's eventfd, a device fd) wakes it
+ * and its pollers reap the event. A waker that finds the worker asleep writes the wake
+ * eventfd as well as waking the futex; the eventfd counter keeps the wake-up even if
+ * it comes before the worker reaches epoll_wait, so none is lost. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "itoi.h"
+
+int itoi_idlewait_setup(itoi_worker_t *w)
+{
+    w->idle_ep = epoll_create1(EPOLL_CLOEXEC);
+    w->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    atomic_store(&w->watched, 0);
+    if (w->idle_ep < 0 || w->wake_fd < 0) goto fail;
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = w->wake_fd};
+    if (epoll_ctl(w->idle_ep, EPOLL_CTL_ADD, w->wake_fd, &ev) != 0) goto fail;
+    return ITO_OK;
+fail:
+    itoi_idlewait_teardown(w);
+    return ITO_EIO;
+}
+
+void itoi_idlewait_teardown(itoi_worker_t *w)
+{
+    if (w->idle_ep >= 0) close(w->idle_ep);
+    if (w->wake_fd >= 0) close(w->wake_fd);
+    w->idle_ep = w->wake_fd = -1;
+}
+
+int itoi_worker_watch_fd(itoi_worker_t *w, int fd)
+{
+    if (!w || fd < 0) return ITO_EINVAL;
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+    if (epoll_ctl(w->idle_ep, EPOLL_CTL_ADD, fd, &ev) != 0) return ITO_EIO;
+    atomic_fetch_add(&w->watched, 1);
+    itoi_idlewait_wake(w); /* a sleeper on the futex must move to epoll */
+    return ITO_OK;
+}
+
+int itoi_worker_unwatch_fd(itoi_worker_t *w, int fd)
+{
+    if (!w || fd < 0) return ITO_EINVAL;
+    if (epoll_ctl(w->idle_ep, EPOLL_CTL_DEL, fd, NULL) != 0) return ITO_EIO;
+    atomic_fetch_sub(&w->watched, 1);
+    return ITO_OK;
+}
+
+void itoi_idlewait_sleep(itoi_worker_t *w)
+{
+    struct epoll_event evs[8];
+    int n = epoll_wait(w->idle_ep, evs, 8, -1);
+    for (int i = 0; i < n; i++) {
+        if (evs[i].data.fd == w->wake_fd) {
+            uint64_t v;
+            ssize_t r = read(w->wake_fd, &v, sizeof v);
+            (void)r;
+        }
+    }
+}
+
+void itoi_idlewait_wake(itoi_worker_t *w)
+{
+    uint64_t one = 1;
+    ssize_t r = write(w->wake_fd, &one, sizeof one);
+    (void)r;
+}
