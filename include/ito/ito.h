@@ -7,4 +7,5 @@
 #include "coop.h"
 #include "zwt.h"
 #include "spawn.h"
+#include "syscall.h"
 #endif

@@ -73,6 +73,47 @@ int ito_frame_wait(ito_frame_t *f, int entry);
 /* Counters since ito_init. */
 int ito_zwt_stats(uint64_t *fired, uint64_t *stolen);
 
+/* ==== Devices (src/zwt/device.c): devices deliver continuations, not callbacks ====
+ *
+ * A device is a kernel fd whose events become continuations to a handler entry, as
+ * Fuce's I/O controller turns a device signal into a continuation event: the workers'
+ * scheduler contexts poll one epoll instance (timeout 0), and each event becomes
+ * ito_continue_value(frame, entry, value) with
+ *   - a readable fd (ito_device_open_fd): value = the epoll event mask (EPOLLIN, ...);
+ *     the handler reads the data itself (the fd is the caller's: close does not close it);
+ *   - a timer (ito_device_timer): value = expirations since the last delivery;
+ *   - an eventfd (ito_device_eventfd): value = the sum of the ito_device_signal counts
+ *     since the last delivery.
+ * Masking: after an event the device is masked (no further continuation) until
+ * ito_device_ack, which says that the handler has taken the data; ack also re-arms the
+ * handler entry to its fan-in if it has fired. Events that occur while masked are not
+ * lost: the kernel keeps them (fd readiness, timer and eventfd counters) and they are
+ * delivered after the ack. The handler may be a ZWT or a code-less entry a ULT waits on
+ * (ito_frame_wait). Device continuations come from the I/O controller, which acts in
+ * kernel mode: the handler entry may be of any mode.
+ * While devices are watched, an idle worker sleeps in epoll_wait, so that a device event
+ * wakes it. Handles are valid from open to close. */
+typedef struct ito_device ito_device_t;
+
+#define ITO_DEVICE_MAX 4096 /* devices open at once */
+
+int ito_device_open_fd(int fd, ito_frame_t *f, int entry, ito_device_t **out);
+/* A timerfd (CLOCK_MONOTONIC): first expiry after period_ns, then every period_ns;
+ * period_ns == 0 makes a disarmed timer, armed later with ito_device_timer_set. */
+int ito_device_timer(uint64_t period_ns, ito_frame_t *f, int entry, ito_device_t **out);
+/* (Re)arm a timer device: first expiry after delay_ns (0 disarms), then every period_ns
+ * (0: once). ITO_EINVAL for a device that is not a timer. */
+int ito_device_timer_set(ito_device_t *d, uint64_t delay_ns, uint64_t period_ns);
+int ito_device_eventfd(ito_frame_t *f, int entry, ito_device_t **out);
+/* Signal an eventfd device (count >= 1), from any thread. */
+int ito_device_signal(ito_device_t *d, uint64_t count);
+int ito_device_ack(ito_device_t *d);  /* ITO_ESTATE if not masked; ITO_EBUSY if the handler has not run */
+int ito_device_close(ito_device_t *d);
+int ito_device_fd(ito_device_t *d);   /* the fd, or ITO_EINVAL */
+/* Continuations delivered, and deliveries the handler entry refused (then the device
+ * stays masked; e.g. ITO_ESTATE when the entry was re-armed short). */
+int ito_device_stats(ito_device_t *d, uint64_t *delivered, uint64_t *refused);
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }

@@ -155,6 +155,7 @@ typedef struct itoi_worker {
     void *sched_sp;               /* saved context of the scheduler (idle loop) */
     int index;
     uint64_t next_id;
+    uint32_t tick;                /* scheduling points, for fairness checks */
     itoi_ult_t *prev;             /* the ULT that just switched out (read by post actions) */
     void *dead_sp;                /* where an exiting ULT's last context is "saved" */
     const void *sched_lo;         /* the scheduler context's stack, for the sanitizers */
@@ -177,6 +178,9 @@ typedef struct itoi_worker {
      * other workers (who then wake this one) */
     size_t side_ready;
     _Atomic size_t side_inbox;
+    size_t io_pending;            /* kernel requests in flight (owner-written): a ULT that
+                                   * yields with nothing else ready still lets the pollers
+                                   * look for their completions */
     const void *zwt_cur;          /* the ZWT entry running on this worker, or NULL */
     _Atomic uint64_t n_side_queued, n_side_run; /* side work made ready here / run here */
     /* sleeping on kernel events (idlewait.c): while fds are watched, an idle worker
@@ -238,6 +242,7 @@ void itoi_block(itoi_worker_t *w, itoa_post_fn post, void *arg); /* switch away;
  * `held` is released once the ULT's context is saved. Wake it with itoi_ready(). */
 void itoi_park(itoi_worker_t *w, itoi_spinlock_t *held);
 void itoi_yield_worker(itoi_worker_t *w);
+void itoi_visit_sched(itoi_worker_t *w);       /* run the pollers once, then continue */
 void itoi_yield_worker_full(itoi_worker_t *w);
 int itoi_yield_to(itoi_worker_t *w, itoi_ult_t *t);
 _Noreturn void itoi_exit_current(itoi_worker_t *w);

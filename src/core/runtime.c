@@ -291,6 +291,7 @@ int ito_finalize(void)
         } else {
             idle_rounds = 0;
         }
+        itoi_visit_sched(w); /* pollers: buffered requests, completions, devices */
         struct timespec ts = {0, 100 * 1000};
         nanosleep(&ts, NULL);
     }

@@ -134,6 +134,14 @@ void itoi_publish_some(itoi_worker_t *w)
     if (atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) > 0 && w->rq.n > 1) offload(w);
 }
 
+static void reclaim(itoi_worker_t *w)
+{
+    itoi_spin_lock(&w->steal_lock);
+    itoi_queue_append(&w->rq, &w->steal);
+    atomic_store(&w->steal_n, 0);
+    itoi_spin_unlock(&w->steal_lock);
+}
+
 static itoi_ult_t *take_back(itoi_worker_t *w)
 {
     itoi_spin_lock(&w->steal_lock);
@@ -203,6 +211,10 @@ static itoi_ult_t *give_stack(itoi_worker_t *w, itoi_ult_t *t)
 static inline itoi_ult_t *pick_ult(itoi_worker_t *w)
 {
     if (ITOI_UNLIKELY(atomic_load_explicit(&w->inbox_n, memory_order_relaxed) != 0)) drain_inbox(w);
+    /* Fairness: now and then take back what was published and nobody stole, so a busy
+     * worker never leaves a ready ULT starving in its steal queue. */
+    if (ITOI_UNLIKELY((++w->tick & 63) == 0) && atomic_load_explicit(&w->steal_n, memory_order_relaxed))
+        reclaim(w);
     itoi_ult_t *t = itoi_queue_pop(&w->rq);
     if (ITOI_UNLIKELY(t && !t->stack)) t = give_stack(w, t);
     if (ITOI_UNLIKELY(!t)) {
@@ -359,12 +371,21 @@ static inline void yield_on(itoi_worker_t *w)
 {
     itoi_ult_t *cur = w->cur;
     itoi_ult_t *next = pick(w);
-    if (ITOI_UNLIKELY(!next) && !side_pending(w)) return;
+    if (ITOI_UNLIKELY(!next) && !side_pending(w) && !w->io_pending) return;
     itoi_queue_push(&w->rq, cur);
     switch_to(w, cur, next, NULL, NULL);
 }
 
 void itoi_yield_worker(itoi_worker_t *w) { yield_on(w); }
+
+/* Let the scheduler context run once (its pollers: buffered requests, completions),
+ * then come back. */
+void itoi_visit_sched(itoi_worker_t *w)
+{
+    itoi_ult_t *cur = w->cur;
+    itoi_queue_push_front(&w->rq, cur);
+    switch_to(w, cur, NULL, NULL, NULL);
+}
 
 /* The public yield lives here so that the whole path is one function. */
 int ito_yield(void)

@@ -147,7 +147,9 @@ static void leave_file(itoi_regwin_file_t *f, itoi_regwin_thread_t *x, int last_
         x->prw = -1;
     }
     x->top = x->bottom = -1;
-    atomic_store_explicit(&x->file, NULL, memory_order_relaxed);
+    /* the last write to x on behalf of this file: another worker that sees NULL (acquire)
+     * may resume x at once and owns it from then on */
+    atomic_store_explicit(&x->file, NULL, memory_order_release);
 }
 
 /* Saves x's oldest resident frame (at x->bottom) into its memory save area. */
@@ -162,15 +164,13 @@ static void spill_bottom(itoi_regwin_file_t *f, itoi_regwin_thread_t *x)
         leave_file(f, x, w);
 }
 
-/* Saves every resident frame of x; returns how many. */
+/* Saves every resident frame of x; returns how many. x is not read after its last
+ * frame has left (see leave_file). */
 static unsigned evict(itoi_regwin_file_t *f, itoi_regwin_thread_t *x)
 {
-    unsigned s = 0;
-    while (x->nres > 0) {
-        spill_bottom(f, x);
-        s++;
-    }
-    return s;
+    unsigned n = x->nres;
+    for (unsigned i = 0; i < n; i++) spill_bottom(f, x);
+    return n;
 }
 
 unsigned itoi_regwin_evict_locked(itoi_regwin_file_t *f, itoi_regwin_thread_t *x)
@@ -250,7 +250,7 @@ static void discard(itoi_regwin_file_t *f, itoi_regwin_thread_t *x)
 int itoi_regwin_thread_fini(itoi_regwin_thread_t *t)
 {
     if (!t) return ITO_EINVAL;
-    itoi_regwin_file_t *f = atomic_load_explicit(&t->file, memory_order_relaxed);
+    itoi_regwin_file_t *f = atomic_load_explicit(&t->file, memory_order_acquire);
     if (f) {
         itoi_regwin_lock(&f->lock);
         if (t->running) {
@@ -464,7 +464,7 @@ int itoi_regwin_switch(itoi_regwin_file_t *f, itoi_regwin_thread_t *from,
 
     unsigned migrated = 0;
     if (to) {
-        itoi_regwin_file_t *g = atomic_load_explicit(&to->file, memory_order_relaxed);
+        itoi_regwin_file_t *g = atomic_load_explicit(&to->file, memory_order_acquire);
         if (g && g != f && (rc = migrate_out(g, to, &migrated)) != ITO_OK) return rc;
     }
     itoi_regwin_lock(&f->lock);

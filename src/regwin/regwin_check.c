@@ -93,7 +93,7 @@ const char *itoi_regwin_check(itoi_regwin_file_t *f)
 static itoi_regwin_file_t *lock_home(itoi_regwin_thread_t *t)
 {
     for (;;) {
-        itoi_regwin_file_t *f = atomic_load_explicit(&t->file, memory_order_relaxed);
+        itoi_regwin_file_t *f = atomic_load_explicit(&t->file, memory_order_acquire);
         if (!f) return NULL;
         itoi_regwin_lock(&f->lock);
         if (atomic_load_explicit(&t->file, memory_order_relaxed) == f) return f;

@@ -1,0 +1,363 @@
+/* device.c: devices that deliver continuations (Fuce's I/O controller, in software).
+ *
+ * One epoll instance holds every open device's fd with EPOLLONESHOT. A poller, run by
+ * each worker's scheduler context, reaps it with epoll_wait(timeout 0) and turns each
+ * event into a continuation to the device's handler entry. EPOLLONESHOT is the mask:
+ * after one event the fd is disabled in the epoll set until ito_device_ack re-enables
+ * it with EPOLL_CTL_MOD, so a handler never receives a second continuation for data it
+ * has not taken. Readiness that arrives meanwhile stays in the kernel (an fd stays
+ * readable, timerfd and eventfd counters accumulate) and is reported after the ack:
+ * no event is lost, events are coalesced.
+ *
+ * The epoll fd is watched by every worker (itoi_worker_watch_fd), so an idle worker
+ * sleeps in epoll_wait on it and a device event wakes it.
+ *
+ * Invariants:
+ *  - Devices live in one table (slots, never freed before ito_finalize). The epoll
+ *    event carries (slot index, generation); a slot's generation changes at close, so
+ *    an event reaped by one worker while another closes (and reuses) the slot is
+ *    recognised as stale and dropped instead of touching a wrong device.
+ *  - A slot's fields are written under its spinlock. A delivery (read of the counter,
+ *    the continuation, `masked` = 1) happens under the lock, so ack, close and delivery
+ *    are serialised per device. The continuation only queues the handler: no user
+ *    code runs under the lock.
+ *  - The poller sets the worker's zwt_cur to a kernel-mode pseudo entry while it
+ *    continues, so that the mode rule lets a device continue to a kernel-mode handler
+ *    (a device is part of the kernel). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "zwt.h"
+
+enum { DEV_FREE = 0, DEV_OPEN = 1 };
+enum { KIND_FD = 1, KIND_TIMER = 2, KIND_EVENTFD = 3 };
+
+struct ito_device {
+    itoi_spinlock_t lock;
+    uint32_t gen;       /* bumped at close */
+    int state;          /* DEV_FREE / DEV_OPEN */
+    int kind;
+    int fd;
+    int masked;         /* an event was delivered and not yet acked */
+    ito_frame_t *frame;
+    int entry;
+    uint32_t next_free; /* free-list link (index + 1, 0 = end), under tab_lock */
+    _Atomic uint64_t delivered, refused;
+};
+
+static struct ito_device *tab;     /* ITO_DEVICE_MAX slots, allocated at first open */
+static uint32_t tab_used;          /* slots ever handed out */
+static uint32_t free_head;         /* index + 1 of the first free slot, 0 = none */
+static itoi_spinlock_t tab_lock;
+static int epfd = -1;
+static _Atomic int nopen;          /* devices open: the poller is a no-op at 0 */
+static _Thread_local unsigned poll_tick;
+
+/* The identity under which the poller continues: the I/O controller, in kernel mode. */
+static const itoi_zentry_t io_controller = {.mode = ITO_MODE_KERNEL, .index = -1};
+
+static size_t dev_poll(itoi_worker_t *w, size_t budget);
+static void dev_teardown(void);
+
+static int setup(void)
+{
+    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
+    int rc = itoi_zwt_setup();
+    if (rc != ITO_OK) return rc;
+    itoi_spin_lock(&tab_lock);
+    if (tab) goto out;
+    struct ito_device *t = calloc(ITO_DEVICE_MAX, sizeof *t);
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    if (!t || ep < 0) {
+        free(t);
+        if (ep >= 0) close(ep);
+        rc = t ? ITO_EIO : ITO_ENOMEM;
+        goto out;
+    }
+    if ((rc = itoi_poller_add(dev_poll)) != ITO_OK || (rc = itoi_fini_add(dev_teardown)) != ITO_OK) {
+        free(t);
+        close(ep);
+        goto out;
+    }
+    for (int i = 0; i < itoi_rt.nworkers; i++) {
+        if ((rc = itoi_worker_watch_fd(&itoi_rt.workers[i], ep)) != ITO_OK) {
+            for (int j = 0; j < i; j++) itoi_worker_unwatch_fd(&itoi_rt.workers[j], ep);
+            free(t);
+            close(ep);
+            goto out;
+        }
+    }
+    epfd = ep;
+    tab_used = 0;
+    free_head = 0;
+    atomic_store_explicit((_Atomic(struct ito_device *) *)&tab, t, memory_order_release);
+out:
+    itoi_spin_unlock(&tab_lock);
+    return rc;
+}
+
+static void dev_teardown(void)
+{
+    if (!tab) return;
+    for (uint32_t i = 0; i < tab_used; i++) {
+        struct ito_device *d = &tab[i];
+        if (d->state == DEV_OPEN && d->kind != KIND_FD) close(d->fd);
+    }
+    for (int i = 0; i < itoi_rt.nworkers; i++) itoi_worker_unwatch_fd(&itoi_rt.workers[i], epfd);
+    close(epfd);
+    epfd = -1;
+    free(tab);
+    tab = NULL;
+    tab_used = free_head = 0;
+    atomic_store(&nopen, 0);
+}
+
+/* The slot of a handle, or NULL when it is not an open device. Locks it on success. */
+static struct ito_device *lock_dev(ito_device_t *d)
+{
+    struct ito_device *t = atomic_load_explicit((_Atomic(struct ito_device *) *)&tab, memory_order_acquire);
+    if (!d || !t || d < t || d >= t + ITO_DEVICE_MAX ||
+        ((uintptr_t)d - (uintptr_t)t) % sizeof *t != 0)
+        return NULL;
+    itoi_spin_lock(&d->lock);
+    if (d->state != DEV_OPEN) {
+        itoi_spin_unlock(&d->lock);
+        return NULL;
+    }
+    return d;
+}
+
+static inline uint64_t ev_key(struct ito_device *d) { return ((uint64_t)d->gen << 32) | (uint64_t)(d - tab); }
+
+static int epoll_arm(struct ito_device *d, int op)
+{
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.u64 = ev_key(d)};
+    return epoll_ctl(epfd, op, d->fd, &ev);
+}
+
+/* Open a device of `kind` on `fd` (owned by the device unless KIND_FD). */
+static int open_dev(int kind, int fd, ito_frame_t *f, int entry, ito_device_t **out)
+{
+    int rc;
+    if (!out) return ITO_EINVAL;
+    if (!itoi_zwt_entry(f, entry, &rc)) return rc;
+    if (!f->e[entry].defined) return ITO_ESTATE;
+    if ((rc = setup()) != ITO_OK) return rc;
+    itoi_spin_lock(&tab_lock);
+    struct ito_device *d = NULL;
+    if (free_head) {
+        d = &tab[free_head - 1];
+        free_head = d->next_free;
+    } else if (tab_used < ITO_DEVICE_MAX) {
+        d = &tab[tab_used++];
+    }
+    itoi_spin_unlock(&tab_lock);
+    if (!d) return ITO_ENOMEM;
+    itoi_spin_lock(&d->lock);
+    d->kind = kind;
+    d->fd = fd;
+    d->frame = f;
+    d->entry = entry;
+    d->masked = 0;
+    atomic_store(&d->delivered, 0);
+    atomic_store(&d->refused, 0);
+    d->state = DEV_OPEN;
+    atomic_fetch_add(&nopen, 1);
+    if (epoll_arm(d, EPOLL_CTL_ADD) != 0) {
+        int err = errno;
+        d->state = DEV_FREE;
+        d->gen++;
+        atomic_fetch_sub(&nopen, 1);
+        itoi_spin_unlock(&d->lock);
+        itoi_spin_lock(&tab_lock);
+        d->next_free = free_head;
+        free_head = (uint32_t)(d - tab) + 1;
+        itoi_spin_unlock(&tab_lock);
+        return err == EEXIST ? ITO_EBUSY : err == ENOMEM || err == ENOSPC ? ITO_ENOMEM : ITO_EINVAL;
+    }
+    itoi_spin_unlock(&d->lock);
+    *out = d;
+    return ITO_OK;
+}
+
+int ito_device_open_fd(int fd, ito_frame_t *f, int entry, ito_device_t **out)
+{
+    if (fd < 0) return ITO_EINVAL;
+    return open_dev(KIND_FD, fd, f, entry, out);
+}
+
+static int timer_set_fd(int fd, uint64_t delay_ns, uint64_t period_ns)
+{
+    struct itimerspec its = {
+        .it_value = {(time_t)(delay_ns / 1000000000u), (long)(delay_ns % 1000000000u)},
+        .it_interval = {(time_t)(period_ns / 1000000000u), (long)(period_ns % 1000000000u)},
+    };
+    return timerfd_settime(fd, 0, &its, NULL) == 0 ? ITO_OK : ITO_EIO;
+}
+
+int ito_device_timer(uint64_t period_ns, ito_frame_t *f, int entry, ito_device_t **out)
+{
+    int rc;
+    if (!out) return ITO_EINVAL;
+    if (!itoi_zwt_entry(f, entry, &rc)) return rc;
+    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (fd < 0) return errno == EMFILE || errno == ENFILE || errno == ENOMEM ? ITO_ENOMEM : ITO_EIO;
+    if ((rc = open_dev(KIND_TIMER, fd, f, entry, out)) != ITO_OK) {
+        close(fd);
+        return rc;
+    }
+    if (period_ns && (rc = timer_set_fd(fd, period_ns, period_ns)) != ITO_OK) {
+        ito_device_close(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int ito_device_timer_set(ito_device_t *dev, uint64_t delay_ns, uint64_t period_ns)
+{
+    struct ito_device *d = lock_dev(dev);
+    if (!d) return ITO_EINVAL;
+    int rc = d->kind == KIND_TIMER ? timer_set_fd(d->fd, delay_ns, period_ns) : ITO_EINVAL;
+    itoi_spin_unlock(&d->lock);
+    return rc;
+}
+
+int ito_device_eventfd(ito_frame_t *f, int entry, ito_device_t **out)
+{
+    int rc;
+    if (!out) return ITO_EINVAL;
+    if (!itoi_zwt_entry(f, entry, &rc)) return rc;
+    int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (fd < 0) return errno == EMFILE || errno == ENFILE || errno == ENOMEM ? ITO_ENOMEM : ITO_EIO;
+    if ((rc = open_dev(KIND_EVENTFD, fd, f, entry, out)) != ITO_OK) close(fd);
+    return rc;
+}
+
+int ito_device_signal(ito_device_t *dev, uint64_t count)
+{
+    if (count == 0 || count >= UINT64_MAX - 1) return ITO_EINVAL;
+    struct ito_device *d = lock_dev(dev);
+    if (!d) return ITO_EINVAL;
+    int rc = ITO_EINVAL;
+    if (d->kind == KIND_EVENTFD)
+        rc = write(d->fd, &count, sizeof count) == (ssize_t)sizeof count ? ITO_OK : ITO_EAGAIN;
+    itoi_spin_unlock(&d->lock);
+    return rc;
+}
+
+int ito_device_ack(ito_device_t *dev)
+{
+    struct ito_device *d = lock_dev(dev);
+    if (!d) return ITO_EINVAL;
+    int rc = ITO_OK;
+    if (!d->masked) {
+        rc = ITO_ESTATE;
+        goto out;
+    }
+    itoi_zentry_t *e = itoi_zwt_entry(d->frame, d->entry, &rc);
+    if (!e) goto out; /* the handler's frame was destroyed */
+    rc = ITO_OK;
+    if (atomic_load_explicit(&e->sync, memory_order_acquire) == 0 &&
+        (rc = ito_rearm(d->frame, d->entry, 0)) != ITO_OK)
+        goto out; /* ITO_EBUSY: the handler is queued and has not run yet */
+    d->masked = 0;
+    if (epoll_arm(d, EPOLL_CTL_MOD) != 0) rc = ITO_EIO;
+out:
+    itoi_spin_unlock(&d->lock);
+    return rc;
+}
+
+int ito_device_close(ito_device_t *dev)
+{
+    struct ito_device *d = lock_dev(dev);
+    if (!d) return ITO_EINVAL;
+    epoll_ctl(epfd, EPOLL_CTL_DEL, d->fd, NULL);
+    if (d->kind != KIND_FD) close(d->fd);
+    d->state = DEV_FREE;
+    d->gen++;
+    d->fd = -1;
+    atomic_fetch_sub(&nopen, 1);
+    itoi_spin_unlock(&d->lock);
+    itoi_spin_lock(&tab_lock);
+    d->next_free = free_head;
+    free_head = (uint32_t)(d - tab) + 1;
+    itoi_spin_unlock(&tab_lock);
+    return ITO_OK;
+}
+
+int ito_device_fd(ito_device_t *dev)
+{
+    struct ito_device *d = lock_dev(dev);
+    if (!d) return ITO_EINVAL;
+    int fd = d->fd;
+    itoi_spin_unlock(&d->lock);
+    return fd;
+}
+
+int ito_device_stats(ito_device_t *dev, uint64_t *delivered, uint64_t *refused)
+{
+    if (!delivered && !refused) return ITO_EINVAL;
+    struct ito_device *d = lock_dev(dev);
+    if (!d) return ITO_EINVAL;
+    if (delivered) *delivered = atomic_load(&d->delivered);
+    if (refused) *refused = atomic_load(&d->refused);
+    itoi_spin_unlock(&d->lock);
+    return ITO_OK;
+}
+
+/* One event of an open, locked device: the value for the handler; false when the event
+ * turned out to be empty (another reader drained the counter), and the device is re-armed. */
+static bool take_event(struct ito_device *d, uint32_t events, uint64_t *value)
+{
+    if (d->kind == KIND_FD) {
+        *value = events;
+        return true;
+    }
+    uint64_t n = 0;
+    if (read(d->fd, &n, sizeof n) != (ssize_t)sizeof n || n == 0) {
+        epoll_arm(d, EPOLL_CTL_MOD);
+        return false;
+    }
+    *value = n;
+    return true;
+}
+
+static size_t dev_poll(itoi_worker_t *w, size_t budget)
+{
+    if (atomic_load_explicit(&nopen, memory_order_relaxed) == 0) return 0;
+    /* A worker with ZWTs queued looks at the devices every 8th round only: a system
+     * call per round would cost more than the 64 ZWTs the round runs. */
+    if (w->side_ready && (++poll_tick & 7)) return 0;
+    struct epoll_event evs[32];
+    int max = budget < 32 ? (int)budget : 32;
+    int n = epoll_wait(epfd, evs, max, 0);
+    size_t did = 0;
+    for (int i = 0; i < n; i++) {
+        uint32_t idx = (uint32_t)evs[i].data.u64, gen = (uint32_t)(evs[i].data.u64 >> 32);
+        if (idx >= ITO_DEVICE_MAX) continue;
+        struct ito_device *d = &tab[idx];
+        itoi_spin_lock(&d->lock);
+        uint64_t value;
+        if (d->state == DEV_OPEN && d->gen == gen && !d->masked && take_event(d, evs[i].events, &value)) {
+            d->masked = 1;
+            const void *saved = w->zwt_cur;
+            w->zwt_cur = &io_controller;
+            int rc = ito_continue_value(d->frame, d->entry, value);
+            w->zwt_cur = saved;
+            if (rc == ITO_OK) {
+                atomic_fetch_add_explicit(&d->delivered, 1, memory_order_relaxed);
+                did++;
+            } else {
+                atomic_fetch_add_explicit(&d->refused, 1, memory_order_relaxed);
+            }
+        }
+        itoi_spin_unlock(&d->lock);
+    }
+    return did;
+}
