@@ -385,7 +385,6 @@ static void suspend(itoi_regwin_file_t *f, itoi_regwin_thread_t *a, int kind)
     }
     a->running = false;
     f->cur = NULL;
-    f->pend = true;
     rereserve(f);
 }
 
@@ -399,8 +398,7 @@ static void record_switch(itoi_regwin_file_t *f, unsigned s, unsigned r)
     if (!itoi_regwin_cost_switch(f->scheme, s, r, &lo, &hi)) k->switches_extrapolated++;
     k->switch_cycles_lo += lo;
     k->switch_cycles_hi += hi;
-    f->pend = false;
-    f->pend_saves = f->pend_restores = 0;
+    f->pend_saves = 0;
 }
 
 static void resume(itoi_regwin_file_t *f, itoi_regwin_thread_t *b)
@@ -431,7 +429,7 @@ static void resume(itoi_regwin_file_t *f, itoi_regwin_thread_t *b)
     b->running = true;
     f->cwp = b->top;
     rereserve(f);
-    record_switch(f, f->pend_saves + s, f->pend_restores + r);
+    record_switch(f, f->pend_saves + s, r);
 }
 
 /* Moves b's windows out of the file g (another worker's) into b's memory. */
@@ -454,8 +452,8 @@ int itoi_regwin_switch(itoi_regwin_file_t *f, itoi_regwin_thread_t *from,
                        itoi_regwin_thread_t *to, int kind)
 {
     if (!f || kind < ITOI_REGWIN_LEAVE || kind > ITOI_REGWIN_EXIT) return ITO_EINVAL;
+    if (kind == ITOI_REGWIN_EXIT && (!from || from == to)) return ITO_EINVAL;
     if (from == to) return ITO_OK; /* nothing to suspend or resume */
-    if (kind == ITOI_REGWIN_EXIT && !from) return ITO_EINVAL;
     itoi_regwin_lock(&f->lock);
     int rc = ITO_OK;
     if (from != f->cur || (to && (to->dead || !to->mem))) rc = ITO_EINVAL;

@@ -104,7 +104,7 @@ int itoi_regwin_restore(itoi_regwin_file_t *f);
  * whose windows are in another file is evicted from there first (a migration). The
  * windows transferred are counted per completed switch. ITO_EINVAL for a wrong `from`,
  * a dead `to` or a bad kind; ITO_EBUSY if `to` is current elsewhere. from == to is a
- * no-op. */
+ * no-op (ITO_EINVAL with ITOI_REGWIN_EXIT). */
 int itoi_regwin_switch(itoi_regwin_file_t *f, itoi_regwin_thread_t *from,
                        itoi_regwin_thread_t *to, int kind);
 itoi_regwin_thread_t *itoi_regwin_current(itoi_regwin_file_t *f);

@@ -34,8 +34,8 @@ struct itoi_regwin_file {
     bool is_prw[ITO_REGWIN_MAX_WINDOWS]; /* owner's PRW (SP, suspended owner) */
     itoi_regwin_frame_t win[ITO_REGWIN_MAX_WINDOWS];     /* ins and locals of each window */
     ito_regwin_costs_t costs;
-    unsigned pend_saves, pend_restores; /* windows moved by the switch in progress */
-    bool pend;                          /* a suspension happened, no resume yet */
+    unsigned pend_saves;          /* windows saved by the switch in progress (its suspension
+                                     half, possibly with no resume yet) */
     ito_regwin_counters_t ctr;
     struct itoi_regwin_file *reg_next;  /* the registry of files (regwin_api.c) */
 };

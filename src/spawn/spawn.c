@@ -38,7 +38,7 @@ typedef struct bulk {
 } bulk_t;
 
 static itoi_spinlock_t pool_lock;
-static bulk_t *pool;                 /* open messages */
+static _Atomic(bulk_t *) pool;        /* open messages (the list is changed under pool_lock) */
 
 static void bulk_release(bulk_t *b)
 {
@@ -125,9 +125,9 @@ static size_t access_once(itoi_worker_t *w, bulk_t *b)
 static size_t spawn_poll(itoi_worker_t *w, size_t budget)
 {
     (void)budget;
-    if (!atomic_load_explicit((_Atomic(bulk_t *) *)&pool, memory_order_relaxed)) return 0;
+    if (!atomic_load_explicit(&pool, memory_order_acquire)) return 0;
     itoi_spin_lock(&pool_lock);
-    bulk_t *b = pool;
+    bulk_t *b = atomic_load_explicit(&pool, memory_order_relaxed);
     int joined = 0;
     while (b) {
         int h = atomic_load(&b->helpers);
@@ -191,8 +191,8 @@ int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_siz
 
     if (p > 1) { /* post the message and wake the idle workers */
         itoi_spin_lock(&pool_lock);
-        b->next_open = pool;
-        atomic_store_explicit((_Atomic(bulk_t *) *)&pool, b, memory_order_release);
+        b->next_open = atomic_load_explicit(&pool, memory_order_relaxed);
+        atomic_store_explicit(&pool, b, memory_order_release);
         itoi_spin_unlock(&pool_lock);
         atomic_fetch_add(&itoi_rt.side_shared, 1);
         itoi_wake_all();
@@ -202,11 +202,15 @@ int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_siz
     if (p > 1) {
         while (atomic_load_explicit(&b->finished, memory_order_acquire) < n) itoi_spin_pause();
         itoi_spin_lock(&pool_lock);
-        for (bulk_t **pp = &pool; *pp; pp = &(*pp)->next_open)
-            if (*pp == b) {
-                *pp = b->next_open;
-                break;
-            }
+        if (atomic_load_explicit(&pool, memory_order_relaxed) == b) {
+            atomic_store_explicit(&pool, b->next_open, memory_order_release);
+        } else {
+            for (bulk_t *x = atomic_load_explicit(&pool, memory_order_relaxed); x->next_open; x = x->next_open)
+                if (x->next_open == b) {
+                    x->next_open = b->next_open;
+                    break;
+                }
+        }
         itoi_spin_unlock(&pool_lock);
         atomic_fetch_sub(&itoi_rt.side_shared, 1);
     } else {

@@ -19,7 +19,7 @@
 _Atomic int itoi_wsc_k = 1;
 _Atomic unsigned itoi_wsc_latency_us;
 
-static itoi_wscw_t *areas;       /* one per worker */
+static _Atomic(itoi_wscw_t *) areas; /* one per worker, published once per ito_init */
 static itoi_spinlock_t setup_lock;
 static int forced_backend = -1;  /* from ITO_WSC_BACKEND */
 static _Atomic int backend_used = -1;
@@ -28,9 +28,10 @@ static size_t wsc_poll(itoi_worker_t *w, size_t budget);
 
 static void wsc_teardown(void)
 {
-    if (!areas) return;
+    itoi_wscw_t *all = atomic_load(&areas);
+    if (!all) return;
     for (int i = 0; i < itoi_rt.nworkers; i++) {
-        itoi_wscw_t *a = &areas[i];
+        itoi_wscw_t *a = &all[i];
         if (!a->init) continue;
         /* Outstanding requests are cancelled: their result says so; none is lost. */
         for (itoi_sysrec_t *r = a->bucket; r; r = r->next)
@@ -44,17 +45,17 @@ static void wsc_teardown(void)
             free(r);
         }
     }
-    free(areas);
-    areas = NULL;
+    free(all);
+    atomic_store(&areas, NULL);
     atomic_store(&backend_used, -1);
 }
 
 static int areas_setup(void)
 {
-    if (atomic_load_explicit((_Atomic(itoi_wscw_t *) *)&areas, memory_order_acquire)) return ITO_OK;
+    if (atomic_load_explicit(&areas, memory_order_acquire)) return ITO_OK;
     int rc = ITO_OK;
     itoi_spin_lock(&setup_lock);
-    if (!areas) {
+    if (!atomic_load(&areas)) {
         const char *b = getenv("ITO_WSC_BACKEND"), *k = getenv("ITO_WSC_THRESHOLD"),
                    *l = getenv("ITO_WSC_LATENCY_US");
         forced_backend = !b ? -1 : !strcmp(b, "uring") ? ITO_WSC_URING : !strcmp(b, "sync") ? ITO_WSC_SYNC : -2;
@@ -63,7 +64,7 @@ static int areas_setup(void)
         itoi_wscw_t *p = itoi_calloc((size_t)itoi_rt.nworkers, sizeof *p);
         if (forced_backend == -2) rc = ITO_EINVAL;
         else if (!p || itoi_poller_add(wsc_poll) != ITO_OK || itoi_fini_add(wsc_teardown) != ITO_OK) rc = ITO_ENOMEM;
-        if (rc == ITO_OK) atomic_store_explicit((_Atomic(itoi_wscw_t *) *)&areas, p, memory_order_release);
+        if (rc == ITO_OK) atomic_store_explicit(&areas, p, memory_order_release);
         else free(p);
     }
     itoi_spin_unlock(&setup_lock);
@@ -73,7 +74,7 @@ static int areas_setup(void)
 itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w)
 {
     if (areas_setup() != ITO_OK) return NULL;
-    itoi_wscw_t *a = &areas[w->index];
+    itoi_wscw_t *a = &atomic_load_explicit(&areas, memory_order_relaxed)[w->index];
     if (ITOI_LIKELY(a->init)) return a;
     a->efd = -1;
     a->uring = 0;
@@ -211,8 +212,9 @@ int ito_sys_post(const ito_sysreq_t *req)
 static size_t wsc_poll(itoi_worker_t *w, size_t budget)
 {
     (void)budget;
-    if (!areas) return 0;
-    itoi_wscw_t *a = &areas[w->index];
+    itoi_wscw_t *all = atomic_load_explicit(&areas, memory_order_acquire);
+    if (!all) return 0;
+    itoi_wscw_t *a = &all[w->index];
     if (!a->init) return 0;
     size_t did = 0;
     if (a->uring && a->inflight) did += itoi_uring_reap(w, a);
@@ -284,9 +286,10 @@ int ito_wsc_stats(ito_wsc_stats_t *out)
     if (!out) return ITO_EINVAL;
     if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
     memset(out, 0, sizeof *out);
-    if (!areas) return ITO_OK;
+    itoi_wscw_t *all = atomic_load_explicit(&areas, memory_order_acquire);
+    if (!all) return ITO_OK;
     for (int i = 0; i < itoi_rt.nworkers; i++) { /* owner-written counters: a snapshot */
-        itoi_wsc_counters_t *s = &areas[i].st;
+        itoi_wsc_counters_t *s = &all[i].st;
         out->posted += atomic_load_explicit(&s->posted, memory_order_relaxed);
         out->completed += atomic_load_explicit(&s->completed, memory_order_relaxed);
         out->crossings += atomic_load_explicit(&s->crossings, memory_order_relaxed);

@@ -142,9 +142,12 @@ static int epoll_arm(struct ito_device *d, int op)
 }
 
 /* Open a device of `kind` on `fd` (owned by the device unless KIND_FD). */
+static inline bool running(void) { return atomic_load(&itoi_rt.state) == 1; }
+
 static int open_dev(int kind, int fd, ito_frame_t *f, int entry, ito_device_t **out)
 {
     int rc;
+    if (!running()) return ITO_ESTATE;
     if (!out) return ITO_EINVAL;
     if (!itoi_zwt_entry(f, entry, &rc)) return rc;
     if (!f->e[entry].defined) return ITO_ESTATE;
@@ -188,6 +191,7 @@ static int open_dev(int kind, int fd, ito_frame_t *f, int entry, ito_device_t **
 
 int ito_device_open_fd(int fd, ito_frame_t *f, int entry, ito_device_t **out)
 {
+    if (!running()) return ITO_ESTATE;
     if (fd < 0) return ITO_EINVAL;
     return open_dev(KIND_FD, fd, f, entry, out);
 }
@@ -204,6 +208,7 @@ static int timer_set_fd(int fd, uint64_t delay_ns, uint64_t period_ns)
 int ito_device_timer(uint64_t period_ns, ito_frame_t *f, int entry, ito_device_t **out)
 {
     int rc;
+    if (!running()) return ITO_ESTATE;
     if (!out) return ITO_EINVAL;
     if (!itoi_zwt_entry(f, entry, &rc)) return rc;
     int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -231,6 +236,7 @@ int ito_device_timer_set(ito_device_t *dev, uint64_t delay_ns, uint64_t period_n
 int ito_device_eventfd(ito_frame_t *f, int entry, ito_device_t **out)
 {
     int rc;
+    if (!running()) return ITO_ESTATE;
     if (!out) return ITO_EINVAL;
     if (!itoi_zwt_entry(f, entry, &rc)) return rc;
     int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

@@ -1,4 +1,4 @@
-/* bench_spawn: real bulk creation on this machine (issue "parallel creation").
+/* spawn_real: real bulk creation on this machine (issue "parallel creation").
  *
  * For n in {10^3, 10^4, 10^5, 10^6} and each scheme, the time of one
  * ito_create_many(n) call divided by n (creation only; the empty threads are joined
@@ -30,20 +30,10 @@ static int cmp_d(const void *a, const void *b)
 
 static void *empty(void *a) { return a; }
 
-static const char *names[] = {"serial", "simple", "template", "chunk", "combined"};
+static const char *names[] = {"serial", "simple", "template", "chunk", "combination"};
 
-int main(int argc, char **argv)
+static int run(int workers, int trials, int quick)
 {
-    int workers = 0, trials = 11, quick = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--workers") && i + 1 < argc) workers = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--trials") && i + 1 < argc) trials = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--quick")) quick = 1;
-        else {
-            fprintf(stderr, "usage: %s [--workers W] [--trials T] [--quick]\n", argv[0]);
-            return 2;
-        }
-    }
     ito_config_t cfg = {.workers = workers};
     int rc = ito_init(&cfg);
     if (rc != ITO_OK) {
@@ -83,13 +73,30 @@ int main(int argc, char **argv)
                 if (t >= 0) v[t] = dt / (double)n;
             }
             qsort(v, (size_t)tr, sizeof *v, cmp_d);
-            printf("SPAWN workers=%d n=%zu scheme=%s median_ns=%.3f trials=%d\n", nw, n,
-                   s < 0 ? "single" : names[s], v[tr / 2], tr);
+            printf("RESULT benchmark=spawn scheme=%s workers=%d n=%zu median_ns=%.3f trials=%d\n",
+                   s < 0 ? "loop" : names[s], nw, n, v[tr / 2], tr);
             fflush(stdout);
         }
     }
     free(v);
     free(hs);
     ito_finalize();
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int workers = 0, trials = 11, quick = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--workers") && i + 1 < argc) workers = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--trials") && i + 1 < argc) trials = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--quick")) quick = 1;
+        else {
+            fprintf(stderr, "usage: %s [--workers W] [--trials T] [--quick]\n", argv[0]);
+            return 2;
+        }
+    }
+    for (int nw = workers ? workers : 1; nw <= (workers ? workers : 2); nw++)
+        if (run(nw, trials, quick) != 0) return 1;
     return 0;
 }
