@@ -8,4 +8,5 @@
 #include "zwt.h"
 #include "spawn.h"
 #include "syscall.h"
+#include "preempt.h"
 #endif

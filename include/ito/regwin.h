@@ -102,6 +102,54 @@ int ito_regwin_reset_counters(void);
 int ito_regwin_switch_cost(int scheme, unsigned saves, unsigned restores, uint32_t *lo,
                            uint32_t *hi, int *exact);
 
+/* ---- the window manager in the ULT runtime (src/regwin/regwin_rt.c) ----
+ *
+ * Emulation is off unless attached, and then costs nothing on the switch path: the
+ * runtime's switch and wake-up hooks stay NULL and the -finstrument-functions hooks of
+ * instrumented code return after one relaxed load. A run is:
+ *   ito_regwin_configure(&cfg);   before attaching (scheme NS/SNP/SP, windows, working set)
+ *   ito_init(...);
+ *   ito_regwin_attach();          from a ULT (usually main), while no other ULT runs
+ *   ... create, run and join the instrumented ULTs ...
+ *   ito_regwin_detach();          while no other ULT runs; frees every window file
+ *   ito_regwin_read_counters(...) the counters of the run (kept after detach)
+ * While attached, every ULT switch on every worker goes through the window manager of
+ * that worker's file (a ULT's window state is made at its first switch-in and freed at
+ * its exit), a ULT made ready while it still has windows in its worker's file goes to
+ * the front of the ready queue when cfg.working_set is 1, and each function entry/exit
+ * of code compiled with -finstrument-functions is a `save`/`restore` on the current
+ * thread's windows, with the values checked at every exit (see src/regwin/regwin_hooks.c).
+ * Frames entered before a thread was attached are not tracked (their exits are ignored). */
+#pragma GCC visibility push(default)
+
+/* ITO_ESTATE: ito not initialized, already attached, or the configured scheme is OFF;
+ * ITO_ENOTULT: not called from a ULT; ITO_ENOMEM. The caller becomes the current
+ * thread of its worker's window file. */
+int ito_regwin_attach(void);
+/* Flushes the caller's windows, frees every thread's window state and every file and
+ * uninstalls the hooks. Returns ITO_OK, or the first error the emulation met while
+ * attached (ITO_ESTATE: a window came back with wrong values or an event was refused;
+ * ITO_ENOMEM: a thread's window state could not be allocated, it ran unemulated);
+ * ITO_ESTATE if not attached, ITO_ENOTULT outside a ULT. */
+int ito_regwin_detach(void);
+int ito_regwin_attached(void); /* 1 while attached, else 0 */
+
+/* Per-thread counts of the calling ULT since its window state was made. */
+typedef struct ito_regwin_thread_stats {
+    uint64_t saves;    /* function entries emulated (save instructions) */
+    uint64_t restores; /* function exits emulated */
+    uint64_t resumes;  /* context switches to this thread */
+} ito_regwin_thread_stats_t;
+/* ITO_ESTATE if not attached or the caller has no window state, ITO_ENOTULT. */
+int ito_regwin_self_stats(ito_regwin_thread_stats_t *out);
+/* The next suspension of the calling ULT flushes its windows (section 4.4's second kind
+ * of switch, for a thread that will sleep long) instead of leaving them in place. */
+int ito_regwin_flush_next(void);
+/* Errors met by the emulation since the last attach (see ito_regwin_detach). */
+uint64_t ito_regwin_errors(void);
+
+#pragma GCC visibility pop
+
 #ifdef __cplusplus
 }
 #endif

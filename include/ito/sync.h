@@ -2,7 +2,8 @@
  *
  * A ULT that must wait is parked on the object's wait queue and its worker runs other
  * ULTs; waking makes it ready again. All objects are FIFO-fair among waiters.
- * Blocking calls from outside a ULT return ITO_ENOTULT; try-variants work anywhere.
+ * Calls from outside a ULT return ITO_ENOTULT, except the stream's try-variants, which
+ * work anywhere (a mutex belongs to a ULT, so even its trylock needs one).
  * Objects must be initialised (ito_*_init) and destroyed when no ULT uses them;
  * destroying an object that has waiters gives ITO_EBUSY. */
 #ifndef ITO_SYNC_H

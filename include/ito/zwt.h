@@ -113,6 +113,12 @@ int ito_device_fd(ito_device_t *d);   /* the fd, or ITO_EINVAL */
 /* Continuations delivered, and deliveries the handler entry refused (then the device
  * stays masked; e.g. ITO_ESTATE when the entry was re-armed short). */
 int ito_device_stats(ito_device_t *d, uint64_t *delivered, uint64_t *refused);
+/* How idle workers wait for devices: ITO_DEVICE_SLEEP (default: an idle worker spins
+ * briefly, then sleeps in epoll_wait; the wake-up costs tens to hundreds of
+ * microseconds) or ITO_DEVICE_BUSY (while devices are open, idle workers keep polling
+ * them: microsecond latency, but they burn their CPUs). Returns the previous mode. */
+enum { ITO_DEVICE_SLEEP = 0, ITO_DEVICE_BUSY = 1 };
+int ito_device_poll_mode(int mode);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -93,6 +93,12 @@ typedef struct itoi_ult {
     uintptr_t wait_data;         /* scratch for the object the ULT waits on */
     int wait_result;
     void *mech;                  /* per-thread state of a mechanism (register windows, ...) */
+    /* preemption (src/preempt): psafe is written only by the ULT itself and read by the
+     * signal handler running on the same worker; group by ito_group_add */
+    volatile uint32_t psafe;     /* depth of preemption-safe regions */
+    volatile uint32_t psafe_pending; /* a switch was delayed by a region */
+    uint64_t psafe_since;        /* when the delayed switch was due (ns) */
+    void *group;
     char name[ITOI_NAME_LEN];
 #if defined(ITOI_ASAN)
     void *asan_fake_stack;
@@ -156,6 +162,8 @@ typedef struct itoi_worker {
     int index;
     uint64_t next_id;
     uint32_t tick;                /* scheduling points, for fairness checks */
+    itoi_queue_t parked;          /* gang scheduling: ULTs whose group is not running now */
+    uint64_t gang_seen;           /* the group epoch parked ULTs were sorted for */
     itoi_ult_t *prev;             /* the ULT that just switched out (read by post actions) */
     void *dead_sp;                /* where an exiting ULT's last context is "saved" */
     const void *sched_lo;         /* the scheduler context's stack, for the sanitizers */
@@ -192,6 +200,8 @@ typedef struct itoi_worker {
     size_t sched_stack_size;
     void *altstack;               /* sigaltstack for the overflow handler */
     unsigned long pthread;        /* pthread_t of this worker (0 for worker 0) */
+    _Atomic int tid;              /* kernel thread id (timers are aimed at it); set when it runs */
+    void *preempt;                /* per-worker preemption state (src/preempt) */
 #if defined(ITOI_TSAN)
     void *tsan_sched_fiber;
 #endif
@@ -308,5 +318,16 @@ void itoi_idlewait_wake(itoi_worker_t *w);
  * NULL when unused; checked with a predicted branch on the switch path. */
 typedef void (*itoi_switch_hook_fn)(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to);
 extern itoi_switch_hook_fn itoi_switch_hook;
+/* Gang scheduling (src/preempt/gang.c): while itoi_gang_group is non-NULL only ULTs of
+ * that group, or of no group, are picked; the others wait in their worker's parked
+ * queue until the epoch changes (the next group's turn) or gang scheduling stops. */
+extern _Atomic(void *) itoi_gang_group;
+extern _Atomic uint64_t itoi_gang_epoch;
+
+/* Wake-up placement (the register windows' working-set policy): when set and it returns
+ * true for a ULT made ready on this worker, the ULT goes to the front of the private
+ * queue instead of the back. */
+typedef bool (*itoi_wake_front_fn)(itoi_worker_t *w, itoi_ult_t *t);
+extern itoi_wake_front_fn itoi_wake_front_hook;
 
 #endif

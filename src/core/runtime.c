@@ -11,10 +11,12 @@
  * so on stderr, frees them anyway and returns ITO_EBUSY. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,6 +50,7 @@ static void *worker_main(void *arg)
 {
     itoi_worker_t *w = arg;
     itoi_tls_worker = w;
+    atomic_store(&w->tid, (int)syscall(SYS_gettid));
     itoi_altstack_setup(w); /* best effort: without it an overflow is still fatal, just unnamed */
     stack_bounds_of_self(&w->sched_lo, &w->sched_size);
 #if defined(ITOI_TSAN)
@@ -205,6 +208,7 @@ int ito_init(const ito_config_t *cfg)
     w0->cur = &main_ult;
     w0->next_id = 1;
     itoi_tls_worker = w0;
+    atomic_store(&w0->tid, (int)syscall(SYS_gettid));
     if (itoi_altstack_setup(w0) != 0 || itoi_overflow_handler_install() != 0) {
         rc = ITO_ENOMEM;
         goto fail;
@@ -224,6 +228,9 @@ int ito_init(const ito_config_t *cfg)
         teardown(started);
         return rc;
     }
+    /* Every worker is running (and has its kernel thread id) when ito_init returns. */
+    for (int i = 1; i < n; i++)
+        while (atomic_load(&itoi_rt.workers[i].tid) == 0) sched_yield();
     return ITO_OK;
 
 fail:
@@ -275,7 +282,7 @@ int ito_finalize(void)
         int64_t live = live_work();
         if (live <= 0) break;
         w = itoi_self_worker();
-        if (w->rq.n || atomic_load(&w->inbox_n) || atomic_load(&w->steal_n) || w->side_ready ||
+        if (w->rq.n || w->parked.n || atomic_load(&w->inbox_n) || atomic_load(&w->steal_n) || w->side_ready ||
             atomic_load(&w->side_inbox)) {
             idle_rounds = 0;
             itoi_yield_worker(w);

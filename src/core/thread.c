@@ -206,6 +206,8 @@ int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr
     t->bound = (int16_t)bound;
     t->id = home->next_id++ * ITOI_MAX_WORKERS + (uint64_t)home->index;
     t->mech = NULL;
+    t->psafe = t->psafe_pending = 0;
+    t->group = NULL;
     t->on_exit = NULL;
     t->bulk = NULL;
     t->wait_result = 0;
@@ -288,9 +290,11 @@ int ito_detach(ito_thread_t h)
     if (t->flags & ITOI_F_MAIN) return ITO_EPERM;
     uintptr_t s = ITOI_LIVE;
     if (atomic_compare_exchange_strong(&t->state, &s, ITOI_DETACHED)) return ITO_OK;
-    if (s == ITOI_DONE && atomic_compare_exchange_strong(&t->state, &s, ITOI_REAPED)) {
+    if (s == ITOI_DONE) {
+        /* Finished: detaching frees it now, into the caller's worker's pool. */
         itoi_worker_t *w = itoi_self_worker();
-        if (!w) return ITO_ENOTULT; /* cannot happen after a successful CAS from a worker */
+        if (!w) return ITO_ENOTULT; /* state untouched: it can still be joined or detached */
+        if (!atomic_compare_exchange_strong(&t->state, &s, ITOI_REAPED)) return ITO_EJOINED;
         itoi_ult_free(w, t);
         return ITO_OK;
     }

@@ -32,6 +32,9 @@
 
 _Thread_local itoi_worker_t *itoi_tls_worker;
 itoi_switch_hook_fn itoi_switch_hook;
+itoi_wake_front_fn itoi_wake_front_hook;
+_Atomic(void *) itoi_gang_group;
+_Atomic uint64_t itoi_gang_epoch;
 
 #define IDLE_SPINS 8192
 
@@ -207,9 +210,35 @@ static itoi_ult_t *give_stack(itoi_worker_t *w, itoi_ult_t *t)
     return NULL;
 }
 
+/* Gang scheduling: give back the parked ULTs when another group's turn has come (or
+ * gang scheduling stopped), and set aside those of groups that are not running. */
+static void unpark(itoi_worker_t *w)
+{
+    uint64_t e = atomic_load_explicit(&itoi_gang_epoch, memory_order_acquire);
+    if (e == w->gang_seen && atomic_load_explicit(&itoi_gang_group, memory_order_relaxed)) return;
+    w->gang_seen = e;
+    /* They waited a whole turn: they go first (the ULT preempted at the end of the last
+     * turn goes behind them, so a group with more ULTs than workers rotates). */
+    itoi_queue_append(&w->parked, &w->rq);
+    w->rq = w->parked;
+    w->parked = (itoi_queue_t){0};
+}
+
+static itoi_ult_t *gang_filter(itoi_worker_t *w, itoi_ult_t *t)
+{
+    void *g = atomic_load_explicit(&itoi_gang_group, memory_order_relaxed);
+    while (t && g && t->group && t->group != g) {
+        itoi_queue_push(&w->parked, t);
+        t = itoi_queue_pop(&w->rq);
+        if (t && !t->stack) t = give_stack(w, t);
+    }
+    return t;
+}
+
 /* The next ULT to run on w, or NULL. */
 static inline itoi_ult_t *pick_ult(itoi_worker_t *w)
 {
+    if (ITOI_UNLIKELY(w->parked.head != NULL)) unpark(w);
     if (ITOI_UNLIKELY(atomic_load_explicit(&w->inbox_n, memory_order_relaxed) != 0)) drain_inbox(w);
     /* Fairness: now and then take back what was published and nobody stole, so a busy
      * worker never leaves a ready ULT starving in its steal queue. */
@@ -224,6 +253,8 @@ static inline itoi_ult_t *pick_ult(itoi_worker_t *w)
                w->rq.n > 0) {
         offload(w);
     }
+    if (ITOI_UNLIKELY(atomic_load_explicit(&itoi_gang_group, memory_order_relaxed) != NULL) && t)
+        t = gang_filter(w, t);
     return t;
 }
 
@@ -249,7 +280,8 @@ static itoi_ult_t *steal(itoi_worker_t *w)
         if (w->rq.head) {
             ITOI_BUMP(w->n_steals);
             itoi_ult_t *t = itoi_queue_pop(&w->rq);
-            return t->stack ? t : give_stack(w, t);
+            t = t->stack ? t : give_stack(w, t);
+            return gang_filter(w, t);
         }
     }
     return NULL;
@@ -259,6 +291,8 @@ static bool work_visible(itoi_worker_t *w)
 {
     if (atomic_load(&w->inbox_n) || atomic_load(&itoi_rt.shutdown) || side_pending(w) ||
         atomic_load(&itoi_rt.side_shared) > 0)
+        return true;
+    if (w->parked.head && (atomic_load(&itoi_gang_epoch) != w->gang_seen || !atomic_load(&itoi_gang_group)))
         return true;
     for (int i = 0; i < itoi_rt.nworkers; i++)
         if (atomic_load(&itoi_rt.workers[i].steal_n)) return true;
@@ -278,7 +312,8 @@ void itoi_ready_local(itoi_worker_t *w, itoi_ult_t *t)
         wake_one_sleeper(w);
         return;
     }
-    itoi_queue_push(&w->rq, t);
+    if (ITOI_UNLIKELY(itoi_wake_front_hook != NULL) && itoi_wake_front_hook(w, t)) itoi_queue_push_front(&w->rq, t);
+    else itoi_queue_push(&w->rq, t);
 }
 
 void itoi_ready(itoi_ult_t *t)

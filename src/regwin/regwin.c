@@ -85,6 +85,10 @@
  *   - SP: a thread whose last window is spilled loses its PRW too (its outs go to
  *     memory); sec. 4.1 speaks of "a scheduled thread [that] has no windows" needing two
  *     windows, one for its top and one for its PRW.
+ *   - SNP: "the window above the suspended thread's" is read as the window right above
+ *     its top (the one that held its outs), as in the ping-pong case of sec. 4.2, where
+ *     resuming A spills the B placed there. A thread resumed at a shallower depth than
+ *     when its upper neighbour was placed finds free windows above it and moves nothing.
  *   - A new thread has one root frame in memory; its first resume restores it.
  *   - Under NS, `restore` keeps the conventional underflow; SNP and SP use the in-place
  *     one. All 8 ins are copied (the paper's implementation emulated the trapped

@@ -10,7 +10,9 @@
  * no event is lost, events are coalesced.
  *
  * The epoll fd is watched by every worker (itoi_worker_watch_fd), so an idle worker
- * sleeps in epoll_wait on it and a device event wakes it.
+ * sleeps in epoll_wait on it and a device event wakes it. In the busy poll mode, while
+ * devices are open, itoi_rt.side_shared is raised by one (`busy_raised`), which keeps
+ * idle workers out of sleep and calling their pollers.
  *
  * Invariants:
  *  - Devices live in one table (slots, never freed before ito_finalize). The epoll
@@ -58,12 +60,36 @@ static itoi_spinlock_t tab_lock;
 static int epfd = -1;
 static _Atomic int nopen;          /* devices open: the poller is a no-op at 0 */
 static _Thread_local unsigned poll_tick;
+static _Atomic int busy_mode;      /* ITO_DEVICE_BUSY requested */
+static int busy_raised;            /* side_shared holds our +1 (under tab_lock) */
 
 /* The identity under which the poller continues: the I/O controller, in kernel mode. */
 static const itoi_zentry_t io_controller = {.mode = ITO_MODE_KERNEL, .index = -1};
 
 static size_t dev_poll(itoi_worker_t *w, size_t budget);
 static void dev_teardown(void);
+
+/* Under tab_lock: make side_shared carry our +1 exactly while busy mode is on and
+ * devices are open. */
+static void busy_update(void)
+{
+    int want = atomic_load(&busy_mode) && atomic_load(&nopen) > 0;
+    if (want == busy_raised) return;
+    busy_raised = want;
+    atomic_fetch_add(&itoi_rt.side_shared, want ? 1 : -1);
+    if (want) itoi_wake_all();
+}
+
+int ito_device_poll_mode(int mode)
+{
+    if (mode != ITO_DEVICE_SLEEP && mode != ITO_DEVICE_BUSY) return ITO_EINVAL;
+    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
+    itoi_spin_lock(&tab_lock);
+    int old = atomic_exchange(&busy_mode, mode);
+    if (tab) busy_update();
+    itoi_spin_unlock(&tab_lock);
+    return old;
+}
 
 static int setup(void)
 {
@@ -116,6 +142,9 @@ static void dev_teardown(void)
     tab = NULL;
     tab_used = free_head = 0;
     atomic_store(&nopen, 0);
+    if (busy_raised) atomic_fetch_sub(&itoi_rt.side_shared, 1);
+    busy_raised = 0;
+    atomic_store(&busy_mode, ITO_DEVICE_SLEEP);
 }
 
 /* The slot of a handle, or NULL when it is not an open device. Locks it on success. */
@@ -185,6 +214,9 @@ static int open_dev(int kind, int fd, ito_frame_t *f, int entry, ito_device_t **
         return err == EEXIST ? ITO_EBUSY : err == ENOMEM || err == ENOSPC ? ITO_ENOMEM : ITO_EINVAL;
     }
     itoi_spin_unlock(&d->lock);
+    itoi_spin_lock(&tab_lock);
+    busy_update();
+    itoi_spin_unlock(&tab_lock);
     *out = d;
     return ITO_OK;
 }
@@ -293,6 +325,7 @@ int ito_device_close(ito_device_t *dev)
     itoi_spin_lock(&tab_lock);
     d->next_free = free_head;
     free_head = (uint32_t)(d - tab) + 1;
+    busy_update();
     itoi_spin_unlock(&tab_lock);
     return ITO_OK;
 }

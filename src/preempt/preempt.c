@@ -1,0 +1,286 @@
+/* preempt.c: timer preemption, preemption-safe regions and gang scheduling.
+ *
+ * Each worker has a POSIX timer aimed at its own kernel thread (SIGEV_THREAD_ID) that
+ * delivers SIGURG every quantum. The handler runs on whatever stack the worker is on:
+ *  - not in a ULT (scheduler context, a ZWT, a post action): nothing to preempt;
+ *  - in a preemption-safe region: the switch is delayed; the first expiry is recorded
+ *    (psafe_pending, psafe_since); ito_psafe_end() switches and charges the group; past
+ *    the bound the ULT is preempted anyway (forced) and stays inside its region;
+ *  - at an unsafe instruction (anything outside the executable's own code: libito,
+ *    libc with its malloc and stdio locks, other libraries): deferred to the next tick;
+ *  - otherwise: the ULT is pinned to this worker (so that code which cached a TLS
+ *    address keeps working), the signal is unblocked and the full-save switch runs
+ *    inside the handler. When the ULT is resumed, the handler returns and sigreturn
+ *    restores the interrupted state.
+ * Who touches what: a ULT's psafe fields are written by the ULT and read by the handler
+ * on the same worker (volatile, no atomics needed: the handler interrupts the ULT);
+ * statistics are per worker, owner-written (the handler runs on the owner). Gang
+ * scheduling: worker 0's tick advances the running group; every worker's tick then
+ * preempts a ULT of another group, and the scheduler's pick skips them (see gang.c). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "ito/coop.h"
+#include "preempt_int.h"
+
+itoi_preempt_t itoi_pre;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The executable's own code: the only place a ULT may be interrupted and switched. */
+static int find_exe(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    itoi_preempt_t *p = data;
+    if (info->dlpi_name && info->dlpi_name[0]) return 0; /* a shared object, not the program */
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < lo) lo = a;
+        if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
+    }
+    p->exe_lo = lo;
+    p->exe_hi = hi;
+    return 1;
+}
+
+static inline int safe_pc(uintptr_t pc) { return pc >= itoi_pre.exe_lo && pc < itoi_pre.exe_hi; }
+
+static void charge(itoi_ult_t *t, uint64_t extra_ns, int forced)
+{
+    itoi_group_t *g = t->group;
+    if (!g) return;
+    atomic_fetch_add(&g->st.delay_ns, extra_ns);
+    atomic_fetch_add(&g->debt_ns, extra_ns); /* the compensation: it sits out this long */
+    if (forced) atomic_fetch_add(&g->st.forced, 1);
+}
+
+static void on_tick(int sig, siginfo_t *si, void *ucv)
+{
+    (void)sig;
+    (void)si;
+    int saved_errno = errno;
+    itoi_worker_t *w = itoi_tls_worker;
+    if (!w || !w->preempt) goto out;
+    itoi_pworker_t *pw = w->preempt;
+    ITOI_BUMP(pw->st.ticks);
+    if (w->index == 0 && itoi_pre.gang) itoi_gang_tick();
+    ito_coop_flag = 1; /* compiled yield points switch at their next check */
+    if (itoi_pre.mode == ITO_PREEMPT_FLAG) goto out;
+    itoi_ult_t *t = w->cur;
+    if (!t) goto out;
+    uint64_t now = mono_ns();
+    int forced = 0;
+    if (t->psafe) {
+        if (!t->psafe_pending) {
+            t->psafe_pending = 1;
+            t->psafe_since = now;
+            ITOI_BUMP(pw->st.delayed);
+            if (t->group) atomic_fetch_add(&((itoi_group_t *)t->group)->st.delayed, 1);
+            goto out;
+        }
+        if (now - t->psafe_since < itoi_pre.max_delay_ns) goto out;
+        forced = 1; /* the bound is reached: preempt anyway */
+    }
+    /* With gang scheduling, a ULT of a group whose turn is over must go now. */
+    ucontext_t *uc = ucv;
+    if (!safe_pc((uintptr_t)uc->uc_mcontext.gregs[REG_RIP])) {
+        ITOI_BUMP(pw->st.deferred);
+        goto out;
+    }
+    if (forced) {
+        ITOI_BUMP(pw->st.forced);
+        uint64_t extra = now - t->psafe_since;
+        atomic_fetch_add(&pw->st.delay_ns, extra);
+        charge(t, extra, 1);
+        t->psafe_pending = 0;
+    }
+    ITOI_BUMP(pw->st.preemptions);
+    if (t->group) atomic_fetch_add(&((itoi_group_t *)t->group)->st.preemptions, 1);
+    /* Pin to this worker while switched out from inside the handler. */
+    uint32_t flags = t->flags;
+    int16_t bound = t->bound;
+    t->flags |= ITOI_F_BOUND;
+    t->bound = (int16_t)w->index;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGURG);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    itoi_yield_worker_full(w);
+    t->flags = flags;
+    t->bound = bound;
+out:
+    errno = saved_errno;
+}
+
+static int arm(itoi_worker_t *w, uint64_t quantum_ns)
+{
+    itoi_pworker_t *pw = w->preempt;
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGURG;
+    sev._sigev_un._tid = atomic_load(&w->tid);
+    if (timer_create(CLOCK_MONOTONIC, &sev, &pw->timer) != 0) return ITO_EIO;
+    struct itimerspec its;
+    its.it_interval.tv_sec = (time_t)(quantum_ns / 1000000000u);
+    its.it_interval.tv_nsec = (long)(quantum_ns % 1000000000u);
+    its.it_value = its.it_interval;
+    if (timer_settime(pw->timer, 0, &its, NULL) != 0) {
+        timer_delete(pw->timer);
+        return ITO_EIO;
+    }
+    pw->armed = 1;
+    return ITO_OK;
+}
+
+int ito_preempt_enable(const ito_preempt_config_t *cfg)
+{
+    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
+    if (itoi_pre.on) return ITO_ESTATE;
+    unsigned q = cfg && cfg->quantum_us ? cfg->quantum_us : 10000;
+    unsigned md = cfg && cfg->max_delay_quanta ? cfg->max_delay_quanta : 4;
+    int mode = cfg ? cfg->mode : ITO_PREEMPT_SIGNAL;
+    if (q < 100 || q > 10000000 || md > 1000 || (mode != ITO_PREEMPT_SIGNAL && mode != ITO_PREEMPT_FLAG))
+        return ITO_EINVAL;
+    memset(&itoi_pre, 0, sizeof itoi_pre);
+    dl_iterate_phdr(find_exe, &itoi_pre);
+    if (mode == ITO_PREEMPT_SIGNAL) {
+        /* libito must not be inside the executable's code range (static linking). */
+        uintptr_t self = (uintptr_t)(void *)&ito_preempt_enable;
+        if (safe_pc(self)) {
+            fprintf(stderr, "ito: signal preemption needs libito as a shared library (it is linked "
+                            "statically into this program, so its code cannot be told from the "
+                            "program's); use ITO_PREEMPT_FLAG or link -lito dynamically\n");
+            return ITO_ENOSYS;
+        }
+    }
+    itoi_pre.quantum_ns = (uint64_t)q * 1000u;
+    itoi_pre.max_delay_ns = (uint64_t)md * itoi_pre.quantum_ns;
+    itoi_pre.mode = mode;
+    itoi_pre.gang = cfg ? cfg->gang : 0;
+    int n = itoi_rt.nworkers;
+    itoi_pre.pw = calloc((size_t)n, sizeof(itoi_pworker_t));
+    if (!itoi_pre.pw) return ITO_ENOMEM;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_tick;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGURG, &sa, &itoi_pre.old_sa) != 0) {
+        free(itoi_pre.pw);
+        itoi_pre.pw = NULL;
+        return ITO_EIO;
+    }
+    for (int i = 0; i < n; i++) itoi_rt.workers[i].preempt = &itoi_pre.pw[i];
+    if (itoi_pre.gang) itoi_gang_start();
+    for (int i = 0; i < n; i++) {
+        if (arm(&itoi_rt.workers[i], itoi_pre.quantum_ns) != ITO_OK) {
+            itoi_pre.on = 1;
+            ito_preempt_disable();
+            return ITO_EIO;
+        }
+    }
+    itoi_pre.on = 1;
+    itoi_fini_add(itoi_preempt_fini);
+    return ITO_OK;
+}
+
+int ito_preempt_disable(void)
+{
+    if (!itoi_pre.on) return ITO_ESTATE;
+    int n = itoi_rt.nworkers;
+    for (int i = 0; i < n; i++) {
+        itoi_pworker_t *pw = &itoi_pre.pw[i];
+        if (pw->armed) timer_delete(pw->timer);
+        pw->armed = 0;
+    }
+    if (itoi_pre.gang) itoi_gang_stop();
+    for (int i = 0; i < n; i++) itoi_rt.workers[i].preempt = NULL;
+    /* Keep the totals for ito_preempt_stats after disabling. */
+    for (int i = 0; i < n; i++) itoi_preempt_add(&itoi_pre.total, &itoi_pre.pw[i].st);
+    itoi_pre.on = 0;
+    return ITO_OK;
+}
+
+void itoi_preempt_fini(void)
+{
+    if (itoi_pre.on) ito_preempt_disable();
+    if (itoi_pre.pw) {
+        /* A late SIGURG finds w->preempt NULL and does nothing; now the handler goes too. */
+        sigaction(SIGURG, &itoi_pre.old_sa, NULL);
+        free(itoi_pre.pw);
+        itoi_pre.pw = NULL;
+    }
+}
+
+void itoi_preempt_add(itoi_pstats_t *to, itoi_pstats_t *from)
+{
+    atomic_fetch_add(&to->ticks, atomic_load(&from->ticks));
+    atomic_fetch_add(&to->preemptions, atomic_load(&from->preemptions));
+    atomic_fetch_add(&to->deferred, atomic_load(&from->deferred));
+    atomic_fetch_add(&to->delayed, atomic_load(&from->delayed));
+    atomic_fetch_add(&to->delay_ns, atomic_load(&from->delay_ns));
+    atomic_fetch_add(&to->forced, atomic_load(&from->forced));
+}
+
+int ito_preempt_stats(ito_preempt_stats_t *out)
+{
+    if (!out) return ITO_EINVAL;
+    itoi_pstats_t s;
+    memset(&s, 0, sizeof s);
+    itoi_preempt_add(&s, &itoi_pre.total);
+    if (itoi_pre.on)
+        for (int i = 0; i < itoi_rt.nworkers; i++) itoi_preempt_add(&s, &itoi_pre.pw[i].st);
+    out->ticks = atomic_load(&s.ticks);
+    out->preemptions = atomic_load(&s.preemptions);
+    out->deferred = atomic_load(&s.deferred);
+    out->delayed = atomic_load(&s.delayed);
+    out->delay_ns = atomic_load(&s.delay_ns);
+    out->forced = atomic_load(&s.forced);
+    return ITO_OK;
+}
+
+/* ---- preemption-safe regions ---- */
+
+int ito_psafe_begin(void)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
+    w->cur->psafe++;
+    return ITO_OK;
+}
+
+int ito_psafe_end(void)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
+    itoi_ult_t *t = w->cur;
+    if (ITOI_UNLIKELY(t->psafe == 0)) return ITO_ESTATE;
+    if (--t->psafe == 0 && ITOI_UNLIKELY(t->psafe_pending)) {
+        /* The quantum expired inside the region: switch now, and charge the extra time. */
+        t->psafe_pending = 0;
+        uint64_t extra = mono_ns() - t->psafe_since;
+        if (w->preempt) atomic_fetch_add(&((itoi_pworker_t *)w->preempt)->st.delay_ns, extra);
+        charge(t, extra, 0);
+        itoi_yield_worker(w);
+    }
+    return ITO_OK;
+}

@@ -1,0 +1,48 @@
+/* preempt_int.h: internals shared by preempt.c (timers, the handler, regions) and
+ * gang.c (groups and gang scheduling). */
+#ifndef ITO_PREEMPT_INTERNAL_H
+#define ITO_PREEMPT_INTERNAL_H
+
+#include <signal.h>
+#include <time.h>
+
+#include "ito/preempt.h"
+#include "../core/itoi.h"
+
+typedef struct itoi_pstats {
+    _Atomic uint64_t ticks, preemptions, deferred, delayed, delay_ns, forced;
+} itoi_pstats_t;
+
+typedef struct itoi_pworker {
+    timer_t timer;
+    int armed;
+    itoi_pstats_t st;
+    uint64_t gang_epoch;        /* the group epoch this worker last sorted its ULTs for */
+} itoi_pworker_t;
+
+#define ITOI_MAX_GROUPS 64
+typedef struct itoi_group {
+    _Atomic int members;
+    _Atomic uint64_t debt_ns;   /* time to sit out: the compensation of delayed switches */
+    itoi_pstats_t st;
+    int slot;
+} itoi_group_t;
+
+typedef struct itoi_preempt {
+    int on, mode, gang, spare_main;
+    uint64_t quantum_ns, max_delay_ns;
+    uintptr_t exe_lo, exe_hi;
+    itoi_pworker_t *pw;
+    struct sigaction old_sa;
+    itoi_pstats_t total;
+} itoi_preempt_t;
+
+extern itoi_preempt_t itoi_pre;
+
+void itoi_preempt_fini(void);
+void itoi_preempt_add(itoi_pstats_t *to, itoi_pstats_t *from);
+void itoi_gang_start(void);
+void itoi_gang_stop(void);
+void itoi_gang_tick(void);      /* worker 0's timer: the next group's turn */
+
+#endif

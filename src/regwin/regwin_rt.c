@@ -1,0 +1,275 @@
+/* regwin_rt.c: the register-window manager wired into the ULT runtime.
+ *
+ * WHAT IT CONNECTS. The window manager (regwin.c) knows files, threads and events; the
+ * core (src/core) knows workers and ULTs and calls two optional hooks. This file binds
+ * them while a run is attached (ito_regwin_attach .. ito_regwin_detach):
+ *   - one window file per worker, g_file[worker index], made from the installed
+ *     configuration (ito_regwin_configure);
+ *   - one window state per ULT (rt_thread_t, in ult->mech), made at the ULT's first
+ *     switch-in and freed when it exits;
+ *   - itoi_switch_hook: every ULT switch on a worker is a switch of its file;
+ *   - itoi_wake_front_hook (only with the working-set policy): a ULT made ready on a
+ *     worker whose file still holds some of its windows enters the front of the queue;
+ *   - __cyg_profile_func_enter/exit (code built with -finstrument-functions): a `save` /
+ *     `restore` of the running ULT, with the checked values of regwin_hooks.c.
+ *
+ * INVARIANTS (while attached).
+ *   R1 For every worker w: the current thread of g_file[w] is the window state of the
+ *      ULT running on w (w->cur->mech), or NULL when w runs its scheduler context or a
+ *      ULT without a window state (one whose state could not be allocated).
+ *      Kept because the core calls the switch hook on every switch, before the stack
+ *      switch, with (w, from, to): we suspend from's state and resume to's.
+ *   R2 The core reports an exiting ULT as from == NULL (itoi_exit_current): a hook call
+ *      with from == NULL while the file still has a current thread is therefore that
+ *      thread's exit (by R1 the file has no current thread in the scheduler context).
+ *      Its windows are discarded (ITOI_REGWIN_EXIT) and its state freed; the ULT
+ *      descriptor itself may already be freed, so it is never touched.
+ *   R3 A state's `tracked` counts the frames entered while it was current; an exit
+ *      with tracked == 0 belongs to a frame entered before (main's caller frames), and
+ *      is ignored, so save and restore always pair.
+ *   R4 Every live state is on g_live (under g_lock); detach frees them all and clears
+ *      their ULTs' mech (those ULTs have not exited, so their descriptors are valid).
+ * COST WHEN OFF. Both core hooks are NULL (a predicted branch in the core); the
+ * instrumentation hooks read g_attached once and return.
+ * Caveats: attach and detach must run while no other ULT runs (the hooks are plain
+ * pointers read by every worker); a longjmp across instrumented frames breaks R3. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/itoi.h"
+#include "regwin.h"
+
+#define NI __attribute__((no_instrument_function))
+
+typedef struct rt_thread {
+    itoi_regwin_thread_t rw;     /* first: a regwin thread pointer is an rt_thread pointer */
+    itoi_ult_t *ult;
+    struct rt_thread *prev, *next; /* g_live */
+    uint32_t tracked;            /* R3 */
+    bool flush_next;             /* the next suspension flushes */
+    ito_regwin_thread_stats_t stats;
+} rt_thread_t;
+
+static itoi_regwin_file_t *g_file[ITOI_MAX_WORKERS];
+static int g_nfiles;
+static atomic_int g_attached;
+static itoi_spinlock_t g_lock;   /* g_live */
+static rt_thread_t *g_live;
+static atomic_uint_fast64_t g_errors;
+static atomic_int g_first_error;
+
+NI static void note_error(int rc)
+{
+    atomic_fetch_add_explicit(&g_errors, 1, memory_order_relaxed);
+    int zero = 0;
+    atomic_compare_exchange_strong(&g_first_error, &zero, rc);
+}
+
+NI static rt_thread_t *state_new(itoi_ult_t *u)
+{
+    rt_thread_t *s = malloc(sizeof *s);
+    if (!s) return NULL;
+    memset(s, 0, sizeof *s);
+    if (itoi_regwin_thread_init(&s->rw, NULL) != ITO_OK) {
+        free(s);
+        return NULL;
+    }
+    s->ult = u;
+    s->rw.id = u->id;
+    itoi_spin_lock(&g_lock);
+    s->next = g_live;
+    if (g_live) g_live->prev = s;
+    g_live = s;
+    itoi_spin_unlock(&g_lock);
+    u->mech = s;
+    return s;
+}
+
+NI static void state_free(rt_thread_t *s)
+{
+    itoi_spin_lock(&g_lock);
+    if (s->prev) s->prev->next = s->next; else g_live = s->next;
+    if (s->next) s->next->prev = s->prev;
+    itoi_spin_unlock(&g_lock);
+    int rc = itoi_regwin_thread_fini(&s->rw);
+    if (rc != ITO_OK) note_error(rc);
+    free(s);
+}
+
+/* R1, R2: the core's switch hook. Runs on from's stack (or the scheduler's). */
+NI static void on_switch(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to)
+{
+    itoi_regwin_file_t *f = g_file[w->index];
+    if (!f) return;
+    rt_thread_t *a = (rt_thread_t *)itoi_regwin_current(f);
+    int kind = ITOI_REGWIN_LEAVE;
+    if (a && !from) {
+        kind = ITOI_REGWIN_EXIT; /* R2 */
+    } else if (a && a->ult != from) {
+        note_error(ITO_ESTATE); /* R1 broken: keep a's windows safe in its memory */
+        kind = ITOI_REGWIN_FLUSH;
+    } else if (a && a->flush_next) {
+        kind = ITOI_REGWIN_FLUSH;
+        a->flush_next = false;
+    }
+    rt_thread_t *b = NULL;
+    if (to) {
+        b = to->mech;
+        if (!b && !(b = state_new(to))) note_error(ITO_ENOMEM); /* to runs unemulated */
+    }
+    int rc = itoi_regwin_switch(f, a ? &a->rw : NULL, b ? &b->rw : NULL, kind);
+    if (rc != ITO_OK) {
+        note_error(rc);
+        /* keep R1: suspend a at least, then leave the file without a current thread */
+        if (a && itoi_regwin_current(f) == &a->rw) itoi_regwin_switch(f, &a->rw, NULL, ITOI_REGWIN_FLUSH);
+        return;
+    }
+    if (b) b->stats.resumes++;
+    if (kind == ITOI_REGWIN_EXIT) state_free(a);
+}
+
+NI static bool on_wake(itoi_worker_t *w, itoi_ult_t *t)
+{
+    rt_thread_t *s = t->mech;
+    return s && itoi_regwin_wake_front(&s->rw) == w->index;
+}
+
+/* The running ULT's state and its worker's file, when both take part (R1). */
+NI static inline rt_thread_t *running(itoi_regwin_file_t **f)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    if (!w || !w->cur) return NULL;
+    rt_thread_t *s = w->cur->mech;
+    if (!s || !s->rw.running) return NULL;
+    *f = g_file[w->index];
+    return *f ? s : NULL;
+}
+
+__attribute__((weak, visibility("default"))) NI void __cyg_profile_func_enter(void *fn, void *site);
+__attribute__((weak, visibility("default"))) NI void __cyg_profile_func_exit(void *fn, void *site);
+
+void __cyg_profile_func_enter(void *fn, void *site)
+{
+    if (ITOI_LIKELY(!atomic_load_explicit(&g_attached, memory_order_relaxed))) return;
+    itoi_regwin_file_t *f;
+    rt_thread_t *s = running(&f);
+    if (!s) return;
+    int rc = itoi_regwin_enter(f, (uintptr_t)fn, (uintptr_t)site);
+    if (rc != ITO_OK) {
+        note_error(rc);
+        return;
+    }
+    s->tracked++;
+    s->stats.saves++;
+}
+
+void __cyg_profile_func_exit(void *fn, void *site)
+{
+    if (ITOI_LIKELY(!atomic_load_explicit(&g_attached, memory_order_relaxed))) return;
+    itoi_regwin_file_t *f;
+    rt_thread_t *s = running(&f);
+    if (!s || s->tracked == 0) return; /* R3 */
+    s->tracked--;
+    s->stats.restores++;
+    int rc = itoi_regwin_leave(f, (uintptr_t)fn, (uintptr_t)site);
+    if (rc != ITO_OK) note_error(rc);
+}
+
+/* ---- attaching a run ---- */
+
+NI static void free_files(void)
+{
+    for (int i = 0; i < g_nfiles; i++) {
+        if (!g_file[i]) continue;
+        int rc = itoi_regwin_file_free(g_file[i]);
+        if (rc != ITO_OK) note_error(rc);
+        g_file[i] = NULL;
+    }
+    g_nfiles = 0;
+}
+
+int ito_regwin_attach(void)
+{
+    if (!ito_initialized() || atomic_load(&g_attached)) return ITO_ESTATE;
+    itoi_worker_t *w = itoi_self_worker();
+    if (!w || !w->cur) return ITO_ENOTULT;
+    ito_regwin_config_t cfg;
+    ito_regwin_get_config(&cfg);
+    if (cfg.scheme == ITO_REGWIN_OFF) return ITO_ESTATE;
+    itoi_spin_init(&g_lock);
+    atomic_store(&g_errors, 0);
+    atomic_store(&g_first_error, 0);
+    g_nfiles = itoi_rt.nworkers;
+    for (int i = 0; i < g_nfiles; i++) {
+        int err = ITO_OK;
+        g_file[i] = itoi_regwin_file_new(i, NULL, &err);
+        if (!g_file[i]) {
+            free_files();
+            return err != ITO_OK ? err : ITO_ENOMEM;
+        }
+    }
+    rt_thread_t *me = w->cur->mech ? w->cur->mech : state_new(w->cur);
+    if (!me) {
+        free_files();
+        return ITO_ENOMEM;
+    }
+    int rc = itoi_regwin_switch(g_file[w->index], NULL, &me->rw, ITOI_REGWIN_LEAVE);
+    if (rc != ITO_OK) {
+        w->cur->mech = NULL;
+        state_free(me);
+        free_files();
+        return rc;
+    }
+    if (cfg.working_set) itoi_wake_front_hook = on_wake;
+    itoi_switch_hook = on_switch;
+    atomic_store(&g_attached, 1);
+    return ITO_OK;
+}
+
+int ito_regwin_detach(void)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    if (!atomic_load(&g_attached)) return ITO_ESTATE;
+    if (!w || !w->cur) return ITO_ENOTULT;
+    atomic_store(&g_attached, 0);
+    itoi_switch_hook = NULL;
+    itoi_wake_front_hook = NULL;
+    itoi_regwin_file_t *f = g_file[w->index];
+    itoi_regwin_thread_t *cur = itoi_regwin_current(f);
+    if (cur) {
+        int rc = itoi_regwin_switch(f, cur, NULL, ITOI_REGWIN_FLUSH);
+        if (rc != ITO_OK) note_error(rc);
+    }
+    while (g_live) { /* R4 */
+        rt_thread_t *s = g_live;
+        s->ult->mech = NULL;
+        state_free(s);
+    }
+    free_files();
+    return atomic_load(&g_first_error);
+}
+
+int ito_regwin_attached(void) { return atomic_load(&g_attached); }
+
+int ito_regwin_self_stats(ito_regwin_thread_stats_t *out)
+{
+    if (!out) return ITO_EINVAL;
+    itoi_worker_t *w = itoi_self_worker();
+    if (!w || !w->cur) return ITO_ENOTULT;
+    rt_thread_t *s = w->cur->mech;
+    if (!atomic_load(&g_attached) || !s) return ITO_ESTATE;
+    *out = s->stats;
+    return ITO_OK;
+}
+
+int ito_regwin_flush_next(void)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    if (!w || !w->cur) return ITO_ENOTULT;
+    rt_thread_t *s = w->cur->mech;
+    if (!atomic_load(&g_attached) || !s) return ITO_ESTATE;
+    s->flush_next = true;
+    return ITO_OK;
+}
+
+uint64_t ito_regwin_errors(void) { return atomic_load(&g_errors); }

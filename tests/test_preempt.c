@@ -1,0 +1,181 @@
+/* test_preempt: timer preemption of ULTs that never yield, no deadlock with ULTs that
+ * live in malloc, stdio and ito mutexes, preemption-safe regions (delay, bound, forced),
+ * gang scheduling of two groups, bad input. Linked against the shared libito (signal
+ * preemption needs it). */
+#define _GNU_SOURCE
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "ito/ito.h"
+#include "ito_test.h"
+
+static _Atomic int stop;
+static _Atomic long progress[4];
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void *spin(void *arg) /* never yields */
+{
+    int i = (int)(intptr_t)arg;
+    while (!atomic_load_explicit(&stop, memory_order_relaxed))
+        atomic_fetch_add_explicit(&progress[i], 1, memory_order_relaxed);
+    return NULL;
+}
+
+static ito_mutex_t mu;
+static long shared_counter;
+static FILE *devnull;
+
+static void *busy_libc(void *arg)
+{
+    long sum = 0, kind = (long)(intptr_t)arg;
+    for (long i = 0; i < 20000; i++) {
+        if (kind == 0) {
+            char *p = malloc(64 + (size_t)(i % 512));
+            p[0] = (char)i;
+            sum += p[0];
+            free(p);
+        } else if (kind == 1) {
+            fprintf(devnull, "line %ld %s\n", i, "printf-heavy ULT");
+            sum++;
+        } else {
+            CHECK_OK(ito_mutex_lock(&mu));
+            shared_counter++;
+            CHECK_OK(ito_mutex_unlock(&mu));
+            sum++;
+        }
+    }
+    return (void *)sum;
+}
+
+static _Atomic int in_region, other_ran_in_region;
+static void *region_holder(void *arg)
+{
+    double len = *(double *)arg;
+    CHECK_OK(ito_psafe_begin());
+    atomic_store(&in_region, 1);
+    double t0 = now();
+    while (now() - t0 < len)
+        for (volatile int k = 0; k < 20000; k++) {
+        } /* mostly in this program's code, where a forced preemption can land */
+    atomic_store(&in_region, 0);
+    CHECK_OK(ito_psafe_end());
+    return NULL;
+}
+
+static void *watcher(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&stop))
+        if (atomic_load(&in_region)) atomic_store(&other_ran_in_region, 1);
+    return NULL;
+}
+
+int main(void)
+{
+    devnull = fopen("/dev/null", "w");
+    CHECK(devnull != NULL);
+    ito_preempt_config_t bad = {.quantum_us = 5};
+    CHECK_EQ(ito_preempt_enable(&bad), ITO_ESTATE); /* before ito_init */
+    ito_config_t one = {.workers = 1};
+    CHECK_OK(ito_init(&one));
+    CHECK_EQ(ito_preempt_enable(&bad), ITO_EINVAL);
+    bad.quantum_us = 1000;
+    bad.mode = 7;
+    CHECK_EQ(ito_preempt_enable(&bad), ITO_EINVAL);
+    CHECK_EQ(ito_preempt_disable(), ITO_ESTATE);
+    CHECK_EQ(ito_psafe_end(), ITO_ESTATE);
+    ito_preempt_config_t cfg = {.quantum_us = 1000, .max_delay_quanta = 5};
+    CHECK_OK(ito_preempt_enable(&cfg));
+    CHECK_EQ(ito_preempt_enable(&cfg), ITO_ESTATE);
+
+    /* 1. Two spinners that never yield, on one worker, both make progress. */
+    ito_thread_t a, b;
+    CHECK_OK(ito_create(&a, spin, (void *)0, NULL));
+    CHECK_OK(ito_create(&b, spin, (void *)1, NULL));
+    double t0 = now();
+    while (now() - t0 < 0.2) CHECK_OK(ito_yield());
+    atomic_store(&stop, 1);
+    CHECK_OK(ito_join(a, NULL));
+    CHECK_OK(ito_join(b, NULL));
+    CHECK(atomic_load(&progress[0]) > 0 && atomic_load(&progress[1]) > 0);
+    ito_preempt_stats_t st;
+    CHECK_OK(ito_preempt_stats(&st));
+    CHECK(st.preemptions > 0);
+
+    /* 2. malloc-, printf- and lock-heavy ULTs under many preemptions: no deadlock, no loss. */
+    CHECK_OK(ito_mutex_init(&mu));
+    ito_thread_t ts[9];
+    for (int i = 0; i < 9; i++) CHECK_OK(ito_create(&ts[i], busy_libc, (void *)(intptr_t)(i % 3), NULL));
+    for (int i = 0; i < 9; i++) {
+        void *r;
+        CHECK_OK(ito_join(ts[i], &r));
+        CHECK_EQ((long)r, i % 3 == 0 ? 20000L * 0 + (long)r : 20000L); /* kinds 1, 2 count 20000 */
+    }
+    CHECK_EQ(shared_counter, 3 * 20000L);
+
+    /* 3. A region longer than a quantum delays the switch: the watcher does not run inside. */
+    atomic_store(&stop, 0);
+    ito_thread_t h, wt;
+    double len = 0.004; /* 4 quanta, under the bound of 5 */
+    ito_preempt_stats_t s0, s1;
+    CHECK_OK(ito_preempt_stats(&s0));
+    CHECK_OK(ito_create(&wt, watcher, NULL, NULL));
+    CHECK_OK(ito_create(&h, region_holder, &len, NULL));
+    CHECK_OK(ito_join(h, NULL));
+    atomic_store(&stop, 1);
+    CHECK_OK(ito_join(wt, NULL));
+    CHECK_OK(ito_preempt_stats(&s1));
+    CHECK_EQ(atomic_load(&other_ran_in_region), 0);
+    CHECK(s1.delayed > s0.delayed);
+    CHECK(s1.delay_ns > s0.delay_ns);
+    /* 4. Past the bound the switch is forced. */
+    atomic_store(&stop, 0);
+    len = 0.012; /* 12 quanta > 5 */
+    CHECK_OK(ito_create(&wt, watcher, NULL, NULL));
+    CHECK_OK(ito_create(&h, region_holder, &len, NULL));
+    CHECK_OK(ito_join(h, NULL));
+    atomic_store(&stop, 1);
+    CHECK_OK(ito_join(wt, NULL));
+    CHECK_OK(ito_preempt_stats(&s1));
+    CHECK(s1.forced > 0);
+    CHECK_OK(ito_preempt_disable());
+    CHECK_OK(ito_finalize());
+
+    /* 5. Gang scheduling: two groups of spinners on two workers both progress. */
+    ito_config_t two = {.workers = 2};
+    CHECK_OK(ito_init(&two));
+    ito_group_t *g[2];
+    CHECK_OK(ito_group_create(&g[0]));
+    CHECK_OK(ito_group_create(&g[1]));
+    atomic_store(&stop, 0);
+    for (int i = 0; i < 4; i++) atomic_store(&progress[i], 0);
+    ito_preempt_config_t gc = {.quantum_us = 2000, .gang = 1};
+    ito_thread_t sp[4];
+    for (int i = 0; i < 4; i++) {
+        CHECK_OK(ito_create(&sp[i], spin, (void *)(intptr_t)i, NULL));
+        CHECK_OK(ito_group_add(g[i / 2], sp[i]));
+    }
+    CHECK_EQ(ito_group_add(g[0], sp[0]), ITO_EBUSY);
+    CHECK_OK(ito_preempt_enable(&gc));
+    t0 = now();
+    while (now() - t0 < 0.3) CHECK_OK(ito_yield());
+    atomic_store(&stop, 1);
+    for (int i = 0; i < 4; i++) CHECK_OK(ito_join(sp[i], NULL));
+    for (int i = 0; i < 4; i++)
+        if (atomic_load(&progress[i]) == 0) fprintf(stderr, "gang: spinner %d never ran (%ld %ld %ld %ld)\n", i, atomic_load(&progress[0]), atomic_load(&progress[1]), atomic_load(&progress[2]), atomic_load(&progress[3]));
+    for (int i = 0; i < 4; i++) CHECK(atomic_load(&progress[i]) > 0);
+    CHECK_EQ(ito_group_destroy(g[0]), ITO_OK);
+    CHECK_EQ(ito_group_destroy(g[1]), ITO_OK);
+    CHECK_OK(ito_preempt_disable());
+    CHECK_OK(ito_finalize());
+    fclose(devnull);
+    TEST_DONE();
+}
