@@ -206,6 +206,27 @@ static void bench_zwt_chain(int trials, long n)
     free(v);
 }
 
+/* ---- preemption-safe region: one ito_psafe_begin or ito_psafe_end (the paper: a 10.8 us signal) ---- */
+static void bench_psafe(int trials, long n)
+{
+    ito_config_t cfg = {.workers = 1};
+    ito_init(&cfg);
+    double *v = calloc((size_t)trials, sizeof *v);
+    for (int t = -1; t < trials; t++) {
+        double t0 = now_ns();
+        for (long i = 0; i < n; i++) {
+            ito_psafe_begin();
+            __asm__ volatile("" ::: "memory");
+            ito_psafe_end();
+        }
+        double dt = now_ns() - t0;
+        if (t >= 0) v[t] = dt / (2.0 * (double)n);
+    }
+    report("psafe", "ito", v, trials);
+    ito_finalize();
+    free(v);
+}
+
 int main(int argc, char **argv)
 {
     int trials = 31, quick = 0;
@@ -225,6 +246,7 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "yield")) bench_yield(trials, n);
     if (!only || !strcmp(only, "create_join")) bench_create_join(trials, n);
     if (!only || !strcmp(only, "zwt_chain")) bench_zwt_chain(trials, n);
+    if (!only || !strcmp(only, "psafe")) bench_psafe(trials, n * 5);
     if (!only || !strcmp(only, "create_1m")) bench_create_1m(trials < 5 ? trials : 5, quick ? 100000 : 1000000);
     return 0;
 }

@@ -28,6 +28,13 @@ class Context:
             raise FileNotFoundError(f"{p} is not built: run `make build` first")
         return p
 
+    def progress(self, total: int, description: str):
+        """A context manager over `total` steps (see progress.steps): `with ctx.progress(n, "x")
+        as step: step("label")` shows a live bar on a terminal, one line per step elsewhere."""
+        from .progress import steps  # rich is imported only by experiments that report progress
+
+        return steps(total, description)
+
     def run_program(self, rel: str, *args: str, env: dict | None = None, timeout: float = 1800) -> str:
         """Run a built program and return its stdout; a non-zero exit raises with its stderr."""
         e = dict(os.environ)

@@ -53,10 +53,39 @@ int itoi_worker_unwatch_fd(itoi_worker_t *w, int fd)
     return ITO_OK;
 }
 
+#define MAX_SLEEP_HOOKS 4
+static itoi_presleep_fn befores[MAX_SLEEP_HOOKS];
+static itoi_postsleep_fn afters[MAX_SLEEP_HOOKS];
+static _Atomic int nhooks;
+static itoi_spinlock_t hooks_lock;
+
+int itoi_sleep_hooks_add(itoi_presleep_fn before, itoi_postsleep_fn after)
+{
+    int rc = ITO_OK;
+    itoi_spin_lock(&hooks_lock);
+    int n = atomic_load(&nhooks);
+    for (int i = 0; i < n; i++)
+        if (befores[i] == before && afters[i] == after) goto out;
+    if (n == MAX_SLEEP_HOOKS) {
+        rc = ITO_ENOMEM;
+        goto out;
+    }
+    befores[n] = before;
+    afters[n] = after;
+    atomic_store_explicit(&nhooks, n + 1, memory_order_release);
+out:
+    itoi_spin_unlock(&hooks_lock);
+    return rc;
+}
+
 void itoi_idlewait_sleep(itoi_worker_t *w)
 {
     struct epoll_event evs[8];
-    int n = epoll_wait(w->idle_ep, evs, 8, -1);
+    int nh = atomic_load_explicit(&nhooks, memory_order_acquire), busy = 0;
+    for (int i = 0; i < nh; i++) busy |= befores[i] && befores[i](w);
+    int n = busy ? 0 : epoll_wait(w->idle_ep, evs, 8, -1);
+    for (int i = 0; i < nh; i++)
+        if (afters[i]) afters[i](w);
     for (int i = 0; i < n; i++) {
         if (evs[i].data.fd == w->wake_fd) {
             uint64_t v;

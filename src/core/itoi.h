@@ -309,6 +309,13 @@ int itoi_fini_add(void (*fn)(void));    /* idempotent; ITO_ENOMEM past 8 */
  * (level-triggered). */
 int itoi_worker_watch_fd(itoi_worker_t *w, int fd);
 int itoi_worker_unwatch_fd(itoi_worker_t *w, int fd);
+/* A mechanism whose watched fd costs something while the worker is busy (io_uring's
+ * completion eventfd) turns it on only around the sleep: `before` runs just before an
+ * idle worker sleeps in epoll and returns true if work arrived meanwhile (the worker
+ * then does not sleep); `after` runs when it wakes. */
+typedef bool (*itoi_presleep_fn)(itoi_worker_t *w);
+typedef void (*itoi_postsleep_fn)(itoi_worker_t *w);
+int itoi_sleep_hooks_add(itoi_presleep_fn before, itoi_postsleep_fn after); /* idempotent */
 int itoi_idlewait_setup(itoi_worker_t *w);      /* at ito_init */
 void itoi_idlewait_teardown(itoi_worker_t *w);
 void itoi_idlewait_sleep(itoi_worker_t *w);     /* the epoll sleep of idle() */

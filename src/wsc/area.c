@@ -89,6 +89,13 @@ itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w)
     return a;
 }
 
+itoi_wscw_t *itoi_wsc_area_if_ready(itoi_worker_t *w)
+{
+    itoi_wscw_t *all = atomic_load_explicit(&areas, memory_order_acquire);
+    if (!all || !all[w->index].init) return NULL;
+    return &all[w->index];
+}
+
 static uint64_t now_ns(void)
 {
     struct timespec ts;

@@ -54,6 +54,7 @@ extern _Atomic int itoi_wsc_k;
 extern _Atomic unsigned itoi_wsc_latency_us;
 
 itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w);  /* this worker's area, set up on first use */
+itoi_wscw_t *itoi_wsc_area_if_ready(itoi_worker_t *w); /* or NULL if not set up (no side effect) */
 void itoi_wsc_flush(itoi_worker_t *w, itoi_wscw_t *a, int why);
 void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res);
 long itoi_wsc_run_now(const ito_sysreq_t *q, int nonblocking); /* the syscall itself */

@@ -50,7 +50,11 @@ void itoi_zwt_make_ready(itoi_zentry_t *e)
     if (ITOI_LIKELY(w != NULL)) {
         itoi_zworker_t *zw = itoi_zwt_worker(w);
         ITOI_BUMP(w->n_side_queued);
-        if (ITOI_UNLIKELY(atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) > 0)) {
+        /* In the scheduler context (a ZWT or a poller running), the worker runs its RTQ
+         * next: only the surplus is shared, so that a chain does not bounce between
+         * workers through the shared queue while another worker idles. A ULT shares all. */
+        if (ITOI_UNLIKELY(atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) > 0) &&
+            (zw->rtq.head || w->cur)) {
             itoi_spin_lock(&zw->shared_lock);
             zq_push(&zw->shared, e);
             atomic_store(&zw->shared_n, zw->shared.n);

@@ -1,0 +1,310 @@
+/* wsc_fig11: CEFOS Fig. 11 on ito: 128 thin system calls issued by split-phase threads
+ * through Wrapped System Calls at thresholds K = 1, 2, 4, ..., versus the same 128 calls
+ * made as ordinary system calls.
+ *
+ * What is timed (one "trial" = 128 calls, wall-clock ns, CLOCK_MONOTONIC):
+ *   plain getpid     128 x syscall(SYS_getpid) in a loop: the paper's denominator;
+ *   raw uring nop b  128 io_uring NOPs, b per io_uring_submit, without ito (the kernel
+ *                    floor of a batched crossing; b = 1 is "a NOP as an ordinary call");
+ *   wsc              ito: 128 issuer ZWTs each post one request whose continuation is a
+ *                    receiver ZWT; the receivers continue to a join entry the main ULT
+ *                    waits on. Timed from the first firing to the main ULT's wake-up, so
+ *                    thread firing, posting, buffering, crossing, completion and the
+ *                    continuations are all inside. Issuer "main": the main ULT posts the
+ *                    128 requests itself (continuations as above), no issuer ZWTs.
+ * Operations batched: the NOP on the uring backend (one io_uring_enter per bucket of K);
+ * getpid on the sync backend (io_uring has no getpid opcode: the flusher runs each one
+ * as its own syscall, so K buys nothing there and the ratio shows the machinery's cost).
+ *
+ * Noise: every round measures the plain baseline right before each WSC variant, and the
+ * ratio reported is the median over rounds of (wsc / adjacent plain). One worker, so
+ * that a bucket is one worker's (pin the process with taskset for stable numbers).
+ *
+ * Correctness (fatal if violated, every trial): each of the 128 receivers fires exactly
+ * once, with the value the kernel returned (0 for NOP, the pid for getpid), and the
+ * result address holds the same value; the crossings counted by ito_wsc_stats match
+ * the bucket arithmetic (uring NOP: 128 / K; getpid: 128).
+ *
+ * Output: RESULT lines (parsed by lab/ito_lab/experiments/wsc.py). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <liburing.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ito/ito.h"
+
+#define NCALLS 128
+#define JOIN (2 * NCALLS)
+
+static const int ks[] = {1, 2, 4, 8, 16, 32, 64};
+#define NK ((int)(sizeof ks / sizeof ks[0]))
+
+static ito_sysop_t cur_op;
+static long results[NCALLS];
+static int fired[NCALLS];
+static long expect_val;
+
+static _Noreturn void die(const char *what, long got, long want)
+{
+    fprintf(stderr, "wsc_fig11: FATAL: %s (got %ld, want %ld)\n", what, got, want);
+    exit(2);
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ---- the baselines ---- */
+
+static volatile long sink;
+
+static double plain_getpid(void)
+{
+    uint64_t t0 = now_ns();
+    for (int i = 0; i < NCALLS; i++) sink = syscall(SYS_getpid);
+    return (double)(now_ns() - t0);
+}
+
+static struct io_uring raw_ring;
+
+static double raw_uring_nop(int batch)
+{
+    uint64_t t0 = now_ns();
+    for (int done = 0; done < NCALLS; done += batch) {
+        for (int j = 0; j < batch; j++) {
+            struct io_uring_sqe *sqe = io_uring_get_sqe(&raw_ring);
+            if (!sqe) die("raw ring full", 0, 0);
+            io_uring_prep_nop(sqe);
+        }
+        int n = io_uring_submit(&raw_ring);
+        if (n != batch) die("raw io_uring_submit", n, batch);
+        for (int j = 0; j < batch; j++) {
+            struct io_uring_cqe *cqe;
+            int rc = io_uring_wait_cqe(&raw_ring, &cqe); /* NOPs complete inline: no wait */
+            if (rc < 0 || cqe->res != 0) die("raw NOP completion", rc < 0 ? rc : cqe->res, 0);
+            io_uring_cqe_seen(&raw_ring, cqe);
+        }
+    }
+    return (double)(now_ns() - t0);
+}
+
+/* ---- the WSC version: issuer and receiver ZWTs ---- */
+
+static void receiver(ito_frame_t *f, int entry, uint64_t v)
+{
+    int i = entry - NCALLS;
+    if ((long)v != expect_val || results[i] != expect_val) die("continuation value", (long)v, expect_val);
+    if (fired[i]++) die("a continuation fired twice", fired[i], 1);
+    int rc = ito_continue(f, JOIN);
+    if (rc != ITO_OK) die("continue to join", rc, 0);
+}
+
+static void post_one(ito_frame_t *f, int i)
+{
+    ito_sysreq_t q = {.op = cur_op, .result = &results[i], .frame = f, .entry = NCALLS + i};
+    int rc = ito_sys_post(&q);
+    if (rc != ITO_OK) die("ito_sys_post", rc, 0);
+}
+
+static void issuer(ito_frame_t *f, int entry, uint64_t v)
+{
+    (void)v;
+    post_one(f, entry);
+}
+
+static ito_frame_t *frame;
+
+static void frame_setup(void)
+{
+    if (ito_frame_create(&frame, JOIN + 1, 0) != ITO_OK) die("ito_frame_create", 0, 0);
+    for (int i = 0; i < NCALLS; i++) {
+        if (ito_entry_set(frame, i, issuer, 1, ITO_MODE_USER) != ITO_OK ||
+            ito_entry_set(frame, NCALLS + i, receiver, 1, ITO_MODE_USER) != ITO_OK)
+            die("ito_entry_set", i, 0);
+    }
+    if (ito_entry_set(frame, JOIN, NULL, NCALLS, ITO_MODE_USER) != ITO_OK) die("join entry", 0, 0);
+}
+
+/* One trial: 128 requests of cur_op at threshold k. Returns the ns. */
+static double wsc_trial(int k, int zwt_issuers)
+{
+    if (ito_wsc_set_threshold(k) != ITO_OK) die("ito_wsc_set_threshold", k, 0);
+    for (int i = 0; i < NCALLS; i++) {
+        results[i] = -9999;
+        fired[i] = 0;
+        if (ito_rearm(frame, i, 0) != ITO_OK || ito_rearm(frame, NCALLS + i, 0) != ITO_OK)
+            die("ito_rearm", i, 0);
+    }
+    if (ito_rearm(frame, JOIN, 0) != ITO_OK) die("ito_rearm join", 0, 0);
+    ito_wsc_stats_t s0, s1;
+    ito_wsc_stats(&s0);
+    uint64_t t0 = now_ns();
+    for (int i = 0; i < NCALLS; i++) {
+        int rc = zwt_issuers ? ito_continue(frame, i) : (post_one(frame, i), ITO_OK);
+        if (rc != ITO_OK) die("ito_continue issuer", rc, 0);
+    }
+    int rc = ito_frame_wait(frame, JOIN);
+    uint64_t t1 = now_ns();
+    if (rc != ITO_OK) die("ito_frame_wait", rc, 0);
+    ito_wsc_stats(&s1);
+    for (int i = 0; i < NCALLS; i++)
+        if (fired[i] != 1) die("a continuation did not fire exactly once", fired[i], 1);
+    long posted = (long)(s1.posted - s0.posted), completed = (long)(s1.completed - s0.completed);
+    if (posted != NCALLS || completed != NCALLS) die("posted/completed", completed, NCALLS);
+    long crossings = (long)(s1.crossings - s0.crossings);
+    long want = ito_wsc_backend() == ITO_WSC_URING && cur_op == ITO_SYS_NOP ? NCALLS / k : NCALLS;
+    if (crossings != want) die("crossings", crossings, want);
+    return (double)(t1 - t0);
+}
+
+/* ---- driver ---- */
+
+typedef struct variant {
+    const char *backend, *op, *issuer;
+    ito_sysop_t sysop;
+    int zwt_issuers;
+} variant_t;
+
+static void run_backend(const char *backend, int trials, int warm)
+{
+    setenv("ITO_WSC_BACKEND", backend, 1);
+    ito_config_t cfg = {.workers = 1};
+    if (ito_init(&cfg) != ITO_OK) die("ito_init", 0, 0);
+    int want = !strcmp(backend, "uring") ? ITO_WSC_URING : ITO_WSC_SYNC;
+    if (ito_wsc_backend() != want) {
+        printf("# backend %s unavailable on this machine: skipped\n", backend);
+        ito_finalize();
+        return;
+    }
+    frame_setup();
+    variant_t vs[3];
+    int nv = 0;
+    if (want == ITO_WSC_URING) {
+        vs[nv++] = (variant_t){backend, "nop", "zwt", ITO_SYS_NOP, 1};
+        vs[nv++] = (variant_t){backend, "nop", "main", ITO_SYS_NOP, 0};
+    } else {
+        /* The sync backend runs a NOP without entering the kernel: nothing to compare. */
+        vs[nv++] = (variant_t){backend, "getpid", "zwt", ITO_SYS_GETPID, 1};
+    }
+    size_t cells = (size_t)nv * NK;
+    double *wsc = calloc(cells * (size_t)trials, sizeof *wsc);
+    double *ratio = calloc(cells * (size_t)trials, sizeof *ratio);
+    double *plain = calloc((size_t)trials, sizeof *plain);
+    if (!wsc || !ratio || !plain) die("out of memory", 0, 0);
+    long pid = getpid();
+    for (int t = -warm; t < trials; t++) {
+        double p_round = 0;
+        for (int v = 0; v < nv; v++) {
+            cur_op = vs[v].sysop;
+            expect_val = cur_op == ITO_SYS_GETPID ? pid : 0;
+            for (int ki = 0; ki < NK; ki++) {
+                double p = plain_getpid();
+                double w = wsc_trial(ks[ki], vs[v].zwt_issuers);
+                if (t < 0) continue;
+                size_t c = (size_t)v * NK + (size_t)ki;
+                wsc[c * (size_t)trials + (size_t)t] = w;
+                ratio[c * (size_t)trials + (size_t)t] = w / p;
+                p_round = p;
+            }
+        }
+        if (t >= 0) plain[t] = p_round;
+    }
+    for (int v = 0; v < nv; v++) {
+        for (int ki = 0; ki < NK; ki++) {
+            size_t c = (size_t)v * NK + (size_t)ki;
+            double mw = median(&wsc[c * (size_t)trials], trials);
+            double mr = median(&ratio[c * (size_t)trials], trials);
+            printf("RESULT kind=wsc backend=%s op=%s issuer=%s k=%d calls=%d median_ns=%.1f ratio=%.4f "
+                   "trials=%d crossings=%d\n",
+                   vs[v].backend, vs[v].op, vs[v].issuer, ks[ki], NCALLS, mw, mr, trials,
+                   want == ITO_WSC_URING && vs[v].sysop == ITO_SYS_NOP ? NCALLS / ks[ki] : NCALLS);
+        }
+    }
+    printf("RESULT kind=plain backend=%s op=getpid calls=%d median_ns=%.1f trials=%d\n", backend, NCALLS,
+           median(plain, trials), trials);
+    ito_wsc_stats_t st;
+    ito_wsc_stats(&st);
+    printf("# %s: posted %llu completed %llu crossings %llu flushes: threshold %llu idle %llu explicit %llu\n",
+           backend, (unsigned long long)st.posted, (unsigned long long)st.completed,
+           (unsigned long long)st.crossings, (unsigned long long)st.flush_threshold,
+           (unsigned long long)st.flush_idle, (unsigned long long)st.flush_explicit);
+    free(wsc);
+    free(ratio);
+    free(plain);
+    if (ito_finalize() != ITO_OK) die("ito_finalize", 0, 0);
+    unsetenv("ITO_WSC_BACKEND");
+}
+
+static void run_raw(int trials, int warm)
+{
+    int rc = io_uring_queue_init(256, &raw_ring, 0);
+    if (rc < 0) {
+        printf("# raw io_uring unavailable (%s): skipped\n", strerror(-rc));
+        return;
+    }
+    double *r = calloc((size_t)trials * NK, sizeof *r), *q = calloc((size_t)trials * NK, sizeof *q);
+    if (!r || !q) die("out of memory", 0, 0);
+    for (int t = -warm; t < trials; t++)
+        for (int ki = 0; ki < NK; ki++) {
+            double p = plain_getpid(), w = raw_uring_nop(ks[ki]);
+            if (t < 0) continue;
+            r[(size_t)ki * (size_t)trials + (size_t)t] = w;
+            q[(size_t)ki * (size_t)trials + (size_t)t] = w / p;
+        }
+    for (int ki = 0; ki < NK; ki++)
+        printf("RESULT kind=raw backend=uring op=nop issuer=none k=%d calls=%d median_ns=%.1f ratio=%.4f "
+               "trials=%d crossings=%d\n",
+               ks[ki], NCALLS, median(&r[(size_t)ki * (size_t)trials], trials),
+               median(&q[(size_t)ki * (size_t)trials], trials), trials, NCALLS / ks[ki]);
+    free(r);
+    free(q);
+    io_uring_queue_exit(&raw_ring);
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: wsc_fig11 [--trials N] [--warmup N] [--backend uring|sync|both] [--no-raw]\n");
+    exit(1);
+}
+
+int main(int argc, char **argv)
+{
+    int trials = 301, warm = 30, raw = 1;
+    const char *backend = "both";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--trials") && i + 1 < argc) trials = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warm = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--backend") && i + 1 < argc) backend = argv[++i];
+        else if (!strcmp(argv[i], "--no-raw")) raw = 0;
+        else usage();
+    }
+    if (trials < 1 || warm < 0) usage();
+    if (strcmp(backend, "uring") && strcmp(backend, "sync") && strcmp(backend, "both")) usage();
+    printf("# wsc_fig11: %d calls per trial, %d trials (+%d warm-up), pid %ld\n", NCALLS, trials, warm,
+           (long)getpid());
+    if (raw) run_raw(trials, warm);
+    if (strcmp(backend, "sync")) run_backend("uring", trials, warm);
+    if (strcmp(backend, "uring")) run_backend("sync", trials, warm);
+    return 0;
+}

@@ -1,0 +1,3 @@
+module ito/bench/peers/go
+
+go 1.19

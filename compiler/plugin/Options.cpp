@@ -1,0 +1,55 @@
+// Options.cpp: the -mllvm -ito-yield-* options and their snapshot (see Options.h).
+#include "Options.h"
+
+#include "llvm/Support/CommandLine.h"
+
+using namespace llvm;
+
+namespace {
+
+cl::opt<ito::Policy> PolicyOpt(
+    "ito-yield-policy", cl::desc("which basic blocks get a yield point"),
+    cl::init(ito::Policy::Every),
+    cl::values(clEnumValN(ito::Policy::Every, "every", "every basic block (the paper)"),
+               clEnumValN(ito::Policy::Loops, "loops",
+                          "function entries and loop headers (targets of retreating edges)"),
+               clEnumValN(ito::Policy::Distance, "distance",
+                          "entries, loop headers, and wherever a path has run "
+                          "-ito-yield-distance IR instructions since the last point")));
+
+cl::opt<unsigned> DistanceOpt("ito-yield-distance",
+                              cl::desc("instructions between points for policy=distance"),
+                              cl::init(200));
+
+cl::opt<ito::Variant> VariantOpt(
+    "ito-yield-variant", cl::desc("which yield the guard calls"), cl::init(ito::Variant::Min),
+    cl::values(clEnumValN(ito::Variant::Min, "min",
+                          "ito_coop_yield, preserve_none: the caller spills its live values"),
+               clEnumValN(ito::Variant::Abi, "abi", "ito_coop_yield_abi, C calling convention"),
+               clEnumValN(ito::Variant::Full, "full",
+                          "ito_coop_yield_full, C convention, saves every GPR and the vector state")));
+
+cl::opt<ito::Place> PlaceOpt(
+    "ito-yield-place", cl::desc("where in a chosen block the point goes"),
+    cl::init(ito::Place::Auto),
+    cl::values(clEnumValN(ito::Place::Auto, "auto",
+                          "beginning or end, whichever has fewer live values (ties: beginning)"),
+               clEnumValN(ito::Place::Begin, "begin", "always the beginning"),
+               clEnumValN(ito::Place::End, "end", "always the end")));
+
+cl::opt<bool> VarargsOpt("ito-yield-allow-va-regions",
+                         cl::desc("also insert points between va_start and va_end"),
+                         cl::init(false));
+
+cl::opt<bool> ReportOpt("ito-yield-report",
+                        cl::desc("print one line per yield point on stderr"), cl::init(false));
+
+cl::opt<bool> DryRunOpt("ito-yield-dry-run",
+                        cl::desc("decide and report the points, do not insert them"),
+                        cl::init(false));
+
+} // namespace
+
+ito::YieldOptions ito::itoYieldOptions() {
+  return {PolicyOpt, DistanceOpt, VariantOpt, PlaceOpt, VarargsOpt, ReportOpt, DryRunOpt};
+}

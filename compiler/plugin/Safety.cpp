@@ -1,0 +1,167 @@
+// Safety.cpp: functions and blocks that never get a yield point (see Safety.h).
+#include "Safety.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+
+using namespace llvm;
+
+namespace ito {
+
+namespace {
+
+const Function *calledFunction(const CallBase &CB) {
+  return dyn_cast<Function>(CB.getCalledOperand()->stripPointerCasts());
+}
+
+// Every Function mentioned by a constant (e.g. a struct sigaction initialiser).
+void functionsIn(const Constant *C, DenseSet<const Function *> &Out,
+                 DenseSet<const Constant *> &Seen) {
+  if (!Seen.insert(C).second)
+    return;
+  if (const auto *F = dyn_cast<Function>(C)) {
+    Out.insert(F);
+    return;
+  }
+  if (const auto *GV = dyn_cast<GlobalVariable>(C)) {
+    if (GV->isConstant() && GV->hasInitializer())
+      functionsIn(GV->getInitializer(), Out, Seen);
+    return;
+  }
+  for (const Use &U : C->operands())
+    if (const auto *K = dyn_cast<Constant>(U.get()))
+      functionsIn(K, Out, Seen);
+}
+
+bool isSignalRegistrar(StringRef N) {
+  return N == "signal" || N == "sysv_signal" || N == "bsd_signal" || N == "__sysv_signal";
+}
+
+bool isSigaction(StringRef N) { return N == "sigaction" || N == "__sigaction"; }
+
+} // namespace
+
+ModuleSafety::ModuleSafety(Module &M) {
+  // ito_noyield: { ptr @f, ptr @"ito_noyield", ptr @file, i32 line, ptr args } entries.
+  if (GlobalVariable *GA = M.getGlobalVariable("llvm.global.annotations")) {
+    if (auto *Arr = dyn_cast_or_null<ConstantArray>(GA->getInitializer())) {
+      for (const Use &U : Arr->operands()) {
+        auto *E = dyn_cast<ConstantStruct>(U.get());
+        if (!E || E->getNumOperands() < 2)
+          continue;
+        auto *F = dyn_cast<Function>(E->getOperand(0)->stripPointerCasts());
+        auto *S = dyn_cast<GlobalVariable>(E->getOperand(1)->stripPointerCasts());
+        if (!F || !S || !S->hasInitializer())
+          continue;
+        if (auto *CDA = dyn_cast<ConstantDataArray>(S->getInitializer()))
+          if (CDA->isCString() && CDA->getAsCString() == "ito_noyield")
+            NoYield.insert(F);
+      }
+    }
+  }
+
+  // Signal handlers registered in this module.
+  for (Function &F : M) {
+    bool CallsSigaction = false;
+    for (Instruction &I : instructions(F)) {
+      auto *CB = dyn_cast<CallBase>(&I);
+      if (!CB)
+        continue;
+      const Function *Callee = calledFunction(*CB);
+      if (!Callee)
+        continue;
+      if (isSignalRegistrar(Callee->getName()) && CB->arg_size() >= 2)
+        if (auto *H = dyn_cast<Function>(CB->getArgOperand(1)->stripPointerCasts()))
+          Handlers.insert(H);
+      if (isSigaction(Callee->getName()))
+        CallsSigaction = true;
+    }
+    if (!CallsSigaction)
+      continue;
+    DenseSet<const Constant *> Seen;
+    for (Instruction &I : instructions(F)) {
+      if (auto *St = dyn_cast<StoreInst>(&I)) {
+        if (auto *H = dyn_cast<Function>(St->getValueOperand()->stripPointerCasts()))
+          Handlers.insert(H);
+        continue;
+      }
+      for (const Use &U : I.operands())
+        if (auto *GV = dyn_cast<GlobalVariable>(U.get()->stripPointerCasts()))
+          functionsIn(GV, Handlers, Seen);
+    }
+  }
+  // ... and what they call directly, transitively.
+  SmallVector<const Function *, 16> Work(Handlers.begin(), Handlers.end());
+  while (!Work.empty()) {
+    const Function *H = Work.pop_back_val();
+    for (const Instruction &I : instructions(*H))
+      if (const auto *CB = dyn_cast<CallBase>(&I))
+        if (const Function *C = calledFunction(*CB))
+          if (!C->isDeclaration() && Handlers.insert(C).second)
+            Work.push_back(C);
+  }
+}
+
+StringRef ModuleSafety::whyNot(const Function &F) const {
+  if (F.isDeclaration())
+    return "declaration";
+  if (F.hasAvailableExternallyLinkage())
+    return "available_externally";
+  if (F.hasFnAttribute(Attribute::Naked))
+    return "naked";
+  if (NoYield.contains(&F))
+    return "ito_noyield";
+  StringRef N = F.getName();
+  if (N.starts_with("ito_") || N.starts_with("itoi_") || N.starts_with("itoa_"))
+    return "runtime";
+  if (F.hasFnAttribute(Attribute::ReturnsTwice) || F.callsFunctionThatReturnsTwice())
+    return "returns_twice";
+  if (Handlers.contains(&F))
+    return "signal handler";
+  return "";
+}
+
+DenseSet<const BasicBlock *> vaOpenBlocks(Function &F) {
+  // Forward reachability from each va_start (or va_copy): a block is "open" if a path
+  // from a va_start reaches it before a va_end. With more than one va_start/va_copy in
+  // the function no va_end closes the region (we do not pair them; conservative).
+  // Blocks holding the va_start or the va_end themselves count as open.
+  DenseSet<const BasicBlock *> Open;
+  SmallVector<const BasicBlock *, 16> Work;
+  unsigned Starts = 0;
+  for (BasicBlock &B : F)
+    for (Instruction &I : B)
+      if (auto *II = dyn_cast<IntrinsicInst>(&I))
+        if (II->getIntrinsicID() == Intrinsic::vastart ||
+            II->getIntrinsicID() == Intrinsic::vacopy) {
+          ++Starts;
+          if (Open.insert(&B).second)
+            Work.push_back(&B);
+        }
+  if (Starts == 0)
+    return Open;
+  auto endsHere = [&](const BasicBlock &B) {
+    if (Starts > 1)
+      return false;
+    for (const Instruction &I : B)
+      if (auto *II = dyn_cast<IntrinsicInst>(&I))
+        if (II->getIntrinsicID() == Intrinsic::vaend)
+          return true;
+    return false;
+  };
+  while (!Work.empty()) {
+    const BasicBlock *B = Work.pop_back_val();
+    if (endsHere(*B))
+      continue; // the list is closed before the block's end
+    for (const BasicBlock *S : successors(B))
+      if (Open.insert(S).second)
+        Work.push_back(S);
+  }
+  return Open;
+}
+
+} // namespace ito

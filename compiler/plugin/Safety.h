@@ -1,0 +1,45 @@
+// Safety.h: where a yield point must never go.
+//
+// Whole functions are skipped when
+//  - they carry __attribute__((annotate("ito_noyield"))) (read from llvm.global.annotations);
+//  - they belong to the runtime (names beginning ito_, itoi_ or itoa_): a yield inside the
+//    scheduler would re-enter it;
+//  - they call a returns_twice function (setjmp, sigsetjmp, vfork, getcontext, ...): code
+//    between setjmp and longjmp may not keep values in registers that a yield could move;
+//  - they are naked, declarations, or available_externally;
+//  - they are signal handlers this module registers, or functions they call directly
+//    (a yield inside a handler would switch threads with the signal frame on the stack):
+//      recognised: a function passed directly to signal/sysv_signal/bsd_signal/__sysv_signal;
+//      a function whose address is stored, or sits in a constant initialiser used, in a
+//      function that calls sigaction/__sigaction (the sa_handler idiom).
+//      not recognised: handlers registered in another translation unit, handlers reached
+//      only through pointers loaded from elsewhere, callees reached indirectly or defined
+//      in other translation units. Such functions must be marked ito_noyield by hand.
+// Blocks are skipped when they are EH pads, are unreachable, end in `unreachable`, or (unless
+// allowed by -ito-yield-allow-va-regions) may execute between a va_start and its va_end.
+#ifndef ITO_COMPILER_SAFETY_H
+#define ITO_COMPILER_SAFETY_H
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+
+namespace ito {
+
+class ModuleSafety {
+public:
+  explicit ModuleSafety(llvm::Module &M);
+  // Empty when yields may go into F, else the reason they may not.
+  llvm::StringRef whyNot(const llvm::Function &F) const;
+
+private:
+  llvm::DenseSet<const llvm::Function *> NoYield, Handlers;
+};
+
+// Blocks of F that may run while a va_list started by va_start is open.
+llvm::DenseSet<const llvm::BasicBlock *> vaOpenBlocks(llvm::Function &F);
+
+} // namespace ito
+
+#endif

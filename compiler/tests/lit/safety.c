@@ -1,0 +1,61 @@
+// Functions where no yield may go, and va_start..va_end regions.
+// RUN: %clang -O1 -fno-discard-value-names -c %s -o %t.o -Xclang -load -Xclang %plugin \
+// RUN:   -fpass-plugin=%plugin -mllvm -ito-yield-report 2> %t.rep
+// RUN: %FileCheck %s < %t.rep
+// RUN: %FileCheck %s --check-prefix=NOVA < %t.rep
+// RUN: %clang -O1 -fno-discard-value-names -c %s -o %t2.o -Xclang -load -Xclang %plugin \
+// RUN:   -fpass-plugin=%plugin -mllvm -ito-yield-report -mllvm -ito-yield-allow-va-regions 2> %t2.rep
+// RUN: %FileCheck %s --check-prefix=VA < %t2.rep
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+
+#define ito_noyield __attribute__((annotate("ito_noyield")))
+
+volatile int sink;
+
+// CHECK-DAG: ito-yield: plain: entry
+int plain(int n) { int s = 0; for (int i = 0; i < n; i++) s += i * sink; return s; }
+
+// CHECK-DAG: ito-yield: quiet: skipped (ito_noyield)
+ito_noyield int quiet(int n) { int s = 0; for (int i = 0; i < n; i++) s += i * sink; return s; }
+
+// CHECK-DAG: ito-yield: jumper: skipped (returns_twice)
+jmp_buf jb;
+int jumper(int n) { if (setjmp(jb)) return -1; for (int i = 0; i < n; i++) sink += i; return n; }
+
+// CHECK-DAG: ito-yield: on_int: skipped (signal handler)
+// CHECK-DAG: ito-yield: handler_helper: skipped (signal handler)
+// CHECK-DAG: ito-yield: on_term: skipped (signal handler)
+// CHECK-DAG: ito-yield: on_usr: skipped (signal handler)
+__attribute__((noinline)) void handler_helper(int s) { for (int i = 0; i < s; i++) sink += i; }
+void on_int(int s) { handler_helper(s); }
+void on_term(int s) { for (int i = 0; i < s; i++) sink -= i; }
+void on_usr(int s, siginfo_t *si, void *uc) { (void)si; (void)uc; for (int i = 0; i < s; i++) sink ^= i; }
+void install(void) {
+    signal(SIGINT, on_int);
+    struct sigaction sa = {0};
+    sa.sa_handler = on_term;
+    sigaction(SIGTERM, &sa, 0);
+    static const struct sigaction sb = {.sa_sigaction = on_usr, .sa_flags = SA_SIGINFO};
+    sigaction(SIGUSR1, &sb, 0);
+}
+
+// In `summ` the loop that reads the arguments (clang's vaarg.* blocks) is inside the va
+// region: no point there by default; the loop after va_end gets its point.
+// CHECK-DAG: ito-yield: summ: for.body{{[0-9]+}} begin
+// NOVA: ito-yield: plain: entry
+// NOVA-NOT: ito-yield: summ: vaarg
+// VA-DAG: ito-yield: summ: vaarg.end
+// VA-DAG: ito-yield: summ: for.body{{[0-9]+}} begin
+int summ(int n, ...) {
+    va_list ap;
+    va_start(ap, n);
+    int s = 0;
+#pragma clang loop unroll(disable)
+    for (int i = 0; i < n; i++) { s += va_arg(ap, int); }
+    va_end(ap);
+#pragma clang loop unroll(disable) vectorize(disable)
+    for (int i = 0; i < n; i++) { s += i * sink; }
+    return s;
+}

@@ -1,0 +1,35 @@
+"""The case-study arithmetic of ito-lab cooperative (Table 3): parsing the player's and
+callgrind's output, the per-switch cost and the composed totals."""
+import pytest
+
+from ito_lab.experiments import cooperative as co
+
+
+def test_parse_kv_reads_player_output():
+    kv = co.parse_kv("variant=min\nmode=1\nchecksum=00ff\nnoise line\nframes=10\n")
+    assert kv == {"variant": "min", "mode": "1", "checksum": "00ff", "frames": "10"}
+
+
+def test_parse_callgrind_ir_takes_the_collected_line():
+    err = "==1== Events    : Ir\n==1== Collected : 84629409\n==1==\n==1== I   refs: 84,629,409\n"
+    assert co.parse_callgrind_ir(err) == 84629409
+    with pytest.raises(ValueError):
+        co.parse_callgrind_ir("==1== nothing here\n")
+
+
+def test_per_switch_is_the_extra_work_per_extra_player_run():
+    assert co.per_switch(1_300, 1_000, 4, 1) == pytest.approx(100.0)
+    with pytest.raises(ValueError):
+        co.per_switch(1_300, 1_000, 1, 1)
+
+
+def test_model_and_overhead():
+    total = co.model_total(1_000_000, 1_000, 300.0)
+    assert total == pytest.approx(1_300_000)
+    assert co.overhead_pct(total, 1_000_000) == pytest.approx(30.0)
+
+
+def test_paper_values_are_the_papers():
+    nothr, full, opt = (co.PAPER_TABLE3[k][0] for k in ("nothr", "full", "min"))
+    assert co.overhead_pct(full, nothr) == pytest.approx(23.8, abs=0.05)
+    assert co.overhead_pct(opt, nothr) == pytest.approx(12.6, abs=0.05)

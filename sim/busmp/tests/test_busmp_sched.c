@@ -1,0 +1,306 @@
+/* The gang scheduler with scripted processes (no memory traffic): round-robin order and
+ * switch costs, the preemption-safe delay and its compensation arithmetic, the bounded delay
+ * then forced preemption (and the region resuming unpreemptable), signal costs, barriers. */
+#include "busmp.h"
+#include "ito_test.h"
+
+typedef struct script {
+    uint64_t ev[4096];
+    uint32_t n, pos, chunk;
+} script;
+
+static uint32_t script_refill(void *src, const uint64_t **ev)
+{
+    script *s = src;
+    uint32_t k = s->n - s->pos < s->chunk ? s->n - s->pos : s->chunk;
+    *ev = s->ev + s->pos;
+    s->pos += k;
+    return k;
+}
+
+static void ev(script *s, uint64_t e)
+{
+    CHECK(s->n < 4096);
+    s->ev[s->n++] = e;
+}
+static void work(script *s, int cycles) /* in events of 10 cycles */
+{
+    for (int i = 0; i < cycles / 10; i++)
+        ev(s, (10ull << 8) | WL_EV_OPS);
+}
+
+static script scr[8][2];
+
+static int add(busmp *m, int idx, const char *name, int blocked)
+{
+    void *src[2] = {&scr[idx][0], &scr[idx][1]};
+    for (int i = 0; i < 2; i++) {
+        scr[idx][i].pos = 0;
+        scr[idx][i].chunk = 7 + (uint32_t)i; /* odd chunk sizes exercise refills */
+    }
+    return busmp_add_program(m, name, blocked, script_refill, src);
+}
+
+static busmp_params params(int policy)
+{
+    busmp_params p = busmp_paper_params();
+    p.ncpu = 2;
+    p.policy = policy;
+    p.quantum = 1000;
+    p.switch_cost = 100;
+    p.signal_cost = 0;
+    p.window = 10;
+    p.bound_quanta = 3;
+    return p;
+}
+
+static void reset(void) { memset(scr, 0, sizeof scr); }
+
+static void round_robin(void)
+{
+    reset();
+    for (int g = 0; g < 3; g++)
+        for (int i = 0; i < 2; i++) {
+            work(&scr[g][i], 2500);
+            ev(&scr[g][i], WL_EV_EXIT);
+        }
+    busmp_params p = params(BUSMP_PREEMPT);
+    busmp *m = busmp_new(&p);
+    CHECK_EQ(add(m, 0, "A", 0), 0);
+    CHECK_EQ(add(m, 1, "B", 0), 1);
+    CHECK_EQ(add(m, 2, "C", 0), 2);
+    CHECK_EQ(busmp_run(m), 0);
+    int n;
+    const busmp_slice *s = busmp_slices(m, &n);
+    CHECK_EQ(n, 9);
+    static const uint64_t start[9] = {0, 1100, 2200, 3300, 4400, 5500, 6600, 7200, 7800};
+    for (int i = 0; i < 9; i++) {
+        CHECK_EQ(s[i].prog, i % 3);
+        CHECK_EQ(s[i].start, start[i]);
+    }
+    CHECK_EQ(s[0].end, 1000);
+    CHECK_EQ(s[0].reason, BUSMP_END_QUANTUM);
+    CHECK_EQ(s[6].reason, BUSMP_END_FINISHED);
+    CHECK_EQ(busmp_stats(m, 0)->finish, 6600 + 500);
+    CHECK_EQ(busmp_stats(m, 1)->finish, 7200 + 500);
+    CHECK_EQ(busmp_stats(m, 2)->finish, 7800 + 500);
+    CHECK_EQ(busmp_stats(m, 0)->run_cycles, 2500);
+    busmp_free(m);
+}
+
+/* A: 900 work, region of 500, 990 work. B: 3000 work. */
+static void build_delay(void)
+{
+    reset();
+    for (int i = 0; i < 2; i++) {
+        work(&scr[0][i], 900);
+        ev(&scr[0][i], WL_EV_BEGIN);
+        work(&scr[0][i], 500);
+        ev(&scr[0][i], WL_EV_END);
+        work(&scr[0][i], 990);
+        ev(&scr[0][i], WL_EV_EXIT);
+        work(&scr[1][i], 3000);
+        ev(&scr[1][i], WL_EV_EXIT);
+    }
+}
+
+static void delay_and_compensation(void)
+{
+    build_delay();
+    busmp_params p = params(BUSMP_PSAFE);
+    busmp *m = busmp_new(&p);
+    add(m, 0, "A", 1);
+    add(m, 1, "B", 0);
+    CHECK_EQ(busmp_run(m), 0);
+    int n;
+    const busmp_slice *s = busmp_slices(m, &n);
+    /* A [0,1400] delayed by 400; B [1500,2500]; A (compensated until 1800) [2600,3590] done;
+     * B [3690,4690], [4690,5690] done (no switch when B continues alone) */
+    CHECK_EQ(s[0].prog, 0);
+    CHECK_EQ(s[0].end, 1400);
+    CHECK_EQ(s[0].reason, BUSMP_END_DELAYED);
+    CHECK_EQ(s[0].delay, 400);
+    CHECK_EQ(s[1].prog, 1);
+    CHECK_EQ(s[1].start, 1500);
+    CHECK_EQ(s[1].end, 2500);
+    CHECK_EQ(s[2].prog, 0);
+    CHECK_EQ(s[2].start, 2600);
+    const busmp_pstats *a = busmp_stats(m, 0), *b = busmp_stats(m, 1);
+    CHECK_EQ(a->finish, 3590);
+    CHECK_EQ(b->finish, 5690);
+    CHECK_EQ(a->delays, 1);
+    CHECK_EQ(a->delay_cycles, 400);
+    CHECK_EQ(a->delayed_ticks, 1);
+    CHECK_EQ(a->forced, 0);
+    CHECK_EQ(a->regions, 2);
+    CHECK_EQ(b->delays, 0);
+    busmp_free(m);
+
+    /* SHORTEN compensation: A's next quantum is 1000 - 400 = 600 */
+    build_delay();
+    p = params(BUSMP_PSAFE);
+    p.comp = BUSMP_COMP_SHORTEN;
+    m = busmp_new(&p);
+    add(m, 0, "A", 1);
+    add(m, 1, "B", 0);
+    CHECK_EQ(busmp_run(m), 0);
+    s = busmp_slices(m, &n);
+    CHECK_EQ(s[0].end, 1400);
+    CHECK_EQ(s[1].start, 1500);
+    CHECK_EQ(s[2].prog, 0);
+    CHECK_EQ(s[2].start, 2600);
+    CHECK_EQ(s[2].end, 3200);
+    CHECK_EQ(busmp_stats(m, 0)->finish, 4790);
+    CHECK_EQ(busmp_stats(m, 1)->finish, 5890);
+    busmp_free(m);
+
+    /* SHORTEN with a debt above one quantum skips whole turns */
+    reset();
+    for (int i = 0; i < 2; i++) {
+        ev(&scr[0][i], WL_EV_BEGIN);
+        work(&scr[0][i], 3500);
+        ev(&scr[0][i], WL_EV_END);
+        work(&scr[0][i], 500);
+        ev(&scr[0][i], WL_EV_EXIT);
+        work(&scr[1][i], 5000);
+        ev(&scr[1][i], WL_EV_EXIT);
+    }
+    m = busmp_new(&p);
+    add(m, 0, "A", 1);
+    add(m, 1, "B", 0);
+    CHECK_EQ(busmp_run(m), 0);
+    /* A [0,3500] delay 2500: skips two turns (debt 500), B runs [3600,4600],[4600,5600],
+     * [5600,6600]; A [6700,7200] with quantum 500 finishes exactly then */
+    s = busmp_slices(m, &n);
+    CHECK_EQ(s[0].delay, 2500);
+    CHECK_EQ(busmp_stats(m, 0)->turns_skipped, 2);
+    CHECK_EQ(busmp_stats(m, 0)->finish, 7200);
+    CHECK_EQ(busmp_stats(m, 1)->finish, 7300 + 2000);
+    busmp_free(m);
+
+    /* the same programs under preemption: the region does not delay anything */
+    build_delay();
+    p = params(BUSMP_PREEMPT);
+    m = busmp_new(&p);
+    add(m, 0, "A", 1);
+    add(m, 1, "B", 0);
+    CHECK_EQ(busmp_run(m), 0);
+    CHECK_EQ(busmp_stats(m, 0)->finish, 4790);
+    CHECK_EQ(busmp_stats(m, 1)->finish, 5890);
+    CHECK_EQ(busmp_stats(m, 0)->delays, 0);
+    busmp_free(m);
+}
+
+/* A: one region of 6000 cycles; bound 3 quanta. B: 4000 work. */
+static void bounded_then_forced(void)
+{
+    reset();
+    for (int i = 0; i < 2; i++) {
+        ev(&scr[0][i], WL_EV_BEGIN);
+        work(&scr[0][i], 6000);
+        ev(&scr[0][i], WL_EV_END);
+        ev(&scr[0][i], WL_EV_EXIT);
+        work(&scr[1][i], 4000);
+        ev(&scr[1][i], WL_EV_EXIT);
+    }
+    busmp_params p = params(BUSMP_PSAFE);
+    busmp *m = busmp_new(&p);
+    add(m, 0, "A", 1);
+    add(m, 1, "B", 0);
+    CHECK_EQ(busmp_run(m), 0);
+    int n;
+    const busmp_slice *s = busmp_slices(m, &n);
+    /* A [0,4000] forced (delay 3000, compensated until 7000); B [4100,7100] in three quanta;
+     * A [7200,9200] still unpreemptable: delayed again at 8200 by 1000 (until 10200);
+     * B [9300,10300] done; A [10400,10400] exits. */
+    CHECK_EQ(s[0].end, 4000);
+    CHECK_EQ(s[0].reason, BUSMP_END_FORCED);
+    CHECK_EQ(s[0].delay, 3000);
+    CHECK_EQ(s[1].prog, 1);
+    CHECK_EQ(s[1].start, 4100);
+    CHECK_EQ(s[3].end, 7100);
+    CHECK_EQ(s[4].prog, 0);
+    CHECK_EQ(s[4].start, 7200);
+    CHECK_EQ(s[4].end, 9200);
+    CHECK_EQ(s[4].reason, BUSMP_END_DELAYED);
+    CHECK_EQ(s[4].delay, 1000);
+    const busmp_pstats *a = busmp_stats(m, 0), *b = busmp_stats(m, 1);
+    CHECK_EQ(a->forced, 1);
+    CHECK_EQ(a->delays, 2);
+    CHECK_EQ(a->delay_cycles, 4000);
+    CHECK_EQ(a->delayed_ticks, 3 + 1);
+    CHECK_EQ(b->finish, 10300);
+    CHECK_EQ(a->finish, 10400);
+    CHECK_EQ(a->comp_waived, 0);
+    busmp_free(m);
+}
+
+/* Compensation is waived when nobody else can run; signals cost under PSAFE only. */
+static void waiver_and_signals(void)
+{
+    for (int pol = 0; pol < 2; pol++) {
+        reset();
+        for (int i = 0; i < 2; i++) {
+            work(&scr[0][i], 900);
+            ev(&scr[0][i], WL_EV_BEGIN);
+            work(&scr[0][i], 500);
+            ev(&scr[0][i], WL_EV_END);
+            work(&scr[0][i], 200);
+            ev(&scr[0][i], WL_EV_EXIT);
+        }
+        busmp_params p = params(pol);
+        p.signal_cost = 10;
+        busmp *m = busmp_new(&p);
+        add(m, 0, "A", 1);
+        CHECK_EQ(busmp_run(m), 0);
+        const busmp_pstats *a = busmp_stats(m, 0);
+        if (pol == BUSMP_PSAFE) {
+            /* BEGIN at 900 (+10), END at 1410 (+10) = 1420, delay 420, waived 420 */
+            CHECK_EQ(a->signals, 4);
+            CHECK_EQ(a->delay_cycles, 420);
+            CHECK_EQ(a->comp_waived, 420);
+            CHECK_EQ(a->finish, 1620);
+        } else {
+            CHECK_EQ(a->signals, 0);
+            CHECK_EQ(a->finish, 1600);
+        }
+        busmp_free(m);
+    }
+}
+
+static void barrier(void)
+{
+    reset();
+    work(&scr[0][0], 100);
+    work(&scr[0][1], 300);
+    for (int i = 0; i < 2; i++) {
+        ev(&scr[0][i], WL_EV_BARRIER);
+        work(&scr[0][i], 10);
+        ev(&scr[0][i], WL_EV_EXIT);
+    }
+    busmp_params p = params(BUSMP_PREEMPT);
+    busmp *m = busmp_new(&p);
+    add(m, 0, "A", 0);
+    CHECK_EQ(busmp_run(m), 0);
+    CHECK_EQ(busmp_stats(m, 0)->finish, 310);
+    busmp_free(m);
+
+    /* a process that runs out of events is an error, not a hang */
+    reset();
+    work(&scr[0][0], 10);
+    work(&scr[0][1], 10);
+    m = busmp_new(&p);
+    add(m, 0, "A", 0);
+    CHECK_EQ(busmp_run(m), -1);
+    busmp_free(m);
+}
+
+int main(void)
+{
+    round_robin();
+    delay_and_compensation();
+    bounded_then_forced();
+    waiver_and_signals();
+    barrier();
+    TEST_DONE();
+}
