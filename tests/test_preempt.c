@@ -127,24 +127,32 @@ int main(void)
     double len = 0.004; /* 4 quanta, under the bound of 5 */
     ito_preempt_stats_t s0, s1;
     CHECK_OK(ito_preempt_stats(&s0));
-    CHECK_OK(ito_create(&wt, watcher, NULL, NULL));
-    CHECK_OK(ito_create(&h, region_holder, &len, NULL));
-    CHECK_OK(ito_join(h, NULL));
-    atomic_store(&stop, 1);
-    CHECK_OK(ito_join(wt, NULL));
-    CHECK_OK(ito_preempt_stats(&s1));
-    CHECK_EQ(atomic_load(&other_ran_in_region), 0);
+    /* A loaded machine may deliver no tick inside one region: retry a bounded number of times. */
+    for (int tries = 0; tries < 20; tries++) {
+        atomic_store(&stop, 0);
+        CHECK_OK(ito_create(&wt, watcher, NULL, NULL));
+        CHECK_OK(ito_create(&h, region_holder, &len, NULL));
+        CHECK_OK(ito_join(h, NULL));
+        atomic_store(&stop, 1);
+        CHECK_OK(ito_join(wt, NULL));
+        CHECK_EQ(atomic_load(&other_ran_in_region), 0); /* never switched inside the region */
+        CHECK_OK(ito_preempt_stats(&s1));
+        if (s1.delayed > s0.delayed) break;
+    }
     CHECK(s1.delayed > s0.delayed);
     CHECK(s1.delay_ns > s0.delay_ns);
     /* 4. Past the bound the switch is forced. */
-    atomic_store(&stop, 0);
     len = 0.012; /* 12 quanta > 5 */
-    CHECK_OK(ito_create(&wt, watcher, NULL, NULL));
-    CHECK_OK(ito_create(&h, region_holder, &len, NULL));
-    CHECK_OK(ito_join(h, NULL));
-    atomic_store(&stop, 1);
-    CHECK_OK(ito_join(wt, NULL));
-    CHECK_OK(ito_preempt_stats(&s1));
+    for (int tries = 0; tries < 20; tries++) {
+        atomic_store(&stop, 0);
+        CHECK_OK(ito_create(&wt, watcher, NULL, NULL));
+        CHECK_OK(ito_create(&h, region_holder, &len, NULL));
+        CHECK_OK(ito_join(h, NULL));
+        atomic_store(&stop, 1);
+        CHECK_OK(ito_join(wt, NULL));
+        CHECK_OK(ito_preempt_stats(&s1));
+        if (s1.forced > 0) break;
+    }
     CHECK(s1.forced > 0);
     CHECK_OK(ito_preempt_disable());
     CHECK_OK(ito_finalize());
@@ -166,7 +174,9 @@ int main(void)
     CHECK_EQ(ito_group_add(g[0], sp[0]), ITO_EBUSY);
     CHECK_OK(ito_preempt_enable(&gc));
     t0 = now();
-    while (now() - t0 < 0.3) CHECK_OK(ito_yield());
+    while (now() - t0 < 0.3 || (now() - t0 < 10 && (!atomic_load(&progress[0]) || !atomic_load(&progress[1]) ||
+                                                    !atomic_load(&progress[2]) || !atomic_load(&progress[3]))))
+        CHECK_OK(ito_yield());
     atomic_store(&stop, 1);
     for (int i = 0; i < 4; i++) CHECK_OK(ito_join(sp[i], NULL));
     for (int i = 0; i < 4; i++)
