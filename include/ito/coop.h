@@ -27,7 +27,8 @@ __attribute__((preserve_none)) void ito_coop_yield(void);
 void ito_coop_yield_abi(void);
 void ito_coop_yield_full(void);
 
-#define ito_noyield __attribute__((annotate("ito_noyield")))
+/* noinline: inlined into an instrumented caller, its body would get yield points */
+#define ito_noyield __attribute__((annotate("ito_noyield"), noinline))
 
 /* The minimal yield from any compiler: skip the red zone, align the stack, call the
  * yield, and tell the compiler every register but rsp/rbp is clobbered so that it

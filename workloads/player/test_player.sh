@@ -1,0 +1,26 @@
+#!/bin/sh
+# test_player.sh BIN_DIR INPUT.ogg: every variant of the case study decodes INPUT to the
+# checksum of the no-threading build; with the timer on, the threaded variants really run
+# the player between pieces of decoding (ticks served > 0, more than one player run);
+# without it (--no-ticks), no tick is served. Fails loudly otherwise.
+set -eu
+bin=$1
+ogg=$2
+val() { sed -n "s/^$1=//p" "$3.$2"; }
+"$bin/player-nothr" "$ogg" > "$bin/t.nothr.out"
+ref=$(sed -n 's/^checksum=//p' "$bin/t.nothr.out")
+[ -n "$ref" ] || { echo "no checksum from player-nothr"; exit 1; }
+for v in full abi min min-begin preempt; do
+  "$bin/player-$v" "$ogg" --period-us 50 > "$bin/t.$v.out"
+  "$bin/player-$v" "$ogg" --no-ticks > "$bin/t.$v.quiet"
+  for kind in out quiet; do
+    sum=$(val checksum $kind "$bin/t.$v")
+    [ "$sum" = "$ref" ] || { echo "$v ($kind): checksum $sum, expected $ref"; exit 1; }
+  done
+  served=$(val served out "$bin/t.$v")
+  runs=$(val player_runs out "$bin/t.$v")
+  [ "$served" -gt 0 ] && [ "$runs" -gt 1 ] ||
+    { echo "$v: no interleaving (served=$served player_runs=$runs)"; exit 1; }
+  [ "$(val served quiet "$bin/t.$v")" = 0 ] || { echo "$v: ticks without a timer"; exit 1; }
+  echo "$v: checksum $sum, ticks served $served, player runs $runs"
+done

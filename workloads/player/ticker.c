@@ -1,0 +1,191 @@
+/* ticker.c: the per-worker timer of ticker.h (see there for the contract).
+ *
+ * Invariants: the signal goes to exactly one kernel thread (SIGEV_THREAD_ID); the one
+ * word the ticking side and the consumer share (pending_since) is set by a compare-and-
+ * swap from 0 and taken by an exchange, so it is right whether the ticking side is a
+ * handler on the consumer's thread or the helper thread on another core. Counters are each
+ * written by one side only. The helper's store to another thread's ito_coop_flag races,
+ * by design, with the runtime clearing it: both are plain aligned int stores on x86-64, and
+ * a lost tick shows up as a missed deadline. */
+#define _GNU_SOURCE
+#include "ticker.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "ito/coop.h"
+
+#define PLY_TICK_SIGNAL (SIGRTMIN + 5)
+
+extern char __executable_start[], etext[]; /* the executable's text, from the linker */
+
+static timer_t tick_timer;
+static int tick_on;
+static ply_tick_mode_t tick_mode;
+static volatile sig_atomic_t tick_preemptible;
+static _Atomic uint64_t pending_since; /* expiry time of the unserved tick, 0: none */
+static ply_tick_stats_t st;            /* handler: ticks..deferred; consumer: served, latency */
+static pthread_t helper;
+static volatile int *helper_flag;      /* the worker's ito_coop_flag */
+static _Atomic int helper_stop;
+static uint64_t tick_period;
+
+uint64_t ply_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int at_safe_point(const void *ucv)
+{
+    const ucontext_t *uc = ucv;
+    const char *pc = (const char *)uc->uc_mcontext.gregs[REG_RIP];
+    return tick_preemptible && pc >= __executable_start && pc < etext;
+}
+
+/* One expiry: a new pending tick, or a missed deadline if the last one is still pending. */
+static void account_tick(uint64_t overruns)
+{
+    st.ticks++;
+    st.overruns += overruns;
+    st.missed += overruns;
+    uint64_t none = 0;
+    if (!atomic_compare_exchange_strong(&pending_since, &none, ply_now_ns())) st.missed++;
+}
+
+static void on_tick(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    (void)si;
+    int saved_errno = errno;
+    int over = timer_getoverrun(tick_timer);
+    account_tick(over > 0 ? (uint64_t)over : 0);
+    if (tick_mode == PLY_TICK_FLAG) {
+        ito_coop_flag = 1;
+    } else if (at_safe_point(uc)) {
+        st.preempted++;
+        ito_coop_yield_full(); /* returns when this ULT is resumed */
+    } else {
+        st.deferred++;
+    }
+    errno = saved_errno;
+}
+
+/* The helper: poll the clock (no sleep: a timer wake-up would cost as much as a signal),
+ * and at each period store 1 into the worker's flag. */
+static void *helper_main(void *arg)
+{
+    (void)arg;
+    uint64_t next = ply_now_ns() + tick_period;
+    while (!atomic_load_explicit(&helper_stop, memory_order_relaxed)) {
+        uint64_t now = ply_now_ns();
+        if (now < next) {
+            __builtin_ia32_pause();
+            continue;
+        }
+        uint64_t late = (now - next) / tick_period; /* whole periods slept through */
+        next += (late + 1) * tick_period;
+        account_tick(late);
+        *helper_flag = 1;
+    }
+    return NULL;
+}
+
+int ply_ticker_start(uint64_t period_ns, ply_tick_mode_t mode)
+{
+    if (tick_on || period_ns == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    memset(&st, 0, sizeof st);
+    atomic_store(&pending_since, 0);
+    tick_mode = mode;
+    tick_period = period_ns;
+    if (mode == PLY_TICK_HELPER) {
+        helper_flag = &ito_coop_flag;
+        atomic_store(&helper_stop, 0);
+        int rc = pthread_create(&helper, NULL, helper_main, NULL);
+        if (rc != 0) {
+            errno = rc;
+            return -1;
+        }
+        tick_on = 1;
+        return 0;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_tick;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(PLY_TICK_SIGNAL, &sa, NULL) != 0) return -1;
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = PLY_TICK_SIGNAL;
+    sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    if (timer_create(CLOCK_MONOTONIC, &sev, &tick_timer) != 0) return -1;
+    struct itimerspec its;
+    its.it_interval.tv_sec = (time_t)(period_ns / 1000000000u);
+    its.it_interval.tv_nsec = (long)(period_ns % 1000000000u);
+    its.it_value = its.it_interval;
+    if (timer_settime(tick_timer, 0, &its, NULL) != 0) {
+        timer_delete(tick_timer);
+        return -1;
+    }
+    tick_on = 1;
+    return 0;
+}
+
+int ply_ticker_stop(ply_tick_stats_t *out)
+{
+    if (!tick_on) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (tick_mode == PLY_TICK_HELPER) {
+        atomic_store(&helper_stop, 1);
+        pthread_join(helper, NULL);
+        tick_on = 0;
+        ito_coop_flag = 0;
+        if (out) *out = st;
+        return 0;
+    }
+    /* Block the signal while the timer goes away, so no handler runs after this. */
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, PLY_TICK_SIGNAL);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+    timer_delete(tick_timer);
+    tick_on = 0;
+    struct timespec zero = {0, 0};
+    siginfo_t si;
+    while (sigtimedwait(&set, &si, &zero) > 0) {} /* drop one still queued */
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    ito_coop_flag = 0;
+    if (out) *out = st;
+    return 0;
+}
+
+int ply_ticker_served(void)
+{
+    uint64_t since = atomic_exchange_explicit(&pending_since, 0, memory_order_relaxed);
+    if (since == 0) return 0;
+    uint64_t lat = ply_now_ns() - since;
+    st.served++;
+    st.sum_latency_ns += lat;
+    if (lat > st.max_latency_ns) st.max_latency_ns = lat;
+    return 1;
+}
+
+void ply_ticker_preemptible(int on)
+{
+    tick_preemptible = on;
+}
