@@ -129,14 +129,19 @@ int main(void)
     CHECK_OK(ito_preempt_stats(&s0));
     /* A loaded machine may deliver no tick inside one region: retry a bounded number of times. */
     for (int tries = 0; tries < 20; tries++) {
+        ito_preempt_stats_t before;
+        CHECK_OK(ito_preempt_stats(&before));
         atomic_store(&stop, 0);
+        atomic_store(&other_ran_in_region, 0);
         CHECK_OK(ito_create(&wt, watcher, NULL, NULL));
         CHECK_OK(ito_create(&h, region_holder, &len, NULL));
         CHECK_OK(ito_join(h, NULL));
         atomic_store(&stop, 1);
         CHECK_OK(ito_join(wt, NULL));
-        CHECK_EQ(atomic_load(&other_ran_in_region), 0); /* never switched inside the region */
         CHECK_OK(ito_preempt_stats(&s1));
+        /* Never switched inside the region, unless the machine was so loaded that the
+         * region outlived the bound (5 quanta) and the switch was forced. */
+        if (s1.forced == before.forced) CHECK_EQ(atomic_load(&other_ran_in_region), 0);
         if (s1.delayed > s0.delayed) break;
     }
     CHECK(s1.delayed > s0.delayed);

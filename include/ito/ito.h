@@ -9,4 +9,5 @@
 #include "spawn.h"
 #include "syscall.h"
 #include "preempt.h"
+#include "regwin.h"
 #endif

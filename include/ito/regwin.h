@@ -25,6 +25,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 enum ito_regwin_scheme {
     ITO_REGWIN_OFF = 0, /* no emulation (the default) */
@@ -150,6 +151,7 @@ uint64_t ito_regwin_errors(void);
 
 #pragma GCC visibility pop
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -185,6 +185,7 @@ typedef struct itoi_worker {
      * context through the pollers: side_ready is owner-written, side_inbox is raised by
      * other workers (who then wake this one) */
     size_t side_ready;
+    int poll_due;                 /* owner: visit the pollers at the next scheduling point */
     _Atomic size_t side_inbox;
     size_t io_pending;            /* kernel requests in flight (owner-written): a ULT that
                                    * yields with nothing else ready still lets the pollers

@@ -189,7 +189,7 @@ static size_t run_pollers(itoi_worker_t *w)
 
 static inline bool side_pending(itoi_worker_t *w)
 {
-    return w->side_ready != 0 || atomic_load_explicit(&w->side_inbox, memory_order_relaxed) != 0;
+    return w->side_ready != 0 || w->poll_due || atomic_load_explicit(&w->side_inbox, memory_order_relaxed) != 0;
 }
 
 /* A ULT created without a stack gets one when first picked. If none can be mapped,
@@ -242,8 +242,12 @@ static inline itoi_ult_t *pick_ult(itoi_worker_t *w)
     if (ITOI_UNLIKELY(atomic_load_explicit(&w->inbox_n, memory_order_relaxed) != 0)) drain_inbox(w);
     /* Fairness: now and then take back what was published and nobody stole, so a busy
      * worker never leaves a ready ULT starving in its steal queue. */
-    if (ITOI_UNLIKELY((++w->tick & 63) == 0) && atomic_load_explicit(&w->steal_n, memory_order_relaxed))
-        reclaim(w);
+    if (ITOI_UNLIKELY((++w->tick & 63) == 0)) {
+        if (atomic_load_explicit(&w->steal_n, memory_order_relaxed)) reclaim(w);
+        /* Kernel events (devices, completions) are collected by the pollers: visit them
+         * now and then even while ULTs keep switching among themselves. */
+        if (atomic_load_explicit(&w->watched, memory_order_relaxed) > 0) w->poll_due = 1;
+    }
     itoi_ult_t *t = itoi_queue_pop(&w->rq);
     if (ITOI_UNLIKELY(t && !t->stack)) t = give_stack(w, t);
     if (ITOI_UNLIKELY(!t)) {
@@ -539,6 +543,7 @@ out:
 void itoi_worker_loop(itoi_worker_t *w)
 {
     for (;;) {
+        w->poll_due = 0;
         size_t did = run_pollers(w);
         itoi_ult_t *t = pick_ult(w);
         if (!t) t = steal(w);

@@ -370,6 +370,9 @@ static bool take_event(struct ito_device *d, uint32_t events, uint64_t *value)
 static size_t dev_poll(itoi_worker_t *w, size_t budget)
 {
     if (atomic_load_explicit(&nopen, memory_order_relaxed) == 0) return 0;
+    /* tab is published (release) after epfd is set: acquire it before reading epfd */
+    struct ito_device *t = atomic_load_explicit((_Atomic(struct ito_device *) *)&tab, memory_order_acquire);
+    if (!t) return 0;
     /* A worker with ZWTs queued looks at the devices every 8th round only: a system
      * call per round would cost more than the 64 ZWTs the round runs. */
     if (w->side_ready && (++poll_tick & 7)) return 0;
@@ -380,7 +383,7 @@ static size_t dev_poll(itoi_worker_t *w, size_t budget)
     for (int i = 0; i < n; i++) {
         uint32_t idx = (uint32_t)evs[i].data.u64, gen = (uint32_t)(evs[i].data.u64 >> 32);
         if (idx >= ITO_DEVICE_MAX) continue;
-        struct ito_device *d = &tab[idx];
+        struct ito_device *d = &t[idx];
         itoi_spin_lock(&d->lock);
         uint64_t value;
         if (d->state == DEV_OPEN && d->gen == gen && !d->masked && take_event(d, evs[i].events, &value)) {
