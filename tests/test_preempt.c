@@ -29,6 +29,26 @@ static void *spin(void *arg) /* never yields */
     return NULL;
 }
 
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ITO_TEST_TSAN 1
+#endif
+#endif
+#ifndef ITO_TEST_TSAN
+#define ITO_TEST_TSAN 0
+#endif
+
+/* Spins with a co-operative point: switches only when the timer set the flag. */
+__attribute__((unused)) static void *coop_spin(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+        atomic_fetch_add_explicit(&progress[i], 1, memory_order_relaxed);
+        ITO_COOP_POINT();
+    }
+    return NULL;
+}
+
 static ito_mutex_t mu;
 static long shared_counter;
 static FILE *devnull;
@@ -93,6 +113,26 @@ int main(void)
     CHECK_EQ(ito_preempt_disable(), ITO_ESTATE);
     CHECK_EQ(ito_psafe_end(), ITO_ESTATE);
     ito_preempt_config_t cfg = {.quantum_us = 1000, .max_delay_quanta = 5};
+#if defined(__SANITIZE_THREAD__) || ITO_TEST_TSAN
+    /* TSan: signal preemption is refused; the flag mode still drives co-operative points. */
+    CHECK_EQ(ito_preempt_enable(&cfg), ITO_ENOSYS);
+    cfg.mode = ITO_PREEMPT_FLAG;
+    CHECK_OK(ito_preempt_enable(&cfg));
+    ito_thread_t c1, c2;
+    CHECK_OK(ito_create(&c1, coop_spin, (void *)0, NULL));
+    CHECK_OK(ito_create(&c2, coop_spin, (void *)1, NULL));
+    double tt = now();
+    while (now() - tt < 0.2 || !atomic_load(&progress[0]) || !atomic_load(&progress[1])) CHECK_OK(ito_yield());
+    atomic_store(&stop, 1);
+    CHECK_OK(ito_join(c1, NULL));
+    CHECK_OK(ito_join(c2, NULL));
+    CHECK_OK(ito_psafe_begin());
+    CHECK_OK(ito_psafe_end());
+    CHECK_OK(ito_preempt_disable());
+    CHECK_OK(ito_finalize());
+    fclose(devnull);
+    TEST_DONE();
+#endif
     CHECK_OK(ito_preempt_enable(&cfg));
     CHECK_EQ(ito_preempt_enable(&cfg), ITO_ESTATE);
 

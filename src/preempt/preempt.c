@@ -162,6 +162,15 @@ int ito_preempt_enable(const ito_preempt_config_t *cfg)
         return ITO_EINVAL;
     memset(&itoi_pre, 0, sizeof itoi_pre);
     dl_iterate_phdr(find_exe, &itoi_pre);
+#if defined(ITOI_TSAN)
+    if (mode == ITO_PREEMPT_SIGNAL) {
+        /* ThreadSanitizer runs signal handlers at its own safe points, outside the
+         * interrupted code, so a switch inside the handler cannot work under it. */
+        fprintf(stderr, "ito: signal preemption is not available under ThreadSanitizer; "
+                        "ITO_PREEMPT_FLAG is\n");
+        return ITO_ENOSYS;
+    }
+#endif
     if (mode == ITO_PREEMPT_SIGNAL) {
         /* libito must not be inside the executable's code range (static linking). */
         uintptr_t self = (uintptr_t)(void *)&ito_preempt_enable;

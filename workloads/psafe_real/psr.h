@@ -28,13 +28,15 @@ typedef struct psr_config {
     unsigned quantum_us;   /* timer quantum */
     unsigned bound_quanta; /* bound of a delayed switch, in quanta */
     int workers;           /* P: ito workers = ULTs per program */
+    int no_check;          /* 1: skip the result checks (the cache-simulated run: a check's
+                              reference computation would pollute the per-program counts) */
 } psr_config;
 
 typedef struct psr_prog_result {
     uint64_t time_ns;      /* from the common start to the end of the program's last ULT */
     uint64_t blocks;       /* psafe regions entered (all ULTs), under either policy */
     uint64_t preemptions, delayed, delay_ns, forced; /* ito_group_stats */
-    int ok;                /* 1: the computed result is right */
+    int ok;                /* 1: the computed result is right (or not checked: err "unchecked") */
     char err[160];
 } psr_prog_result;
 
