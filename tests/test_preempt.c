@@ -227,6 +227,28 @@ int main(void)
     for (int i = 0; i < 4; i++)
         if (atomic_load(&progress[i]) == 0) fprintf(stderr, "gang: spinner %d never ran (%ld %ld %ld %ld)\n", i, atomic_load(&progress[0]), atomic_load(&progress[1]), atomic_load(&progress[2]), atomic_load(&progress[3]));
     for (int i = 0; i < 4; i++) CHECK(atomic_load(&progress[i]) > 0);
+    /* 6. Regions act on the whole gang: while g0's ULT is inside one, g0's turn is
+     * extended (delayed), so g1's watcher does not run; the overrun is charged to g0. */
+    ito_preempt_stats_t gs0, gs1;
+    CHECK_OK(ito_group_stats(g[0], &gs0));
+    len = 0.006; /* 3 quanta, under the bound (4 quanta by default) */
+    for (int tries = 0; tries < 20; tries++) {
+        atomic_store(&stop, 0);
+        atomic_store(&other_ran_in_region, 0);
+        ito_thread_t hg, wg;
+        CHECK_OK(ito_create(&hg, region_holder, &len, NULL));
+        CHECK_OK(ito_group_add(g[0], hg));
+        CHECK_OK(ito_create(&wg, watcher, NULL, NULL));
+        CHECK_OK(ito_group_add(g[1], wg));
+        CHECK_OK(ito_join(hg, NULL));
+        atomic_store(&stop, 1);
+        CHECK_OK(ito_join(wg, NULL));
+        CHECK_OK(ito_group_stats(g[0], &gs1));
+        if (gs1.forced == gs0.forced) CHECK_EQ(atomic_load(&other_ran_in_region), 0);
+        if (gs1.delayed > gs0.delayed) break;
+    }
+    CHECK(gs1.delayed > gs0.delayed);
+    CHECK(gs1.delay_ns > gs0.delay_ns);
     CHECK_EQ(ito_group_destroy(g[0]), ITO_OK);
     CHECK_EQ(ito_group_destroy(g[1]), ITO_OK);
     CHECK_OK(ito_preempt_disable());

@@ -5,18 +5,28 @@
  * and the scheduler (src/core/worker.c) runs only ULTs of that group or of no group,
  * parking the others until their turn. A ULT of another group that is running when the
  * turn ends is preempted by its worker's own tick, at its next safe point.
- * Compensation (the preemption-safe policy): a group that used extra time inside
- * preemption-safe regions has that time as debt; when its turn comes it sits the turn
- * out while its debt is at least a quantum (the debt shrinks by a quantum per turn). */
+ * Preemption-safe regions act on the whole gang, as in the paper: while any ULT of the
+ * running group is inside a region, worker 0's tick extends the group's turn (a delayed
+ * switch, recorded) instead of ending it, up to the bound, then ends it anyway (forced).
+ * The ito_psafe_end that leaves the group's last region ends the turn at once.
+ * Compensation: the time a turn overran becomes the group's debt; when its turn comes it
+ * sits the turn out while its debt is at least a quantum (the debt shrinks by a quantum
+ * per turn). */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "preempt_int.h"
 
 static itoi_group_t *groups[ITOI_MAX_GROUPS];
 static itoi_spinlock_t groups_lock;
-static int turn; /* index of the running group; worker 0's timer only */
+static itoi_spinlock_t turn_lock; /* taken with trylock in signal handlers: never waits there */
+static int turn;                  /* index of the running group (under turn_lock) */
+
+static void advance(uint64_t now, int forced);
 
 int ito_group_create(ito_group_t **out)
 {
@@ -93,7 +103,9 @@ int ito_group_stats(ito_group_t *gp, ito_preempt_stats_t *out)
 void itoi_gang_start(void)
 {
     turn = -1;
-    itoi_gang_tick();
+    itoi_spin_lock(&turn_lock);
+    advance(itoi_mono_ns(), 0);
+    itoi_spin_unlock(&turn_lock);
 }
 
 void itoi_gang_stop(void)
@@ -103,9 +115,40 @@ void itoi_gang_stop(void)
     itoi_wake_all();
 }
 
-/* Runs in worker 0's signal handler: atomics and syscalls only (no lock, no malloc). */
-void itoi_gang_tick(void)
+/* Is any ULT of g inside a preemption-safe region right now? Reads every worker's
+ * running ULT; descriptors live until ito_finalize, so a stale one is still memory. */
+static int in_region(itoi_group_t *g)
 {
+    for (int i = 0; i < itoi_rt.nworkers; i++) {
+        itoi_ult_t *c = __atomic_load_n(&itoi_rt.workers[i].cur, __ATOMIC_RELAXED);
+        if (c && c->group == g && c->psafe) return 1;
+    }
+    return 0;
+}
+
+/* Make the ULTs of the group whose turn just ended leave at once (their handlers see it). */
+static void kick_others(itoi_group_t *old)
+{
+    pid_t pid = getpid();
+    itoi_worker_t *self = itoi_tls_worker;
+    for (int i = 0; i < itoi_rt.nworkers; i++) {
+        itoi_worker_t *w = &itoi_rt.workers[i];
+        itoi_ult_t *c = __atomic_load_n(&w->cur, __ATOMIC_RELAXED);
+        if (w != self && c && c->group == old) syscall(SYS_tgkill, pid, atomic_load(&w->tid), SIGURG);
+    }
+}
+
+/* The next group's turn; the caller holds turn_lock. */
+static void advance(uint64_t now, int forced)
+{
+    itoi_group_t *cur = atomic_load(&itoi_gang_group);
+    if (cur && cur->turn_delayed) { /* compensation: the program sits out what it overran */
+        uint64_t extra = now - cur->delay_since;
+        atomic_fetch_add(&cur->st.delay_ns, extra);
+        atomic_fetch_add(&cur->debt_ns, extra);
+        if (forced) atomic_fetch_add(&cur->st.forced, 1);
+        cur->turn_delayed = 0;
+    }
     itoi_group_t *next = NULL;
     for (int k = 1; k <= ITOI_MAX_GROUPS; k++) {
         int i = (turn + k) % ITOI_MAX_GROUPS;
@@ -124,4 +167,42 @@ void itoi_gang_tick(void)
     atomic_store(&itoi_gang_group, next);
     atomic_fetch_add(&itoi_gang_epoch, 1);
     itoi_wake_all();
+    if (cur) kick_others(cur);
+}
+
+/* Runs in worker 0's signal handler: atomics, syscalls and a trylock only. The turn of a
+ * group with a ULT inside a preemption-safe region is extended (recorded), up to the
+ * bound; then it ends anyway (forced). */
+void itoi_gang_tick(void)
+{
+    if (!itoi_spin_trylock(&turn_lock)) return; /* ito_psafe_end is advancing it: next tick */
+    uint64_t now = itoi_mono_ns();
+    itoi_group_t *cur = atomic_load(&itoi_gang_group);
+    int forced = 0;
+    if (cur && in_region(cur)) {
+        if (!cur->turn_delayed) {
+            cur->turn_delayed = 1;
+            cur->delay_since = now;
+            atomic_fetch_add(&cur->st.delayed, 1);
+            itoi_spin_unlock(&turn_lock);
+            return;
+        }
+        if (now - cur->delay_since < itoi_pre.max_delay_ns) {
+            itoi_spin_unlock(&turn_lock);
+            return;
+        }
+        forced = 1;
+    }
+    advance(now, forced);
+    itoi_spin_unlock(&turn_lock);
+}
+
+/* From ito_psafe_end: the last region of a group whose turn was extended has ended, so
+ * the turn ends now (the paper: the pending switch happens at once). */
+void itoi_gang_region_ended(itoi_group_t *g)
+{
+    if (!itoi_spin_trylock(&turn_lock)) return; /* the tick is deciding: it will see it */
+    if (atomic_load(&itoi_gang_group) == (void *)g && g->turn_delayed && !in_region(g))
+        advance(itoi_mono_ns(), 0);
+    itoi_spin_unlock(&turn_lock);
 }

@@ -35,7 +35,10 @@
 
 itoi_preempt_t itoi_pre;
 
-static uint64_t mono_ns(void)
+uint64_t itoi_mono_ns(void);
+static uint64_t mono_ns(void) { return itoi_mono_ns(); }
+
+uint64_t itoi_mono_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -63,12 +66,15 @@ static int find_exe(struct dl_phdr_info *info, size_t size, void *data)
 
 static inline int safe_pc(uintptr_t pc) { return pc >= itoi_pre.exe_lo && pc < itoi_pre.exe_hi; }
 
+/* Without gang scheduling a region delays one worker's switch: the group used extra_ns of
+ * one processor, i.e. extra_ns / workers of the whole machine, which is what it sits out.
+ * (With gang scheduling the whole turn is charged once, in gang.c.) */
 static void charge(itoi_ult_t *t, uint64_t extra_ns, int forced)
 {
     itoi_group_t *g = t->group;
     if (!g) return;
     atomic_fetch_add(&g->st.delay_ns, extra_ns);
-    atomic_fetch_add(&g->debt_ns, extra_ns); /* the compensation: it sits out this long */
+    atomic_fetch_add(&g->debt_ns, extra_ns / (uint64_t)itoi_rt.nworkers);
     if (forced) atomic_fetch_add(&g->st.forced, 1);
 }
 
@@ -88,6 +94,17 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
     if (!t) goto out;
     uint64_t now = mono_ns();
     int forced = 0;
+    if (itoi_pre.gang && t->group) {
+        /* Gang scheduling decides at the group's level (gang.c): a ULT of the running
+         * group keeps its worker while in a region; a ULT of another group leaves now,
+         * forced if its group's turn ended while it was inside a region. */
+        if (t->group == atomic_load(&itoi_gang_group)) {
+            if (t->psafe) goto out;
+        } else if (t->psafe) {
+            ITOI_BUMP(pw->st.forced);
+        }
+        goto preempt;
+    }
     if (t->psafe) {
         if (!t->psafe_pending) {
             t->psafe_pending = 1;
@@ -100,6 +117,7 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
         forced = 1; /* the bound is reached: preempt anyway */
     }
     /* With gang scheduling, a ULT of a group whose turn is over must go now. */
+preempt:;
     ucontext_t *uc = ucv;
     if (!safe_pc((uintptr_t)uc->uc_mcontext.gregs[REG_RIP])) {
         ITOI_BUMP(pw->st.deferred);
@@ -283,7 +301,15 @@ int ito_psafe_end(void)
     if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
     itoi_ult_t *t = w->cur;
     if (ITOI_UNLIKELY(t->psafe == 0)) return ITO_ESTATE;
-    if (--t->psafe == 0 && ITOI_UNLIKELY(t->psafe_pending)) {
+    if (--t->psafe == 0 && ITOI_UNLIKELY(itoi_pre.gang && t->group)) {
+        itoi_group_t *g = t->group;
+        if (g->turn_delayed) {
+            itoi_gang_region_ended(g);
+            if (atomic_load(&itoi_gang_group) != (void *)g) itoi_yield_worker(w); /* its turn is over */
+        }
+        return ITO_OK;
+    }
+    if (t->psafe == 0 && ITOI_UNLIKELY(t->psafe_pending)) {
         /* The quantum expired inside the region: switch now, and charge the extra time. */
         t->psafe_pending = 0;
         uint64_t extra = mono_ns() - t->psafe_since;

@@ -23,6 +23,8 @@ typedef struct itoi_pworker {
 #define ITOI_MAX_GROUPS 64
 typedef struct itoi_group {
     _Atomic int members;
+    int turn_delayed;           /* its turn was extended for a preemption-safe region */
+    uint64_t delay_since;       /* when the turn should have ended (ns) */
     _Atomic uint64_t debt_ns;   /* time to sit out: the compensation of delayed switches */
     itoi_pstats_t st;
     int slot;
@@ -44,5 +46,7 @@ void itoi_preempt_add(itoi_pstats_t *to, itoi_pstats_t *from);
 void itoi_gang_start(void);
 void itoi_gang_stop(void);
 void itoi_gang_tick(void);      /* worker 0's timer: the next group's turn */
+void itoi_gang_region_ended(itoi_group_t *g); /* from ito_psafe_end: end a delayed turn now */
+uint64_t itoi_mono_ns(void);
 
 #endif
