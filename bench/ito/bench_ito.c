@@ -18,30 +18,15 @@
 #include <time.h>
 
 #include "arch/x86_64/itoa.h"
+#include "bench_util.h"
 #include "ito/ito.h"
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void report(const char *bench, const char *sys, double *v, int n)
 {
-    printf("RESULT benchmark=%s system=%s median_ns=%.3f trials=%d\n", bench, sys, median(v, n), n);
+    printf("RESULT benchmark=%s system=%s median_ns=%.3f trials=%d\n", bench, sys, itob_median(v, n), n);
     fflush(stdout);
 }
 
@@ -70,13 +55,13 @@ static void bench_switch(int trials, long n)
         iters = n;
         peer_sp = itoa_make(stk + sz, peer_entry);
         for (int t = -1; t < trials; t++) { /* trial -1 warms up */
-            double t0 = now_ns();
+            double t0 = itob_now_ns();
             for (long i = 0; i < n; i++) {
                 if (flavour == 0) itoa_switch_abi(&main_sp, peer_sp, NULL, NULL);
                 else if (flavour == 1) ITOA_SWITCH_MIN(&main_sp, peer_sp, NULL, NULL);
                 else itoa_switch_full(&main_sp, peer_sp, NULL, NULL);
             }
-            double dt = now_ns() - t0;
+            double dt = itob_now_ns() - t0;
             if (t >= 0) v[t] = dt / (2.0 * (double)n);
         }
         report("switch", names[flavour], v, trials);
@@ -103,10 +88,10 @@ static void bench_yield(int trials, long n)
     for (int t = -1; t < trials; t++) {
         ito_thread_t th;
         ito_create(&th, yield_loop, (void *)(intptr_t)n, NULL);
-        double t0 = now_ns();
+        double t0 = itob_now_ns();
         for (long i = 0; i < n; i++) ito_yield();
         ito_join(th, NULL);
-        double dt = now_ns() - t0;
+        double dt = itob_now_ns() - t0;
         if (t >= 0) v[t] = dt / (2.0 * (double)n);
     }
     report("yield", "ito", v, trials);
@@ -120,13 +105,13 @@ static void bench_create_join(int trials, long n)
     ito_init(&cfg);
     double *v = calloc((size_t)trials, sizeof *v);
     for (int t = -1; t < trials; t++) {
-        double t0 = now_ns();
+        double t0 = itob_now_ns();
         for (long i = 0; i < n; i++) {
             ito_thread_t th;
             ito_create(&th, empty, NULL, NULL);
             ito_join(th, NULL);
         }
-        double dt = now_ns() - t0;
+        double dt = itob_now_ns() - t0;
         if (t >= 0) v[t] = dt / (double)n;
     }
     report("create_join", "ito", v, trials);
@@ -155,7 +140,7 @@ static void bench_create_1m(int trials, long n)
     double *v = calloc((size_t)trials, sizeof *v);
     ito_thread_t *cs = calloc((size_t)nw, sizeof *cs);
     for (int t = -1; t < trials; t++) {
-        double t0 = now_ns();
+        double t0 = itob_now_ns();
         for (int w = 0; w < nw; w++) {
             ito_attr_t at;
             ito_attr_init(&at);
@@ -163,7 +148,7 @@ static void bench_create_1m(int trials, long n)
             ito_create(&cs[w], creator, (void *)(intptr_t)(n / nw), &at);
         }
         for (int w = 0; w < nw; w++) ito_join(cs[w], NULL);
-        double dt = now_ns() - t0;
+        double dt = itob_now_ns() - t0;
         if (t >= 0) v[t] = dt / (double)n;
     }
     report("create_1m", "ito", v, trials);
@@ -194,10 +179,10 @@ static void bench_zwt_chain(int trials, long n)
     double *v = calloc((size_t)trials, sizeof *v);
     for (int t = -1; t < trials; t++) {
         ito_rearm(f, (int)n, 0);
-        double t0 = now_ns();
+        double t0 = itob_now_ns();
         ito_continue(f, 0);
         ito_frame_wait(f, (int)n);
-        double dt = now_ns() - t0;
+        double dt = itob_now_ns() - t0;
         if (t >= 0) v[t] = dt / (double)n;
     }
     report("zwt_chain", "ito", v, trials);
@@ -213,13 +198,13 @@ static void bench_psafe(int trials, long n)
     ito_init(&cfg);
     double *v = calloc((size_t)trials, sizeof *v);
     for (int t = -1; t < trials; t++) {
-        double t0 = now_ns();
+        double t0 = itob_now_ns();
         for (long i = 0; i < n; i++) {
             ito_psafe_begin();
             __asm__ volatile("" ::: "memory");
             ito_psafe_end();
         }
-        double dt = now_ns() - t0;
+        double dt = itob_now_ns() - t0;
         if (t >= 0) v[t] = dt / (2.0 * (double)n);
     }
     report("psafe", "ito", v, trials);

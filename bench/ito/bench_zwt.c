@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <time.h>
 
+#include "bench_util.h"
 #include "ito/ito.h"
 #include "zwt_graphs.h"
 
@@ -29,12 +30,6 @@ static void node(ito_frame_t *f, int i, uint64_t v)
     for (int k = a; k < b; k++) ito_continue(f, g.succ[k]);
 }
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static int run(const char *graph, int workers, const zg_opts *o)
 {
@@ -49,11 +44,11 @@ static int run(const char *graph, int workers, const zg_opts *o)
     double *v = zg_alloc(sizeof(double) * (size_t)o->trials);
     for (int t = -1; t < o->trials; t++) {
         if (ito_rearm(f, g.n, 0) != ITO_OK) return 1;
-        double t0 = now_ns();
+        double t0 = itob_now_ns();
         for (int i = 0; i < g.n; i++)
             if (!g.fanin[i] && ito_continue(f, i) != ITO_OK) return 1;
         if (ito_frame_wait(f, g.n) != ITO_OK) return 1;
-        double dt = now_ns() - t0;
+        double dt = itob_now_ns() - t0;
         if (t >= 0) v[t] = dt / g.n;
     }
     char name[64];

@@ -13,20 +13,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "ito/ito.h"
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static void *empty(void *a) { return a; }
 
@@ -52,18 +42,18 @@ static int run(int workers, int trials, int quick)
                 if (s < 0) { /* a loop of single creates */
                     for (size_t done = 0; done < n; done += 10000) {
                         size_t k = n - done < 10000 ? n - done : 10000;
-                        double t0 = now_ns();
+                        double t0 = itob_now_ns();
                         for (size_t i = 0; i < k; i++) ito_create(&hs[i], empty, NULL, NULL);
-                        dt += now_ns() - t0;
+                        dt += itob_now_ns() - t0;
                         for (size_t i = 0; i < k; i++) ito_join(hs[i], NULL);
                     }
                 } else {
                     ito_spawn_attr_t a;
                     ito_spawn_attr_init(&a);
                     a.scheme = (ito_spawn_scheme_t)s;
-                    double t0 = now_ns();
+                    double t0 = itob_now_ns();
                     rc = ito_create_many(n, empty, NULL, 0, NULL, hs, NULL, &a);
-                    dt = now_ns() - t0;
+                    dt = itob_now_ns() - t0;
                     if (rc != ITO_OK) {
                         fprintf(stderr, "ito_create_many: %s\n", ito_strerror(rc));
                         return 1;
@@ -72,7 +62,7 @@ static int run(int workers, int trials, int quick)
                 }
                 if (t >= 0) v[t] = dt / (double)n;
             }
-            qsort(v, (size_t)tr, sizeof *v, cmp_d);
+            qsort(v, (size_t)tr, sizeof *v, itob_cmp);
             printf("RESULT benchmark=spawn scheme=%s workers=%d n=%zu median_ns=%.3f trials=%d\n",
                    s < 0 ? "loop" : names[s], nw, n, v[tr / 2], tr);
             fflush(stdout);
