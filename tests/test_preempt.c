@@ -30,8 +30,8 @@ static void *spin(void *arg) /* never yields */
 }
 
 #if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define ITO_TEST_TSAN 1
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define ITO_TEST_TSAN 1 /* a sanitizer tree: signal preemption is refused */
 #endif
 #endif
 #ifndef ITO_TEST_TSAN
@@ -113,8 +113,8 @@ int main(void)
     CHECK_EQ(ito_preempt_disable(), ITO_ESTATE);
     CHECK_EQ(ito_psafe_end(), ITO_ESTATE);
     ito_preempt_config_t cfg = {.quantum_us = 1000, .max_delay_quanta = 5};
-#if defined(__SANITIZE_THREAD__) || ITO_TEST_TSAN
-    /* TSan: signal preemption is refused; the flag mode still drives co-operative points. */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || ITO_TEST_TSAN
+    /* Sanitizers: signal preemption is refused; the flag mode still drives co-operative points. */
     CHECK_EQ(ito_preempt_enable(&cfg), ITO_ENOSYS);
     cfg.mode = ITO_PREEMPT_FLAG;
     CHECK_OK(ito_preempt_enable(&cfg));

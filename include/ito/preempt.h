@@ -9,7 +9,8 @@
  * (malloc, printf, stdio locks) or any other shared library, never in the scheduler
  * context or a ZWT. This needs libito as a shared library (the `ito::ito` target,
  * `pkg-config --libs ito`): with libito linked statically into the executable its code
- * cannot be told apart, and ito_preempt_enable returns ITO_ENOSYS. A preempted ULT
+ * cannot be told apart, and ito_preempt_enable returns ITO_ENOSYS (as it does in ASan and
+ * TSan builds, whose runtimes make the handler's switch unsafe). A preempted ULT
  * resumes on the same worker. Code that never has its quantum expire pays nothing.
  *
  * Preemption-safe regions: ito_psafe_begin()/ito_psafe_end() are plain stores to the

@@ -180,11 +180,13 @@ int ito_preempt_enable(const ito_preempt_config_t *cfg)
         return ITO_EINVAL;
     memset(&itoi_pre, 0, sizeof itoi_pre);
     dl_iterate_phdr(find_exe, &itoi_pre);
-#if defined(ITOI_TSAN)
+#if defined(ITOI_TSAN) || defined(ITOI_ASAN)
     if (mode == ITO_PREEMPT_SIGNAL) {
         /* ThreadSanitizer runs signal handlers at its own safe points, outside the
-         * interrupted code, so a switch inside the handler cannot work under it. */
-        fprintf(stderr, "ito: signal preemption is not available under ThreadSanitizer; "
+         * interrupted code; AddressSanitizer's runtime (its malloc, its fiber-switch
+         * bookkeeping) is linked into the executable, where the handler would take it for
+         * the program's own code. A switch inside the handler is unsafe under both. */
+        fprintf(stderr, "ito: signal preemption is not available under the sanitizers; "
                         "ITO_PREEMPT_FLAG is\n");
         return ITO_ENOSYS;
     }
