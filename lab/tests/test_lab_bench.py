@@ -268,3 +268,13 @@ def test_executable_bit_matters(tmp_path):
     _script(p, GOOD, 0o644)
     assert not (p.stat().st_mode & stat.S_IXUSR)
     assert bench.discover_programs(tmp_path) == []
+
+
+def test_zwt_graphs_are_compared_with_tbb_and_psafe_has_a_target():
+    table, _ = bench.merge([M("zwt_chain_1w", "ito", 8.0), M("zwt_chain_1w", "tbb", 32.0),
+                            M("psafe", "ito", 1.5)])
+    rows = bench.ratio_rows(table, bench.GRAPH_BENCHMARKS + ("psafe",))
+    chain = [r for r in rows if r[0] == "zwt_chain_1w"]
+    assert chain and chain[0][3] == "tbb" and chain[0][5] == pytest.approx(0.25)
+    assert not [r for r in rows if r[0] == "psafe"]  # no peer: the paper's signal is in the text
+    assert [t for t in bench.TARGETS if t.benchmark == "psafe" and t.ns == 2.0]

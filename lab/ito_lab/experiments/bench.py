@@ -44,6 +44,15 @@ PEER_SYSTEMS = {"switch": ("boost-context", "ucontext")}
 for _b in BENCHMARKS[1:]:
     ITO_SYSTEMS[_b] = ("ito",)
     PEER_SYSTEMS[_b] = ("boost-fiber", "go", "pthread")
+# Counter-fired zero-wait threads (issue 3) against oneTBB flow_graph, and the cost of a
+# preemption-safe region (issue 6): run as whole programs (they print several benchmarks).
+GRAPH_BENCHMARKS = tuple(f"zwt_{g}_{w}" for g in ("chain", "diamond", "dag") for w in ("1w", "all"))
+for _b in GRAPH_BENCHMARKS:
+    ITO_SYSTEMS[_b] = ("ito",)
+    PEER_SYSTEMS[_b] = ("tbb",)
+ITO_SYSTEMS["psafe"] = ("ito",)
+PEER_SYSTEMS["psafe"] = ()
+EXTRA_RUNS = (("bench_zwt", ()), ("bench_tbb_flow", ()), ("bench_ito", ("--only", "psafe")))
 EXPECTED_PROGRAMS = ("bench_ito", "bench_boost_context", "bench_ucontext", "bench_boost_fiber",
                      "bench_go", "bench_pthread")
 DESCRIPTION = {
@@ -51,7 +60,11 @@ DESCRIPTION = {
     "yield": "yield through the scheduler, 2 threads on 1 worker, per yield",
     "create_join": "create + run + join one empty thread",
     "create_1m": "create and join 1,000,000 threads on all workers, per thread",
+    "psafe": "one ito_psafe_begin or ito_psafe_end (the paper: a 10.8 us signal)",
 }
+for _b in GRAPH_BENCHMARKS:
+    DESCRIPTION[_b] = (f"counter-fired {_b.split('_')[1]} graph on "
+                       f"{'one worker' if _b.endswith('1w') else 'all workers'}, per fired node")
 _NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
 
 
@@ -69,6 +82,8 @@ TARGETS = (
     Target("switch", "ito-abi", "<= boost-context", peer="boost-context"),
     Target("yield", "ito", "<= 10 ns", ns=10.0),
     Target("create_join", "ito", "<= 20 ns", ns=20.0),
+    Target("zwt_chain_1w", "ito", "<= 10 ns", ns=10.0),
+    Target("psafe", "ito", "<= 2 ns", ns=2.0),
 )
 
 
@@ -414,6 +429,19 @@ def run(args, ctx) -> int:
             elif r.error:
                 warn(f"{r.program} --only {r.benchmark}: {r.error}")
 
+    if not args.only:  # the ZWT graphs against oneTBB, and the psafe cost (unpinned: "all")
+        by_name = {p.name: p for p in programs}
+        extra = [Run(name, "graphs" if not opts else opts[-1],
+                     [str(by_name[name]), *opts, "--trials", str(trials), *(["--quick"] if ctx.quick else [])])
+                 for name, opts in EXTRA_RUNS if name in by_name]
+        with ctx.progress(len(extra), "bench graphs") as step:
+            for r in extra:
+                step(f"{r.program} {r.benchmark}")
+                run_one(r, args.timeout)
+                if r.error:
+                    warn(f"{r.program}: {r.error}")
+        runs += extra
+        benchmarks = tuple(benchmarks) + GRAPH_BENCHMARKS + ("psafe",)
     table, notes = merge([m for r in runs for m in r.measurements])
     notes = list(skipped.values()) + notes
     out = ctx.out(NAME)
