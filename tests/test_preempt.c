@@ -98,6 +98,22 @@ static void *watcher(void *arg)
     return NULL;
 }
 
+/* One region of `len` seconds in a ULT, with a watcher ULT wanting the CPU meanwhile;
+ * the two join groups when given. */
+static void run_region(double *len, ito_group_t *holder_group, ito_group_t *watcher_group)
+{
+    ito_thread_t h, wt;
+    atomic_store(&stop, 0);
+    atomic_store(&other_ran_in_region, 0);
+    CHECK_OK(ito_create(&h, region_holder, len, NULL));
+    if (holder_group) CHECK_OK(ito_group_add(holder_group, h));
+    CHECK_OK(ito_create(&wt, watcher, NULL, NULL));
+    if (watcher_group) CHECK_OK(ito_group_add(watcher_group, wt));
+    CHECK_OK(ito_join(h, NULL));
+    atomic_store(&stop, 1);
+    CHECK_OK(ito_join(wt, NULL));
+}
+
 int main(void)
 {
     devnull = fopen("/dev/null", "w");
@@ -162,8 +178,6 @@ int main(void)
     CHECK_EQ(shared_counter, 3 * 20000L);
 
     /* 3. A region longer than a quantum delays the switch: the watcher does not run inside. */
-    atomic_store(&stop, 0);
-    ito_thread_t h, wt;
     double len = 0.004; /* 4 quanta, under the bound of 5 */
     ito_preempt_stats_t s0, s1;
     CHECK_OK(ito_preempt_stats(&s0));
@@ -171,13 +185,7 @@ int main(void)
     for (int tries = 0; tries < 20; tries++) {
         ito_preempt_stats_t before;
         CHECK_OK(ito_preempt_stats(&before));
-        atomic_store(&stop, 0);
-        atomic_store(&other_ran_in_region, 0);
-        CHECK_OK(ito_create(&wt, watcher, NULL, NULL));
-        CHECK_OK(ito_create(&h, region_holder, &len, NULL));
-        CHECK_OK(ito_join(h, NULL));
-        atomic_store(&stop, 1);
-        CHECK_OK(ito_join(wt, NULL));
+        run_region(&len, NULL, NULL);
         CHECK_OK(ito_preempt_stats(&s1));
         /* Never switched inside the region, unless the machine was so loaded that the
          * region outlived the bound (5 quanta) and the switch was forced. */
@@ -189,12 +197,7 @@ int main(void)
     /* 4. Past the bound the switch is forced. */
     len = 0.012; /* 12 quanta > 5 */
     for (int tries = 0; tries < 20; tries++) {
-        atomic_store(&stop, 0);
-        CHECK_OK(ito_create(&wt, watcher, NULL, NULL));
-        CHECK_OK(ito_create(&h, region_holder, &len, NULL));
-        CHECK_OK(ito_join(h, NULL));
-        atomic_store(&stop, 1);
-        CHECK_OK(ito_join(wt, NULL));
+        run_region(&len, NULL, NULL);
         CHECK_OK(ito_preempt_stats(&s1));
         if (s1.forced > 0) break;
     }
@@ -233,16 +236,7 @@ int main(void)
     CHECK_OK(ito_group_stats(g[0], &gs0));
     len = 0.006; /* 3 quanta, under the bound (4 quanta by default) */
     for (int tries = 0; tries < 20; tries++) {
-        atomic_store(&stop, 0);
-        atomic_store(&other_ran_in_region, 0);
-        ito_thread_t hg, wg;
-        CHECK_OK(ito_create(&hg, region_holder, &len, NULL));
-        CHECK_OK(ito_group_add(g[0], hg));
-        CHECK_OK(ito_create(&wg, watcher, NULL, NULL));
-        CHECK_OK(ito_group_add(g[1], wg));
-        CHECK_OK(ito_join(hg, NULL));
-        atomic_store(&stop, 1);
-        CHECK_OK(ito_join(wg, NULL));
+        run_region(&len, g[0], g[1]);
         CHECK_OK(ito_group_stats(g[0], &gs1));
         if (gs1.forced == gs0.forced) CHECK_EQ(atomic_load(&other_ran_in_region), 0);
         if (gs1.delayed > gs0.delayed) break;
