@@ -119,6 +119,12 @@ size_t itoi_zwt_poll(itoi_worker_t *w, size_t budget)
     if (ITOI_UNLIKELY(itoi_zwt_setup() != ITO_OK)) return 0;
     zws = itoi_zwt_worker(w);
     if (atomic_load_explicit(&w->side_inbox, memory_order_relaxed)) drain_inbox(w, zws);
+    /* Fairness: every 8th poll, take back what this worker published and nobody stole.
+     * Without it, ZWTs that keep re-queueing themselves (the paper's trylock retry idiom)
+     * keep the private RTQ non-empty for ever, and a ZWT in the shared RTQ (e.g. the one
+     * holding the lock they wait for) starves while the other workers are busy too. */
+    if (ITOI_UNLIKELY((++zws->polls & 7) == 0) && atomic_load_explicit(&zws->shared_n, memory_order_relaxed))
+        take_shared(w, zws, zws, 1);
     if (!zws->rtq.head && atomic_load_explicit(&itoi_rt.side_shared, memory_order_relaxed) > 0) {
         if (!take_shared(w, zws, zws, 1)) {
             for (int i = 1; i < itoi_rt.nworkers; i++) {

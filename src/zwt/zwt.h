@@ -61,6 +61,7 @@ typedef struct itoi_zworker {
     itoi_zq_t inbox;                     /* from non-workers */
     _Alignas(ITOI_CACHELINE) struct ito_frame *free[ITOI_NCLASSES];
     _Atomic uint64_t fired, stolen;
+    uint32_t polls;                      /* owner: poll calls, for the fairness check */
 } itoi_zworker_t;
 
 int itoi_zwt_setup(void);                   /* once per ito_init, on first use */
