@@ -81,9 +81,11 @@ static void check_bad_config(void)
         CHECK_EQ(ito_init(NULL), ITO_EINVAL);
         CHECK_EQ(ito_initialized(), 0);
     }
-    /* An explicit worker count does not read the environment. */
+    /* Every variable is validated at ito_init, even one the configuration overrides. */
     c = (ito_config_t){.workers = 2};
-    CHECK_OK(ito_init(&c));
+    CHECK_EQ(ito_init(&c), ITO_EINVAL);
+    CHECK_OK(setenv("ITO_WORKERS", "1", 1));
+    CHECK_OK(ito_init(&c)); /* an explicit count wins over a valid one */
     CHECK_EQ(ito_worker_count(), 2);
     CHECK_OK(ito_finalize());
     CHECK_OK(setenv("ITO_WORKERS", "3", 1));

@@ -27,7 +27,10 @@ static void sleep_us(long us)
     nanosleep(&ts, NULL);
 }
 
-/* Counts what it received; acks (which re-arms it); continues E_DONE at the target. */
+/* Counts what it received; acks (which re-arms it); continues E_DONE at the target.
+ * The ack comes before the continuation: once E_DONE fires, main may close `dev` and
+ * open the next section's device under the same variable (a regression: acking after
+ * the continuation unmasked the next section's device now and then). */
 static void handler(ito_frame_t *f, int entry, uint64_t v)
 {
     CHECK_EQ(entry, E_HANDLER);
@@ -38,8 +41,8 @@ static void handler(ito_frame_t *f, int entry, uint64_t v)
     atomic_store(&inside, 0);
     uint64_t t = atomic_load(&target);
     CHECK(sum <= t || t == 0);
-    if (t && sum == t) CHECK_OK(ito_continue(f, E_DONE));
     CHECK_OK(ito_device_ack(dev));
+    if (t && sum == t) CHECK_OK(ito_continue(f, E_DONE));
 }
 
 /* Takes one event and does not ack. */
@@ -51,14 +54,18 @@ static void lazy_handler(ito_frame_t *f, int entry, uint64_t v)
     CHECK_OK(ito_continue(f, E_DONE));
 }
 
-/* Counts its runs; the 5th continues E_DONE; always acks. */
+/* Counts its runs; the 5th continues E_DONE; acks until main stops it (`stopping`:
+ * main is about to close the device, so an ack may find it closed). */
+static _Atomic int stopping;
 static void timer_handler(ito_frame_t *f, int entry, uint64_t v)
 {
     (void)entry;
     CHECK(v >= 1);
     atomic_fetch_add(&got_sum, v);
+    if (atomic_load(&stopping)) return;
+    int rc = ito_device_ack(dev);
+    CHECK(rc == ITO_OK || (rc == ITO_EINVAL && atomic_load(&stopping)));
     if (atomic_fetch_add(&got_calls, 1) + 1 == 5) CHECK_OK(ito_continue(f, E_DONE));
-    CHECK_OK(ito_device_ack(dev));
 }
 
 /* This ULT sleeps ~200 us on a one-shot timer device: it blocks, so its worker's
@@ -105,8 +112,11 @@ static void pipe_handler(ito_frame_t *f, int entry, uint64_t events)
         uint64_t s = 0;
         for (ssize_t i = 0; i < r; i++) s += buf[i];
         atomic_fetch_add(&pipe_sum, s);
-        if (atomic_fetch_add(&pipe_bytes, (uint64_t)r) + (uint64_t)r == atomic_load(&pipe_target))
+        if (atomic_fetch_add(&pipe_bytes, (uint64_t)r) + (uint64_t)r == atomic_load(&pipe_target)) {
+            CHECK_OK(ito_device_ack(dev)); /* before E_DONE: see handler() */
             CHECK_OK(ito_continue(f, E_DONE));
+            return;
+        }
     }
     CHECK_OK(ito_device_ack(dev));
 }
@@ -191,9 +201,11 @@ static void run(int workers)
 
     /* 4. a periodic timer fires repeatedly (1 ms); close stops it */
     reset(f, timer_handler, 0);
+    atomic_store(&stopping, 0);
     CHECK_OK(ito_device_timer(1000000, f, E_HANDLER, &dev));
     CHECK_OK(ito_frame_wait(f, E_DONE)); /* the 5th run continues E_DONE */
     CHECK(atomic_load(&got_calls) >= 5);
+    atomic_store(&stopping, 1);
     CHECK_OK(ito_device_close(dev));
     for (int i = 0; i < 3; i++) nap();
     uint64_t calls = atomic_load(&got_calls);

@@ -3,6 +3,7 @@
 #define ITO_ITO_H
 #include "error.h"
 #include "thread.h"
+#include "time.h"
 #include "sync.h"
 #include "coop.h"
 #include "zwt.h"

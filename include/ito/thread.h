@@ -51,7 +51,10 @@ typedef struct ito_attr {
 int ito_attr_init(ito_attr_t *attr);
 
 int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr);
-int ito_join(ito_thread_t t, void **retval);   /* retval may be NULL */
+int ito_join(ito_thread_t t, void **retval);   /* retval may be NULL; joining main: ITO_EPERM */
+/* ito_join with a deadline (see time.h): ITO_ETIMEDOUT when t has not finished by then;
+ * t stays joinable. */
+int ito_join_until(ito_thread_t t, void **retval, uint64_t deadline);
 int ito_detach(ito_thread_t t);
 int ito_yield(void);                 /* ITO_ENOTULT outside a ULT */
 int ito_yield_to(ito_thread_t t);    /* run t next if it is ready on this worker, else plain yield */

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "error.h"
+#include "time.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,6 +70,9 @@ int ito_zwt_retry(void);
 /* From a ULT: block until the entry fires (and, if it has code, until that code has
  * run). ITO_ENOTULT outside a ULT, ITO_EBUSY if another ULT already waits on it. */
 int ito_frame_wait(ito_frame_t *f, int entry);
+/* The same with a deadline (ito/time.h): ITO_ETIMEDOUT if the entry has not fired by then
+ * (the entry stays armed and may be waited on again). */
+int ito_frame_wait_until(ito_frame_t *f, int entry, uint64_t deadline);
 
 /* Counters since ito_init. */
 int ito_zwt_stats(uint64_t *fired, uint64_t *stolen);

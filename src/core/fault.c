@@ -15,9 +15,8 @@ static _Atomic long n_mmap, n_malloc;
 
 void itoi_fault_reset(void)
 {
-    const char *m = getenv("ITO_FAULT_MMAP"), *a = getenv("ITO_FAULT_MALLOC");
-    atomic_store(&fault_mmap_at, m ? atol(m) : 0);
-    atomic_store(&fault_malloc_at, a ? atol(a) : 0);
+    atomic_store(&fault_mmap_at, itoi_env.fault_mmap); /* validated by config.c */
+    atomic_store(&fault_malloc_at, itoi_env.fault_malloc);
     atomic_store(&n_mmap, 0);
     atomic_store(&n_malloc, 0);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "itoi.h"
@@ -78,12 +79,19 @@ out:
     return rc;
 }
 
-void itoi_idlewait_sleep(itoi_worker_t *w)
+void itoi_idlewait_sleep(itoi_worker_t *w, uint64_t deadline)
 {
     struct epoll_event evs[8];
     int nh = atomic_load_explicit(&nhooks, memory_order_acquire), busy = 0;
     for (int i = 0; i < nh; i++) busy |= befores[i] && befores[i](w);
-    int n = busy ? 0 : epoll_wait(w->idle_ep, evs, 8, -1);
+    struct timespec ts, *tp = NULL;
+    if (deadline != ITO_FOREVER) {
+        uint64_t now = itoi_now_ns(), d = deadline > now ? deadline - now : 0;
+        ts.tv_sec = (time_t)(d / 1000000000u);
+        ts.tv_nsec = (long)(d % 1000000000u);
+        tp = &ts;
+    }
+    int n = busy ? 0 : epoll_pwait2(w->idle_ep, evs, 8, tp, NULL);
     for (int i = 0; i < nh; i++)
         if (afters[i]) afters[i](w);
     for (int i = 0; i < n; i++) {

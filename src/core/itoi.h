@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "ito/thread.h"
+#include "ito/time.h"
 #include "../arch/x86_64/itoa.h"
 #include "spinlock.h"
 
@@ -57,6 +58,23 @@ enum { /* ULT kinds of being ready */
 };
 
 struct itoi_ult;
+struct itoi_worker;
+
+/* ---- timers (timer.c) ---- */
+typedef struct itoi_timer itoi_timer_t;
+typedef void (*itoi_timer_fn)(struct itoi_worker *w, itoi_timer_t *t);
+struct itoi_timer {
+    uint64_t deadline;           /* CLOCK_MONOTONIC ns */
+    itoi_timer_t *child, *sibling, *prev; /* pairing-heap links (prev: parent or left sibling) */
+    itoi_timer_fn fire;
+    bool armed;
+};
+
+/* A timed wait takes the ULT off the object it waits on when the deadline passes:
+ * called with the object's lock held (if it has one); returns true if it found the ULT
+ * still waiting and removed it (the ULT then wakes with ITO_ETIMEDOUT), false if a
+ * waker got there first (the waker readies it). */
+typedef bool (*itoi_unlink_fn)(struct itoi_ult *t, void *obj);
 
 /* The part of a ULT that threads created together share: bulk creation (src/spawn)
  * builds it once as a template and copies it whole. */
@@ -92,6 +110,19 @@ typedef struct itoi_ult {
     uint64_t id;
     uintptr_t wait_data;         /* scratch for the object the ULT waits on */
     int wait_result;
+    const char *blocked_on;      /* what it is parked on ("mutex", "recv", ...), or NULL */
+    /* timed waits (itoi_block_until): written by the ULT before it parks, read by the
+     * timer's firing on the same worker (the ULT is pinned there meanwhile) */
+    itoi_timer_t timer;
+    itoi_unlink_fn wait_unlink;
+    void *wait_obj;
+    itoi_spinlock_t *wait_lock;
+    /* I/O (src/wsc): the ULT's deadline for blocking wrappers (ito_io_deadline), the
+     * cancellation asked by ito_cancel_io (set by any thread, consumed by the ULT), and
+     * the request it is parked on (owned by the worker that holds the request) */
+    uint64_t io_deadline;
+    _Atomic uint32_t io_cancel;
+    void *_Atomic io_wait;
     void *mech;                  /* per-thread state of a mechanism (register windows, ...) */
     /* preemption (src/preempt): psafe is written only by the ULT itself and read by the
      * signal handler running on the same worker; group by ito_group_add */
@@ -149,6 +180,13 @@ static inline void itoi_queue_append(itoi_queue_t *dst, itoi_queue_t *src)
 }
 bool itoi_queue_remove(itoi_queue_t *q, itoi_ult_t *t);
 
+/* A function to run on a given worker's scheduler context, posted by any thread
+ * (itoi_worker_call). The node is the poster's: it must stay valid until fn has run. */
+typedef struct itoi_call {
+    struct itoi_call *next;
+    void (*fn)(struct itoi_worker *w, struct itoi_call *c);
+} itoi_call_t;
+
 /* ---- workers (worker.c) ---- */
 typedef struct itoi_worker {
     /* owner-only, hot */
@@ -173,10 +211,16 @@ typedef struct itoi_worker {
     /* counters: written by the owner only, read by anyone (relaxed) */
     _Atomic uint64_t n_switches, n_created, n_finished, n_steals, n_sleeps;
     void *mech;                   /* per-worker state of a mechanism */
+    /* timers (timer.c): owner-only heap; timer_next read relaxed by others */
+    itoi_timer_t *timers;         /* root of the pairing heap */
+    size_t ntimers;
+    _Atomic uint64_t timer_next;  /* earliest deadline, ITO_FOREVER if none */
+    _Atomic uint64_t n_timers_fired, n_wakeups;
     /* shared */
     _Alignas(ITOI_CACHELINE) itoi_spinlock_t inbox_lock;
     _Atomic size_t inbox_n;
     itoi_queue_t inbox;
+    _Atomic(itoi_call_t *) calls;  /* itoi_worker_call: a LIFO pushed by anyone */
     _Alignas(ITOI_CACHELINE) itoi_spinlock_t steal_lock;
     _Atomic size_t steal_n;
     itoi_queue_t steal;
@@ -221,7 +265,10 @@ typedef struct itoi_runtime {
     _Alignas(ITOI_CACHELINE) _Atomic int64_t live;  /* ULTs created and not yet finished (main excluded) */
     _Atomic uint64_t next_id;
     _Alignas(ITOI_CACHELINE) _Atomic int64_t side_shared;
+    _Atomic int64_t foreign_in;   /* foreign threads inside the runtime (itoi_foreign_enter) */
+    _Atomic uint64_t foreign_wakeups;
     size_t page;
+    uint64_t finalize_grace_ns;   /* ITO_FINALIZE_GRACE_MS */
 } itoi_runtime_t;
 
 extern itoi_runtime_t itoi_rt;
@@ -252,6 +299,17 @@ void itoi_block(itoi_worker_t *w, itoa_post_fn post, void *arg); /* switch away;
 /* Park the running ULT, which the caller has put on a wait queue guarded by `held`;
  * `held` is released once the ULT's context is saved. Wake it with itoi_ready(). */
 void itoi_park(itoi_worker_t *w, itoi_spinlock_t *held);
+/* The same with a deadline (ITO_FOREVER: none). Until it wakes, the ULT is pinned to
+ * w, which holds its timer. When the deadline passes first, `unlink(me, obj)` runs on w
+ * under `lock` (which may be NULL) and, if it returns true, the ULT wakes with
+ * ITO_ETIMEDOUT. Returns the ULT's wait_result: ITO_OK unless a waker or the timer set
+ * something else. `what` names the wait for debugging. */
+int itoi_block_until(itoi_worker_t *w, itoa_post_fn post, void *arg, uint64_t deadline,
+                     itoi_spinlock_t *lock, itoi_unlink_fn unlink, void *obj, const char *what);
+int itoi_park_until(itoi_worker_t *w, itoi_spinlock_t *held, uint64_t deadline, itoi_unlink_fn unlink,
+                    void *obj, const char *what);
+/* Run fn on worker `to`'s scheduler context (from any thread; wakes it). */
+void itoi_worker_call(itoi_worker_t *to, itoi_call_t *c);
 void itoi_yield_worker(itoi_worker_t *w);
 void itoi_visit_sched(itoi_worker_t *w);       /* run the pollers once, then continue */
 void itoi_yield_worker_full(itoi_worker_t *w);
@@ -272,6 +330,19 @@ void itoi_ult_entry(void);                      /* the first C frame of every UL
  * ULTs made in bulk (src/spawn) get theirs lazily, when a worker first picks them. */
 bool itoi_ult_attach_stack(itoi_worker_t *w, itoi_ult_t *t);
 
+/* timers (timer.c): owner-only */
+uint64_t itoi_now_ns(void);
+void itoi_timer_arm(itoi_worker_t *w, itoi_timer_t *t, uint64_t deadline, itoi_timer_fn fire);
+bool itoi_timer_cancel(itoi_worker_t *w, itoi_timer_t *t); /* true if it was armed */
+size_t itoi_timers_run(itoi_worker_t *w);        /* fire what is due; how many fired */
+void itoi_timers_free(itoi_worker_t *w);
+
+/* Foreign threads (not workers) that touch runtime objects enter and leave, so that
+ * ito_finalize does not free what they use: enter fails with ITO_ESTATE when the
+ * runtime is not running. Workers and ULTs need not call them. */
+int itoi_foreign_enter(void);
+void itoi_foreign_exit(void);
+
 /* stacks (stack.c) */
 itoi_stack_t *itoi_stack_get(itoi_worker_t *w, size_t size);
 void itoi_stack_put(itoi_worker_t *w, itoi_stack_t *s);
@@ -283,6 +354,15 @@ void itoi_altstack_teardown(itoi_worker_t *w);
 
 /* descriptor slabs (thread.c) */
 void itoi_ult_free_all(void);
+
+/* The runtime's environment variables, validated at ito_init (config.c). Unset
+ * variables leave their field at: workers 0, wsc_backend -1, wsc_threshold 0,
+ * wsc_latency_us -1, finalize_grace_ms -1, fault_* 0. */
+typedef struct itoi_env {
+    long workers, wsc_backend, wsc_threshold, wsc_latency_us, finalize_grace_ms, fault_mmap, fault_malloc;
+} itoi_env_t;
+extern itoi_env_t itoi_env;
+int itoi_env_load(void); /* ITO_OK, or ITO_EINVAL with one line on stderr */
 
 /* failure injection for tests (runtime.c): when >0, the Nth call of the wrapped
  * allocation fails. Set from the ITO_FAULT_MMAP / ITO_FAULT_MALLOC environment. */
@@ -303,6 +383,16 @@ typedef size_t (*itoi_poll_fn)(itoi_worker_t *w, size_t budget);
 int itoi_poller_add(itoi_poll_fn fn);   /* idempotent; ITO_ENOMEM past 8 pollers */
 /* A mechanism's clean-up, run by ito_finalize after the workers have stopped. */
 int itoi_fini_add(void (*fn)(void));    /* idempotent; ITO_ENOMEM past 8 */
+/* What ito_finalize asks the mechanisms while it waits for live work (see runtime.c):
+ * `pending` says whether the mechanism holds work that will progress by itself (an armed
+ * timer device, a regular-file request in flight); `cancel` cancels what can never
+ * complete by itself (requests on sockets and pipes, waits for readiness) and returns
+ * how many it cancelled. Both run on the main ULT while the workers run. */
+typedef struct itoi_fini_ops {
+    bool (*pending)(void);
+    size_t (*cancel)(void);
+} itoi_fini_ops_t;
+int itoi_fini_ops_add(const itoi_fini_ops_t *ops); /* idempotent; ITO_ENOMEM past 8 */
 
 /* Kernel events: a mechanism that waits for fds (io_uring's eventfd, device fds) asks
  * a worker to watch them; the worker, when idle, then sleeps in epoll_wait until one is
@@ -319,7 +409,7 @@ typedef void (*itoi_postsleep_fn)(itoi_worker_t *w);
 int itoi_sleep_hooks_add(itoi_presleep_fn before, itoi_postsleep_fn after); /* idempotent */
 int itoi_idlewait_setup(itoi_worker_t *w);      /* at ito_init */
 void itoi_idlewait_teardown(itoi_worker_t *w);
-void itoi_idlewait_sleep(itoi_worker_t *w);     /* the epoll sleep of idle() */
+void itoi_idlewait_sleep(itoi_worker_t *w, uint64_t deadline); /* the epoll sleep of idle() */
 void itoi_idlewait_wake(itoi_worker_t *w);
 
 /* mechanism hooks: a mechanism (register windows, preemption) may observe switches.

@@ -5,10 +5,8 @@
  * thread and stack main started on). Worker 0's scheduler context gets a stack of its
  * own; workers 1..N-1 are pthreads whose own stacks serve as scheduler contexts.
  *
- * ito_finalize, from main: waits until every other ULT has finished (running the
- * ready ones), then stops and joins the workers and unmaps every stack. If ULTs are
- * still blocked when every worker has gone idle (a deadlock in the program), it says
- * so on stderr, frees them anyway and returns ITO_EBUSY. */
+ * ito_finalize, from main: waits for live work (the rule is stated above ito_finalize
+ * below), then stops and joins the workers and unmaps every stack. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -71,24 +69,6 @@ static void sched_entry(void)
     for (;;) pause();
 }
 
-static int parse_workers(int *n)
-{
-    const char *e = getenv("ITO_WORKERS");
-    if (!e || !*e) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        *n = c > 0 ? (int)(c > ITOI_MAX_WORKERS ? ITOI_MAX_WORKERS : c) : 1;
-        return ITO_OK;
-    }
-    char *end;
-    long v = strtol(e, &end, 10);
-    if (*end || v < 1 || v > ITOI_MAX_WORKERS) {
-        fprintf(stderr, "ito: ITO_WORKERS='%s' is not a number from 1 to %d\n", e, ITOI_MAX_WORKERS);
-        return ITO_EINVAL;
-    }
-    *n = (int)v;
-    return ITO_OK;
-}
-
 #define MAX_FINI 8
 static void (*finis[MAX_FINI])(void);
 static int nfinis;
@@ -102,6 +82,22 @@ int itoi_fini_add(void (*fn)(void))
         if (finis[i] == fn) goto out;
     if (nfinis == MAX_FINI) rc = ITO_ENOMEM;
     else finis[nfinis++] = fn;
+out:
+    pthread_mutex_unlock(&fini_lock);
+    return rc;
+}
+
+static const itoi_fini_ops_t *fini_ops[MAX_FINI];
+static int nfini_ops;
+
+int itoi_fini_ops_add(const itoi_fini_ops_t *ops)
+{
+    int rc = ITO_OK;
+    pthread_mutex_lock(&fini_lock);
+    for (int i = 0; i < nfini_ops; i++)
+        if (fini_ops[i] == ops) goto out;
+    if (nfini_ops == MAX_FINI) rc = ITO_ENOMEM;
+    else fini_ops[nfini_ops++] = ops;
 out:
     pthread_mutex_unlock(&fini_lock);
     return rc;
@@ -123,7 +119,10 @@ static void teardown(int started)
 #endif
     itoi_stack_free_all();
     itoi_ult_free_all();
-    for (int i = 0; i < itoi_rt.nworkers; i++) itoi_idlewait_teardown(&itoi_rt.workers[i]);
+    for (int i = 0; i < itoi_rt.nworkers; i++) {
+        itoi_idlewait_teardown(&itoi_rt.workers[i]);
+        itoi_timers_free(&itoi_rt.workers[i]);
+    }
     free(workers_raw);
     workers_raw = NULL;
     itoi_rt.workers = NULL;
@@ -142,7 +141,13 @@ int ito_init(const ito_config_t *cfg)
         rc = ITO_EINVAL;
         goto fail_early;
     }
-    if (n == 0 && (rc = parse_workers(&n)) != ITO_OK) goto fail_early;
+    if ((rc = itoi_env_load()) != ITO_OK) goto fail_early;
+    if (n == 0) {
+        long c = itoi_env.workers ? itoi_env.workers : sysconf(_SC_NPROCESSORS_ONLN);
+        n = c > 0 ? (int)(c > ITOI_MAX_WORKERS ? ITOI_MAX_WORKERS : c) : 1;
+    }
+    itoi_rt.finalize_grace_ns =
+        (uint64_t)(itoi_env.finalize_grace_ms >= 0 ? itoi_env.finalize_grace_ms : 1000) * 1000000u;
     if ((rc = itoa_cpu_init()) != ITO_OK) {
         fprintf(stderr, "ito: CET shadow stacks are enabled for this process; ito's context "
                         "switch does not switch shadow stacks, so it refuses to start\n");
@@ -166,6 +171,7 @@ int ito_init(const ito_config_t *cfg)
         itoi_worker_t *w = &itoi_rt.workers[i];
         w->index = i;
         w->idle_ep = w->wake_fd = -1;
+        atomic_init(&w->timer_next, ITO_FOREVER);
         itoi_spin_init(&w->inbox_lock);
         itoi_spin_init(&w->steal_lock);
     }
@@ -260,15 +266,79 @@ static int64_t live_work(void)
     return (int64_t)(cre - fin);
 }
 
-static bool others_asleep(void)
+int itoi_foreign_enter(void)
 {
-    for (int i = 1; i < itoi_rt.nworkers; i++)
-        if (atomic_load(&itoi_rt.workers[i].sleep_state) != 1) return false;
-    for (int i = 0; i < itoi_rt.nworkers; i++)
-        if (atomic_load(&itoi_rt.workers[i].steal_n) || atomic_load(&itoi_rt.workers[i].inbox_n) ||
-            atomic_load(&itoi_rt.workers[i].side_inbox))
-            return false;
-    return atomic_load(&itoi_rt.side_shared) == 0;
+    atomic_fetch_add(&itoi_rt.foreign_in, 1);
+    if (atomic_load(&itoi_rt.state) == 1) return ITO_OK;
+    atomic_fetch_sub(&itoi_rt.foreign_in, 1);
+    return ITO_ESTATE;
+}
+
+void itoi_foreign_exit(void) { atomic_fetch_sub(&itoi_rt.foreign_in, 1); }
+
+/* ---- finalize ----
+ *
+ * The rule (also in thread.h and ARCHITECTURE.md): ito_finalize waits for live work, i.e.
+ * ULTs not finished (running, ready or blocked), ZWTs ready or running, and split-phase
+ * requests in flight. It waits as long as the runtime makes progress (a ULT finishes or
+ * is woken, a ZWT runs, a request completes) or holds work that will progress by itself
+ * (a ready queue not empty, a worker awake, a timer armed, a timer device armed, a
+ * regular-file request in flight). Once nothing has progressed for the grace period
+ * (ITO_FINALIZE_GRACE_MS, default 1000 ms) it cancels what can never complete by itself:
+ * requests and readiness waits on sockets, pipes and other non-file descriptors end with
+ * -ECANCELED, so parked ULTs wake and run to their end; then it waits again. If ULTs
+ * stay blocked on ito objects (mutex, cond, stream, join, frame) with nothing left to
+ * cancel, it reports them and returns ITO_EBUSY, leaving the runtime running: nothing is
+ * freed under a thread that a foreign thread could still wake, and the caller may call
+ * ito_finalize again. */
+
+/* Progress: wake-ups, finished ULTs, run side work (ZWTs, completions). */
+static uint64_t progress(void)
+{
+    uint64_t p = atomic_load(&itoi_rt.foreign_wakeups);
+    for (int i = 0; i < itoi_rt.nworkers; i++) {
+        itoi_worker_t *w = &itoi_rt.workers[i];
+        p += atomic_load(&w->n_wakeups) + atomic_load(&w->n_finished) + atomic_load(&w->n_side_run);
+    }
+    return p;
+}
+
+/* Work that will progress by itself, seen from main on worker 0. */
+static bool pending(void)
+{
+    for (int i = 0; i < itoi_rt.nworkers; i++) {
+        itoi_worker_t *w = &itoi_rt.workers[i];
+        if ((i > 0 && atomic_load(&w->sleep_state) != 1) || atomic_load(&w->steal_n) || atomic_load(&w->inbox_n) ||
+            atomic_load(&w->side_inbox) || atomic_load(&w->calls) ||
+            atomic_load_explicit(&w->timer_next, memory_order_relaxed) != ITO_FOREVER)
+            return true;
+    }
+    if (atomic_load(&itoi_rt.side_shared) > 0) return true;
+    bool p = false;
+    pthread_mutex_lock(&fini_lock);
+    for (int i = 0; i < nfini_ops && !p; i++) p = fini_ops[i]->pending && fini_ops[i]->pending();
+    pthread_mutex_unlock(&fini_lock);
+    return p;
+}
+
+static size_t cancel_blocked(void)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&fini_lock);
+    int k = nfini_ops;
+    const itoi_fini_ops_t *ops[MAX_FINI];
+    for (int i = 0; i < k; i++) ops[i] = fini_ops[i];
+    pthread_mutex_unlock(&fini_lock);
+    for (int i = 0; i < k; i++)
+        if (ops[i]->cancel) n += ops[i]->cancel();
+    return n;
+}
+
+/* Main naps on its worker's timer (the worker runs others or sleeps meanwhile). */
+static void nap(itoi_worker_t *w, uint64_t ns)
+{
+    w->cur->wait_result = ITO_OK;
+    itoi_block_until(w, NULL, NULL, itoi_now_ns() + ns, NULL, NULL, NULL, "finalize");
 }
 
 int ito_finalize(void)
@@ -277,34 +347,43 @@ int ito_finalize(void)
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return ITO_ENOTULT;
     if (w->cur != &main_ult) return ITO_EPERM;
-    int rc = ITO_OK, idle_rounds = 0;
+    uint64_t naps = 0, seen = progress(), quiet_since = itoi_now_ns(), step = 20000;
     for (;;) {
-        int64_t live = live_work();
-        if (live <= 0) break;
+        if (live_work() <= 0) {
+            /* Close the door to foreign threads, wait for those inside, and look again:
+             * one of them may have made work just before the door closed. */
+            atomic_store(&itoi_rt.state, 2);
+            while (atomic_load(&itoi_rt.foreign_in) > 0) sched_yield();
+            if (live_work() <= 0) break;
+            atomic_store(&itoi_rt.state, 1);
+            continue;
+        }
         w = itoi_self_worker();
         if (w->rq.n || w->parked.n || atomic_load(&w->inbox_n) || atomic_load(&w->steal_n) || w->side_ready ||
             atomic_load(&w->side_inbox)) {
-            idle_rounds = 0;
-            itoi_yield_worker(w);
+            itoi_yield_worker(w); /* worker 0 has work: run it */
             continue;
         }
-        if (others_asleep()) {
-            if (++idle_rounds >= 20) {
-                fprintf(stderr, "ito: ito_finalize: %lld thread(s) are blocked forever (every worker is "
-                                "idle); freeing them\n", (long long)live);
-                rc = ITO_EBUSY;
-                break;
+        uint64_t now = itoi_now_ns(), p = progress() - naps; /* main's own naps wake it */
+        if (p != seen || pending()) {
+            seen = p;
+            quiet_since = now;
+        } else if (now - quiet_since >= itoi_rt.finalize_grace_ns) {
+            if (cancel_blocked() > 0) {
+                quiet_since = now;
+                step = 20000;
+                continue;
             }
-        } else {
-            idle_rounds = 0;
+            fprintf(stderr, "ito: ito_finalize: %lld thread(s) stay blocked on ito objects with nothing "
+                            "left to wait for; the runtime stays up (ITO_EBUSY)\n", (long long)live_work());
+            return ITO_EBUSY;
         }
-        itoi_visit_sched(w); /* pollers: buffered requests, completions, devices */
-        struct timespec ts = {0, 100 * 1000};
-        nanosleep(&ts, NULL);
+        nap(w, step);
+        naps++;
+        step = step < 2000000 ? step * 2 : step;
     }
-    atomic_store(&itoi_rt.state, 2);
     teardown(itoi_rt.nworkers);
-    return rc;
+    return ITO_OK;
 }
 
 int ito_worker_count(void)

@@ -11,10 +11,12 @@
  *   LIVE --detach--> DETACHED --exit--> the exiting ULT frees it;
  *   LIVE --join (post action CAS)--> joiner --exit--> DONE, joiner woken, frees it. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "itoi.h"
 #include "sanitizer.h"
@@ -254,7 +256,17 @@ static int reap(itoi_worker_t *w, itoi_ult_t *t, void **retval)
     return ITO_OK;
 }
 
-int ito_join(ito_thread_t h, void **retval)
+/* A timed join gives up: it is still the registered joiner unless t's exit took the
+ * state word first (then the exit readies it, and the join succeeds). */
+static bool join_unlink(itoi_ult_t *me, void *obj)
+{
+    itoi_ult_t *t = obj;
+    uintptr_t expect = (uintptr_t)me;
+    return atomic_compare_exchange_strong_explicit(&t->state, &expect, ITOI_LIVE, memory_order_acq_rel,
+                                                   memory_order_acquire);
+}
+
+int ito_join_until(ito_thread_t h, void **retval, uint64_t deadline)
 {
     if (ITOI_UNLIKELY(!h)) return ITO_EINVAL;
     if (ITOI_UNLIKELY(!running())) return ITO_ESTATE;
@@ -263,6 +275,7 @@ int ito_join(ito_thread_t h, void **retval)
     itoi_ult_t *t = itoi_handle_get(h);
     if (ITOI_UNLIKELY(!t)) return ITO_EJOINED;
     if (ITOI_UNLIKELY(t == w->cur)) return ITO_EDEADLK;
+    if (ITOI_UNLIKELY(t->flags & ITOI_F_MAIN)) return ITO_EPERM; /* main ends in ito_finalize, never here */
     uintptr_t s = atomic_load_explicit(&t->state, memory_order_acquire);
     if (s == ITOI_DONE) {
         if (!atomic_compare_exchange_strong_explicit(&t->state, &s, ITOI_REAPED, memory_order_acq_rel,
@@ -271,14 +284,49 @@ int ito_join(ito_thread_t h, void **retval)
         return reap(w, t, retval);
     }
     if (s != ITOI_LIVE) return ITO_EJOINED;
+    if (deadline != ITO_FOREVER && itoi_now_ns() >= deadline) return ITO_ETIMEDOUT;
     w->cur->wait_result = ITO_OK;
-    itoi_block(w, join_post, t);
+    int rc = itoi_block_until(w, join_post, t, deadline, NULL, join_unlink, t, "join");
     w = itoi_self_worker();
-    int rc = w->cur->wait_result;
     if (rc != ITO_OK) return rc;
     /* We are the registered joiner and t is DONE: nobody else can touch it. */
     atomic_thread_fence(memory_order_acquire);
     return reap(w, t, retval);
+}
+
+int ito_join(ito_thread_t h, void **retval) { return ito_join_until(h, retval, ITO_FOREVER); }
+
+/* ---- time ---- */
+
+uint64_t ito_now_ns(void) { return itoi_now_ns(); }
+
+uint64_t ito_deadline_in(uint64_t ns)
+{
+    uint64_t now = itoi_now_ns();
+    return ns >= ITO_FOREVER - now ? ITO_FOREVER : now + ns;
+}
+
+int ito_sleep_until(uint64_t deadline)
+{
+    if (deadline == ITO_FOREVER) return ITO_EINVAL;
+    itoi_worker_t *w = itoi_self_worker();
+    if (w && !w->cur) return ITO_ENOTULT; /* a ZWT runs to completion: it may not sleep */
+    if (!w) { /* a foreign thread: the kernel sleeps */
+        struct timespec ts = {(time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+        }
+        return ITO_OK;
+    }
+    if (itoi_now_ns() >= deadline) return ITO_OK;
+    w->cur->wait_result = ITO_OK;
+    int rc = itoi_block_until(w, NULL, NULL, deadline, NULL, NULL, NULL, "sleep");
+    return rc == ITO_ETIMEDOUT ? ITO_OK : rc;
+}
+
+int ito_sleep_ns(uint64_t ns)
+{
+    if (ns == ITO_FOREVER) return ITO_EINVAL;
+    return ito_sleep_until(ito_deadline_in(ns));
 }
 
 int ito_detach(ito_thread_t h)

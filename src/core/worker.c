@@ -53,9 +53,17 @@ bool itoi_queue_remove(itoi_queue_t *q, itoi_ult_t *t)
 
 /* ---- sleeping and waking ---- */
 
-static void futex_wait(_Atomic int *addr, int val)
+/* Sleep on *addr while it holds val, until `deadline` (ITO_FOREVER: no limit). */
+static void futex_wait(_Atomic int *addr, int val, uint64_t deadline)
 {
-    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+    struct timespec ts, *tp = NULL;
+    if (deadline != ITO_FOREVER) {
+        uint64_t now = itoi_now_ns(), d = deadline > now ? deadline - now : 0;
+        ts.tv_sec = (time_t)(d / 1000000000u);
+        ts.tv_nsec = (long)(d % 1000000000u);
+        tp = &ts;
+    }
+    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, tp, NULL, 0);
 }
 
 static void futex_wake(_Atomic int *addr)
@@ -189,7 +197,46 @@ static size_t run_pollers(itoi_worker_t *w)
 
 static inline bool side_pending(itoi_worker_t *w)
 {
-    return w->side_ready != 0 || w->poll_due || atomic_load_explicit(&w->side_inbox, memory_order_relaxed) != 0;
+    return w->side_ready != 0 || w->poll_due || atomic_load_explicit(&w->side_inbox, memory_order_relaxed) != 0 ||
+           atomic_load_explicit(&w->calls, memory_order_relaxed) != NULL;
+}
+
+/* ---- calls posted to a worker by other threads ---- */
+
+void itoi_worker_call(itoi_worker_t *to, itoi_call_t *c)
+{
+    itoi_call_t *head = atomic_load_explicit(&to->calls, memory_order_relaxed);
+    do c->next = head;
+    while (!atomic_compare_exchange_weak_explicit(&to->calls, &head, c, memory_order_release,
+                                                  memory_order_relaxed));
+    itoi_wake_worker(to);
+}
+
+static size_t run_calls(itoi_worker_t *w)
+{
+    if (atomic_load_explicit(&w->calls, memory_order_relaxed) == NULL) return 0;
+    itoi_call_t *c = atomic_exchange_explicit(&w->calls, NULL, memory_order_acquire), *rev = NULL;
+    while (c) { /* oldest first */
+        itoi_call_t *next = c->next;
+        c->next = rev;
+        rev = c;
+        c = next;
+    }
+    size_t n = 0;
+    while (rev) {
+        itoi_call_t *next = rev->next; /* fn may free or reuse the node */
+        rev->fn(w, rev);
+        rev = next;
+        n++;
+    }
+    return n;
+}
+
+/* Whether a timer of w is due (one clock read, only when timers are armed). */
+static inline bool timer_due(itoi_worker_t *w)
+{
+    uint64_t next = atomic_load_explicit(&w->timer_next, memory_order_relaxed);
+    return next != ITO_FOREVER && itoi_now_ns() >= next;
 }
 
 /* A ULT created without a stack gets one when first picked. If none can be mapped,
@@ -244,9 +291,10 @@ static inline itoi_ult_t *pick_ult(itoi_worker_t *w)
      * worker never leaves a ready ULT starving in its steal queue. */
     if (ITOI_UNLIKELY((++w->tick & 63) == 0)) {
         if (atomic_load_explicit(&w->steal_n, memory_order_relaxed)) reclaim(w);
-        /* Kernel events (devices, completions) are collected by the pollers: visit them
-         * now and then even while ULTs keep switching among themselves. */
-        if (atomic_load_explicit(&w->watched, memory_order_relaxed) > 0) w->poll_due = 1;
+        /* Kernel events (devices, completions) are collected by the pollers, and timers
+         * fire in the scheduler context: visit it now and then even while ULTs keep
+         * switching among themselves. */
+        if (atomic_load_explicit(&w->watched, memory_order_relaxed) > 0 || timer_due(w)) w->poll_due = 1;
     }
     itoi_ult_t *t = itoi_queue_pop(&w->rq);
     if (ITOI_UNLIKELY(t && !t->stack)) t = give_stack(w, t);
@@ -296,6 +344,7 @@ static bool work_visible(itoi_worker_t *w)
     if (atomic_load(&w->inbox_n) || atomic_load(&itoi_rt.shutdown) || side_pending(w) ||
         atomic_load(&itoi_rt.side_shared) > 0)
         return true;
+    if (timer_due(w)) return true;
     if (w->parked.head && (atomic_load(&itoi_gang_epoch) != w->gang_seen || !atomic_load(&itoi_gang_group)))
         return true;
     for (int i = 0; i < itoi_rt.nworkers; i++)
@@ -323,6 +372,8 @@ void itoi_ready_local(itoi_worker_t *w, itoi_ult_t *t)
 void itoi_ready(itoi_ult_t *t)
 {
     itoi_worker_t *w = itoi_self_worker();
+    if (w) ITOI_BUMP(w->n_wakeups);
+    else atomic_fetch_add_explicit(&itoi_rt.foreign_wakeups, 1, memory_order_relaxed);
     if (w && (t->bound < 0 || t->bound == w->index)) {
         itoi_ready_local(w, t);
         return;
@@ -531,9 +582,12 @@ static void idle(itoi_worker_t *w)
     atomic_store(&w->sleep_state, 1);
     atomic_fetch_sub(&itoi_rt.spinning, 1);
     if (!work_visible(w)) {
+        /* Sleep until woken, a kernel event, or the earliest timer of this worker. */
+        uint64_t until = atomic_load_explicit(&w->timer_next, memory_order_relaxed);
         ITOI_BUMP(w->n_sleeps);
-        if (atomic_load(&w->watched) > 0) itoi_idlewait_sleep(w); /* kernel events wake it too */
-        else while (atomic_load(&w->sleep_state) == 1) futex_wait(&w->sleep_state, 1);
+        if (atomic_load(&w->watched) > 0) itoi_idlewait_sleep(w, until); /* kernel events wake it too */
+        else
+            while (atomic_load(&w->sleep_state) == 1 && !timer_due(w)) futex_wait(&w->sleep_state, 1, until);
     }
     atomic_store(&w->sleep_state, 0);
 out:
@@ -544,7 +598,9 @@ void itoi_worker_loop(itoi_worker_t *w)
 {
     for (;;) {
         w->poll_due = 0;
-        size_t did = run_pollers(w);
+        size_t did = run_calls(w);
+        did += itoi_timers_run(w);
+        did += run_pollers(w);
         itoi_ult_t *t = pick_ult(w);
         if (!t) t = steal(w);
         if (t) {
@@ -564,4 +620,53 @@ static void unlock_post(void *lock) { itoi_spin_unlock(lock); }
 void itoi_park(itoi_worker_t *w, itoi_spinlock_t *held)
 {
     itoi_block(w, unlock_post, held);
+}
+
+/* ---- timed waits ---- */
+
+static void block_timeout(itoi_worker_t *w, itoi_timer_t *tm)
+{
+    itoi_ult_t *t = (itoi_ult_t *)((char *)tm - offsetof(itoi_ult_t, timer));
+    itoi_spinlock_t *l = t->wait_lock;
+    if (l) itoi_spin_lock(l);
+    bool removed = !t->wait_unlink || t->wait_unlink(t, t->wait_obj);
+    if (l) itoi_spin_unlock(l);
+    if (!removed) return; /* a waker took it off first: the waker readies it */
+    t->wait_result = ITO_ETIMEDOUT;
+    ITOI_BUMP(w->n_wakeups);
+    itoi_ready_local(w, t); /* pinned here */
+}
+
+int itoi_block_until(itoi_worker_t *w, itoa_post_fn post, void *arg, uint64_t deadline,
+                     itoi_spinlock_t *lock, itoi_unlink_fn unlink, void *obj, const char *what)
+{
+    itoi_ult_t *me = w->cur;
+    me->blocked_on = what;
+    if (deadline == ITO_FOREVER) {
+        itoi_block(w, post, arg);
+        me->blocked_on = NULL;
+        return me->wait_result;
+    }
+    /* Pinned to w until the timer is disarmed: w owns the timer's heap. */
+    int16_t bound = me->bound;
+    uint32_t flags = me->flags;
+    me->bound = (int16_t)w->index;
+    me->flags |= ITOI_F_BOUND;
+    me->wait_unlink = unlink;
+    me->wait_obj = obj;
+    me->wait_lock = lock;
+    itoi_timer_arm(w, &me->timer, deadline, block_timeout);
+    itoi_block(w, post, arg);
+    w = itoi_self_worker(); /* the same worker: pinned */
+    itoi_timer_cancel(w, &me->timer);
+    me->bound = bound;
+    me->flags = flags;
+    me->blocked_on = NULL;
+    return me->wait_result;
+}
+
+int itoi_park_until(itoi_worker_t *w, itoi_spinlock_t *held, uint64_t deadline, itoi_unlink_fn unlink,
+                    void *obj, const char *what)
+{
+    return itoi_block_until(w, unlock_post, held, deadline, held, unlink, obj, what);
 }

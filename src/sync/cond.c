@@ -33,7 +33,15 @@ int ito_cond_destroy(ito_cond_t *c)
     return busy ? ITO_EBUSY : ITO_OK;
 }
 
-int ito_cond_wait(ito_cond_t *c, ito_mutex_t *m)
+static bool cond_unlink(itoi_ult_t *t, void *obj)
+{
+    cond_impl_t *x = obj;
+    return itoi_queue_remove(&x->waiters, t);
+}
+
+int ito_cond_wait(ito_cond_t *c, ito_mutex_t *m) { return ito_cond_wait_until(c, m, ITO_FOREVER); }
+
+int ito_cond_wait_until(ito_cond_t *c, ito_mutex_t *m, uint64_t deadline)
 {
     if (!c || !m) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
@@ -43,28 +51,30 @@ int ito_cond_wait(ito_cond_t *c, ito_mutex_t *m)
     int rc = ito_mutex_unlock(m); /* lock order: condition, then mutex */
     if (rc != ITO_OK) {
         itoi_spin_unlock(&x->lock);
-        return rc == ITO_EPERM ? ITO_EPERM : rc;
+        return rc;
     }
-    itoi_wait_on(w, &x->waiters, &x->lock);
-    return ito_mutex_lock(m);
+    int woke = itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, cond_unlink, x, "cond");
+    /* The mutex is taken again whatever woke us, without a deadline (as pthreads do). */
+    rc = ito_mutex_lock(m);
+    return rc != ITO_OK ? rc : woke;
 }
 
-int ito_cond_signal(ito_cond_t *c)
+/* signal and broadcast may come from any thread; from a foreign thread they enter the
+ * runtime, so that finalize cannot free a waiter under them. */
+static int wake(ito_cond_t *c, bool all)
 {
     if (!c) return ITO_EINVAL;
+    bool foreign = itoi_self_worker() == NULL;
+    if (foreign && itoi_foreign_enter() != ITO_OK) return ITO_ESTATE;
     cond_impl_t *x = (cond_impl_t *)c;
     itoi_spin_lock(&x->lock);
-    itoi_wake_first(&x->waiters);
+    if (all) itoi_wake_every(&x->waiters);
+    else itoi_wake_first(&x->waiters);
     itoi_spin_unlock(&x->lock);
+    if (foreign) itoi_foreign_exit();
     return ITO_OK;
 }
 
-int ito_cond_broadcast(ito_cond_t *c)
-{
-    if (!c) return ITO_EINVAL;
-    cond_impl_t *x = (cond_impl_t *)c;
-    itoi_spin_lock(&x->lock);
-    itoi_wake_every(&x->waiters);
-    itoi_spin_unlock(&x->lock);
-    return ITO_OK;
-}
+int ito_cond_signal(ito_cond_t *c) { return wake(c, false); }
+
+int ito_cond_broadcast(ito_cond_t *c) { return wake(c, true); }

@@ -51,7 +51,20 @@ int ito_mutex_trylock(ito_mutex_t *m)
     return (expect & ~WAITERS) == (uintptr_t)w->cur ? ITO_EDEADLK : ITO_EBUSY;
 }
 
-int ito_mutex_lock(ito_mutex_t *m)
+/* A timed waiter gives up (under x->lock): off the queue, and the waiters bit goes
+ * when it was the last one. The owner word cannot change meanwhile: with the bit set,
+ * unlock takes x->lock, and lock/trylock only succeed on a zero word. */
+static bool mutex_unlink(itoi_ult_t *t, void *obj)
+{
+    mutex_impl_t *x = obj;
+    if (!itoi_queue_remove(&x->waiters, t)) return false; /* handed the mutex meanwhile */
+    if (!x->waiters.head) atomic_fetch_and_explicit(&x->owner, ~WAITERS, memory_order_relaxed);
+    return true;
+}
+
+int ito_mutex_lock(ito_mutex_t *m) { return ito_mutex_lock_until(m, ITO_FOREVER); }
+
+int ito_mutex_lock_until(ito_mutex_t *m, uint64_t deadline)
 {
     if (!m) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
@@ -73,14 +86,18 @@ int ito_mutex_lock(ito_mutex_t *m)
             }
             continue;
         }
+        if (itoi_deadline_passed(deadline)) {
+            itoi_spin_unlock(&x->lock);
+            return ITO_ETIMEDOUT;
+        }
         if (atomic_compare_exchange_strong_explicit(&x->owner, &v, v | WAITERS, memory_order_relaxed,
                                                     memory_order_relaxed))
             break;
     }
-    itoi_wait_on(w, &x->waiters, &x->lock);
-    /* Woken by unlock's hand-off: we own the mutex now. */
+    int rc = itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, mutex_unlink, x, "mutex");
+    /* Woken by unlock's hand-off: we own the mutex now (unless the deadline passed). */
     atomic_thread_fence(memory_order_acquire);
-    return ITO_OK;
+    return rc;
 }
 
 int ito_mutex_unlock(ito_mutex_t *m)

@@ -79,35 +79,57 @@ static void pass_on(ito_stream_t *s)
     if (s->count < s->cap) itoi_wake_first(&s->putters);
 }
 
-int ito_stream_put(ito_stream_t *s, const void *buf, size_t len)
+static bool stream_unlink(itoi_ult_t *t, void *obj)
 {
+    ito_stream_t *s = obj;
+    return itoi_queue_remove(&s->putters, t) || itoi_queue_remove(&s->getters, t);
+}
+
+int ito_stream_put_until(ito_stream_t *s, const void *buf, size_t len, uint64_t deadline, size_t *put)
+{
+    if (put) *put = 0;
     if (!s || (!buf && len)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     const unsigned char *p = buf;
+    size_t done = 0;
+    int rc = ITO_OK;
     itoi_spin_lock(&s->lock);
     for (;;) {
         if (s->closed) {
-            pass_on(s);
-            itoi_spin_unlock(&s->lock);
-            return ITO_ECLOSED;
+            rc = ITO_ECLOSED;
+            break;
         }
-        size_t n = put_some(s, p, len);
-        p += n;
-        len -= n;
-        if (len == 0) break;
+        size_t n = put_some(s, p + done, len - done);
+        done += n;
+        if (done == len) break;
         if (n) itoi_wake_first(&s->getters);
+        if (itoi_deadline_passed(deadline)) {
+            rc = ITO_ETIMEDOUT;
+            break;
+        }
         s->puts_blocked++;
-        itoi_wait_on(w, &s->putters, &s->lock);
+        rc = itoi_wait_on_until(w, &s->putters, &s->lock, deadline, stream_unlink, s, "stream put");
         w = itoi_self_worker();
         itoi_spin_lock(&s->lock);
+        if (rc == ITO_ETIMEDOUT) {
+            done += put_some(s, p + done, len - done); /* room may have come with the deadline */
+            if (done == len) rc = ITO_OK;
+            break;
+        }
     }
     pass_on(s);
     itoi_spin_unlock(&s->lock);
-    return ITO_OK;
+    if (put) *put = done;
+    return rc;
 }
 
-int ito_stream_get(ito_stream_t *s, void *buf, size_t len, size_t *got)
+int ito_stream_put(ito_stream_t *s, const void *buf, size_t len)
+{
+    return ito_stream_put_until(s, buf, len, ITO_FOREVER, NULL);
+}
+
+int ito_stream_get_until(ito_stream_t *s, void *buf, size_t len, size_t *got, uint64_t deadline)
 {
     if (!s || !got || (!buf && len)) return ITO_EINVAL;
     *got = 0;
@@ -116,15 +138,22 @@ int ito_stream_get(ito_stream_t *s, void *buf, size_t len, size_t *got)
     if (!w) return ITO_ENOTULT;
     itoi_spin_lock(&s->lock);
     while (s->count == 0) {
-        if (s->closed) {
+        int rc = ITO_OK;
+        if (s->closed) rc = ITO_ECLOSED;
+        else if (itoi_deadline_passed(deadline)) rc = ITO_ETIMEDOUT;
+        if (rc != ITO_OK) {
             pass_on(s);
             itoi_spin_unlock(&s->lock);
-            return ITO_ECLOSED;
+            return rc;
         }
         s->gets_blocked++;
-        itoi_wait_on(w, &s->getters, &s->lock);
+        rc = itoi_wait_on_until(w, &s->getters, &s->lock, deadline, stream_unlink, s, "stream get");
         w = itoi_self_worker();
         itoi_spin_lock(&s->lock);
+        if (rc == ITO_ETIMEDOUT && s->count == 0) {
+            itoi_spin_unlock(&s->lock);
+            return ITO_ETIMEDOUT;
+        }
     }
     *got = get_some(s, buf, len);
     pass_on(s);
@@ -132,10 +161,31 @@ int ito_stream_get(ito_stream_t *s, void *buf, size_t len, size_t *got)
     return ITO_OK;
 }
 
+int ito_stream_get(ito_stream_t *s, void *buf, size_t len, size_t *got)
+{
+    return ito_stream_get_until(s, buf, len, got, ITO_FOREVER);
+}
+
+/* The try-variants and close may come from any thread; a foreign thread enters the
+ * runtime, so that finalize cannot free a waiter under it. */
+static int enter(bool *foreign)
+{
+    *foreign = itoi_self_worker() == NULL;
+    return *foreign && itoi_foreign_enter() != ITO_OK ? ITO_ESTATE : ITO_OK;
+}
+
+static int leave(bool foreign, int rc)
+{
+    if (foreign) itoi_foreign_exit();
+    return rc;
+}
+
 int ito_stream_try_put(ito_stream_t *s, const void *buf, size_t len, size_t *put)
 {
     if (!s || !put || (!buf && len)) return ITO_EINVAL;
     *put = 0;
+    bool foreign;
+    if (enter(&foreign) != ITO_OK) return ITO_ESTATE;
     itoi_spin_lock(&s->lock);
     int rc = ITO_OK;
     if (s->closed) rc = ITO_ECLOSED;
@@ -143,35 +193,40 @@ int ito_stream_try_put(ito_stream_t *s, const void *buf, size_t len, size_t *put
     else *put = put_some(s, buf, len);
     if (*put) pass_on(s);
     itoi_spin_unlock(&s->lock);
-    return rc;
+    return leave(foreign, rc);
 }
 
 int ito_stream_try_get(ito_stream_t *s, void *buf, size_t len, size_t *got)
 {
     if (!s || !got || (!buf && len)) return ITO_EINVAL;
     *got = 0;
+    bool foreign;
+    if (enter(&foreign) != ITO_OK) return ITO_ESTATE;
     itoi_spin_lock(&s->lock);
     int rc = ITO_OK;
     if (len && s->count == 0) rc = s->closed ? ITO_ECLOSED : ITO_EAGAIN;
     else *got = get_some(s, buf, len);
     if (*got) pass_on(s);
     itoi_spin_unlock(&s->lock);
-    return rc;
+    return leave(foreign, rc);
 }
 
 int ito_stream_close(ito_stream_t *s)
 {
     if (!s) return ITO_EINVAL;
+    bool foreign;
+    if (enter(&foreign) != ITO_OK) return ITO_ESTATE;
     itoi_spin_lock(&s->lock);
+    int rc = ITO_OK;
     if (s->closed) {
-        itoi_spin_unlock(&s->lock);
-        return ITO_ECLOSED;
+        rc = ITO_ECLOSED;
+    } else {
+        s->closed = 1;
+        itoi_wake_every(&s->getters);
+        itoi_wake_every(&s->putters);
     }
-    s->closed = 1;
-    itoi_wake_every(&s->getters);
-    itoi_wake_every(&s->putters);
     itoi_spin_unlock(&s->lock);
-    return ITO_OK;
+    return leave(foreign, rc);
 }
 
 int ito_stream_stats(ito_stream_t *s, uint64_t *puts_blocked, uint64_t *gets_blocked)

@@ -20,6 +20,22 @@ static inline void itoi_wait_on(itoi_worker_t *w, itoi_queue_t *q, itoi_spinlock
     itoi_park(w, l);
 }
 
+/* The same with a deadline (ITO_FOREVER: none): ITO_OK when woken, ITO_ETIMEDOUT when
+ * the deadline passed first (the ULT was taken off q; `unlink` may also fix obj). */
+static inline int itoi_wait_on_until(itoi_worker_t *w, itoi_queue_t *q, itoi_spinlock_t *l, uint64_t deadline,
+                                     itoi_unlink_fn unlink, void *obj, const char *what)
+{
+    w->cur->wait_result = ITO_OK;
+    itoi_queue_push(q, w->cur);
+    return itoi_park_until(w, l, deadline, unlink, obj, what);
+}
+
+/* Whether a deadline has passed (no clock read for ITO_FOREVER). */
+static inline bool itoi_deadline_passed(uint64_t deadline)
+{
+    return deadline != ITO_FOREVER && itoi_now_ns() >= deadline;
+}
+
 /* Make the first ULT of q ready (caller holds q's lock); returns whether there was one. */
 static inline bool itoi_wake_first(itoi_queue_t *q)
 {

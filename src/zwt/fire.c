@@ -106,7 +106,18 @@ static void wait_post(void *arg)
     itoi_ready_local(w, me);
 }
 
-int ito_frame_wait(ito_frame_t *f, int entry)
+/* A timed wait gives up: still the registered waiter unless the firing exchanged it. */
+static bool wait_unlink(itoi_ult_t *me, void *obj)
+{
+    itoi_zentry_t *e = obj;
+    uintptr_t expect = (uintptr_t)me;
+    return atomic_compare_exchange_strong_explicit(&e->waiter, &expect, 0, memory_order_acq_rel,
+                                                   memory_order_acquire);
+}
+
+int ito_frame_wait(ito_frame_t *f, int entry) { return ito_frame_wait_until(f, entry, ITO_FOREVER); }
+
+int ito_frame_wait_until(ito_frame_t *f, int entry, uint64_t deadline)
 {
     int rc;
     itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
@@ -118,7 +129,7 @@ int ito_frame_wait(ito_frame_t *f, int entry)
     uintptr_t v = atomic_load_explicit(&e->waiter, memory_order_acquire);
     if (v == ITOI_ZW_FIRED) return ITO_OK;
     if (v != 0) return ITO_EBUSY;
+    if (deadline != ITO_FOREVER && itoi_now_ns() >= deadline) return ITO_ETIMEDOUT;
     w->cur->wait_result = ITO_OK;
-    itoi_block(w, wait_post, e);
-    return itoi_self_worker()->cur->wait_result;
+    return itoi_block_until(w, wait_post, e, deadline, NULL, wait_unlink, e, "frame");
 }

@@ -1,0 +1,97 @@
+/* config.c: every ITO_* environment variable of the runtime, validated in one place.
+ *
+ * ito_init calls itoi_env_load() before it starts anything: a variable with a value
+ * outside its accepted set makes ito_init fail with ITO_EINVAL and one line on stderr
+ * naming the variable, its value and what is accepted. So does an unknown name in a
+ * family the runtime owns (ITO_WSC_*, ITO_FAULT_*, ITO_FINALIZE_*), which is most likely a
+ * typo. Other ITO_* names (the lab's ITO_BUILD_DIR, ...) are left alone. The table below
+ * is the single list; docs/ENVIRONMENT.md describes each entry and must follow it. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "itoi.h"
+
+itoi_env_t itoi_env;
+
+typedef struct var {
+    const char *name;
+    long min, max;              /* numbers: the accepted range */
+    const char *const *words;   /* words: the accepted values (NULL: a number) */
+    long *dest;                 /* the number, or the index of the word; left alone if unset */
+} var_t;
+
+static const char *const backends[] = {"sync", "uring", NULL}; /* = ITO_WSC_SYNC, ITO_WSC_URING */
+
+static const var_t vars[] = {
+    {"ITO_WORKERS", 1, ITOI_MAX_WORKERS, NULL, &itoi_env.workers},
+    {"ITO_WSC_BACKEND", 0, 0, backends, &itoi_env.wsc_backend},
+    {"ITO_WSC_THRESHOLD", 1, 64, NULL, &itoi_env.wsc_threshold},
+    {"ITO_WSC_LATENCY_US", 0, 1000000, NULL, &itoi_env.wsc_latency_us},
+    {"ITO_FINALIZE_GRACE_MS", 0, 3600000, NULL, &itoi_env.finalize_grace_ms},
+    {"ITO_FAULT_MMAP", 0, 1000000000, NULL, &itoi_env.fault_mmap},
+    {"ITO_FAULT_MALLOC", 0, 1000000000, NULL, &itoi_env.fault_malloc},
+};
+#define NVARS (sizeof vars / sizeof vars[0])
+
+/* Families whose every name must be in the table. */
+static const char *const owned[] = {"ITO_WSC_", "ITO_FAULT_", "ITO_FINALIZE_"};
+
+static int bad(const var_t *v, const char *val)
+{
+    if (v->words) {
+        fprintf(stderr, "ito: %s='%s' is not valid; accepted values:", v->name, val);
+        for (const char *const *w = v->words; *w; w++) fprintf(stderr, " %s", *w);
+        fprintf(stderr, "\n");
+    } else {
+        fprintf(stderr, "ito: %s='%s' is not valid; accepted: a whole number from %ld to %ld\n", v->name, val,
+                v->min, v->max);
+    }
+    return ITO_EINVAL;
+}
+
+static int parse(const var_t *v, const char *val)
+{
+    if (v->words) {
+        for (long i = 0; v->words[i]; i++)
+            if (!strcmp(val, v->words[i])) {
+                *v->dest = i;
+                return ITO_OK;
+            }
+        return bad(v, val);
+    }
+    char *end;
+    errno = 0;
+    long n = strtol(val, &end, 10);
+    if (!*val || *end || errno || n < v->min || n > v->max) return bad(v, val);
+    *v->dest = n;
+    return ITO_OK;
+}
+
+int itoi_env_load(void)
+{
+    itoi_env = (itoi_env_t){.workers = 0, .wsc_backend = -1, .wsc_threshold = 0, .wsc_latency_us = -1,
+                            .finalize_grace_ms = -1, .fault_mmap = 0, .fault_malloc = 0};
+    for (size_t i = 0; i < NVARS; i++) {
+        const char *val = getenv(vars[i].name);
+        if (val && parse(&vars[i], val) != ITO_OK) return ITO_EINVAL;
+    }
+    extern char **environ;
+    for (char **e = environ; e && *e; e++) {
+        for (size_t f = 0; f < sizeof owned / sizeof owned[0]; f++) {
+            if (strncmp(*e, owned[f], strlen(owned[f])) != 0) continue;
+            size_t len = strcspn(*e, "=");
+            bool known = false;
+            for (size_t i = 0; i < NVARS && !known; i++)
+                known = strlen(vars[i].name) == len && !strncmp(*e, vars[i].name, len);
+            if (!known) {
+                fprintf(stderr, "ito: unknown variable %.*s (names beginning with %s are the runtime's; "
+                                "see docs/ENVIRONMENT.md)\n", (int)len, *e, owned[f]);
+                return ITO_EINVAL;
+            }
+        }
+    }
+    return ITO_OK;
+}

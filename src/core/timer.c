@@ -1,0 +1,142 @@
+/* timer.c: the runtime's timers: one pairing heap of deadlines per worker.
+ *
+ * Every timed wait in ito (ito_sleep_*, the *_until variants of the synchronization
+ * objects, the I/O deadline of the blocking wrappers) is an itoi_timer_t armed on the
+ * heap of the worker that runs the waiting ULT. The heap is intrusive (the links live in
+ * the timer, which lives in the ULT descriptor or the waiting frame), so arming never
+ * allocates and never fails. Thousands of sleeping ULTs cost one heap node each and no
+ * kernel object: an idle worker sleeps (futex or epoll) until its earliest deadline.
+ *
+ * Invariants:
+ *  - A worker's heap (w->timers, w->ntimers, w->timer_next) is touched only by code
+ *    running on that worker. A ULT that waits with a deadline is therefore pinned to
+ *    the worker that holds its timer until it has woken up and disarmed it
+ *    (itoi_block_until); a waker on another worker or a foreign thread readies it
+ *    through that worker's inbox.
+ *  - Timers fire only in the worker's scheduler context (itoi_timers_run, called by the
+ *    scheduler loop), never inside a ULT's scheduling point: a ULT that parks holds the
+ *    lock of the object it parks on until its switch completes, and a firing timer may
+ *    need that same lock.
+ *  - A timer never fires before its deadline: it fires when CLOCK_MONOTONIC read in the
+ *    scheduler context is >= the deadline. Busy workers look at w->timer_next every 64
+ *    scheduling points (one clock read, only when timers are armed), so a timer fires
+ *    late by at most that many switches on a busy worker, and by the kernel's wake-up
+ *    latency on an idle one (bench_ito --only timer reports the distribution).
+ *  - w->timer_next is the earliest deadline (ITO_FOREVER when the heap is empty); it is
+ *    owner-written and read relaxed by others (finalize: are timers armed?).
+ *
+ * The pairing heap: insert is a meld with the root (O(1)); removing the minimum melds
+ * its children in two passes (O(log n) amortized); removing any other node cuts its
+ * subtree out (prev points to the parent for a first child, else to the left sibling)
+ * and melds the subtree's children back into the root. */
+#define _GNU_SOURCE
+#include <time.h>
+
+#include "itoi.h"
+
+uint64_t itoi_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Meld two heaps (roots, either may be NULL); the root of the result. */
+static itoi_timer_t *meld(itoi_timer_t *a, itoi_timer_t *b)
+{
+    if (!a) return b;
+    if (!b) return a;
+    if (b->deadline < a->deadline) {
+        itoi_timer_t *x = a;
+        a = b;
+        b = x;
+    }
+    b->sibling = a->child;
+    if (a->child) a->child->prev = b;
+    b->prev = a;
+    a->child = b;
+    a->sibling = a->prev = NULL;
+    return a;
+}
+
+/* The two-pass merge of a sibling list: pair left to right, then meld right to left. */
+static itoi_timer_t *merge_pairs(itoi_timer_t *first)
+{
+    itoi_timer_t *pairs = NULL; /* melded pairs, linked through sibling, last pair first */
+    while (first) {
+        itoi_timer_t *a = first, *b = a->sibling;
+        first = b ? b->sibling : NULL;
+        a->sibling = a->prev = NULL;
+        if (b) b->sibling = b->prev = NULL;
+        itoi_timer_t *m = meld(a, b);
+        m->sibling = pairs;
+        pairs = m;
+    }
+    itoi_timer_t *root = NULL;
+    while (pairs) {
+        itoi_timer_t *next = pairs->sibling;
+        pairs->sibling = NULL;
+        root = meld(root, pairs);
+        pairs = next;
+    }
+    return root;
+}
+
+static inline void update_next(itoi_worker_t *w)
+{
+    atomic_store_explicit(&w->timer_next, w->timers ? w->timers->deadline : ITO_FOREVER,
+                          memory_order_relaxed);
+}
+
+void itoi_timer_arm(itoi_worker_t *w, itoi_timer_t *t, uint64_t deadline, itoi_timer_fn fire)
+{
+    if (t->armed) itoi_timer_cancel(w, t);
+    t->deadline = deadline;
+    t->fire = fire;
+    t->child = t->sibling = t->prev = NULL;
+    t->armed = true;
+    w->timers = meld(w->timers, t);
+    w->ntimers++;
+    update_next(w);
+}
+
+bool itoi_timer_cancel(itoi_worker_t *w, itoi_timer_t *t)
+{
+    if (!t->armed) return false;
+    t->armed = false;
+    w->ntimers--;
+    if (t == w->timers) {
+        w->timers = merge_pairs(t->child);
+    } else {
+        /* cut t's subtree out of its sibling list */
+        if (t->prev->child == t) t->prev->child = t->sibling;
+        else t->prev->sibling = t->sibling;
+        if (t->sibling) t->sibling->prev = t->prev;
+        w->timers = meld(w->timers, merge_pairs(t->child));
+    }
+    t->child = t->sibling = t->prev = NULL;
+    update_next(w);
+    return true;
+}
+
+size_t itoi_timers_run(itoi_worker_t *w)
+{
+    if (atomic_load_explicit(&w->timer_next, memory_order_relaxed) == ITO_FOREVER) return 0;
+    uint64_t now = itoi_now_ns();
+    size_t fired = 0;
+    while (w->timers && w->timers->deadline <= now) {
+        itoi_timer_t *t = w->timers;
+        itoi_timer_cancel(w, t);
+        fired++;
+        ITOI_BUMP(w->n_timers_fired);
+        t->fire(w, t); /* may arm timers again */
+    }
+    return fired;
+}
+
+void itoi_timers_free(itoi_worker_t *w)
+{
+    w->timers = NULL;
+    w->ntimers = 0;
+    atomic_store(&w->timer_next, ITO_FOREVER);
+}
