@@ -1,30 +1,55 @@
 /* ito/syscall.h: split-phase system calls and Wrapped System Calls (WSC), after CEFOS.
  *
  * A ULT or ZWT posts a request {operation, arguments, result address, continuation}
- * into the worker's common area (the DRD analog: the io_uring submission ring, or a
- * plain array for the fallback backend) and goes on. Requests are buffered until the
- * threshold K is reached, then cross into the kernel once for the whole bucket. Other
- * flushes: whenever the worker has no thread ready to run (buffered requests never
- * stall an idle runtime), after an optional latency bound, on ito_wsc_flush(), and at
- * ito_finalize (requests that cannot complete then get -ECANCELED; none is lost).
- * Each result (a count, or -errno) is stored at the result address and then delivered
- * to the continuation: a ZWT entry fires with the result as its value, or the ULT that
- * used a blocking wrapper wakes.
+ * into its worker's common area (the DRD analog: the io_uring submission ring) and goes
+ * on. Requests are buffered while the worker has other threads to run; the bucket
+ * crosses into the kernel once for all of them when no thread of the worker can run
+ * (the paper's design), when K requests are buffered (the threshold), or when the oldest
+ * has waited the latency bound. Each result (a count, or -errno) is stored at the result
+ * address and delivered to the continuation: a ZWT entry fires with the result as its
+ * value, or the ULT that used a blocking wrapper wakes.
  *
- * Backends: "uring" (liburing; one io_uring_submit per bucket; operations io_uring has
- * no opcode for, such as getpid, are run by the flusher, one syscall each) and "sync"
- * (the flusher runs each request itself, non-blocking, retrying those that would
- * block). Chosen at ito_init: uring when the kernel allows it (it may refuse under
- * seccomp or the locked-memory limit), else sync; ITO_WSC_BACKEND=uring|sync forces
- * one. ITO_WSC_THRESHOLD and ITO_WSC_LATENCY_US set the initial policy. */
+ * Backends, chosen at ito_init: "uring" (liburing: one io_uring_enter per bucket;
+ * operations io_uring has no opcode for, such as getpid, are run by the flusher) when the
+ * kernel allows it, else "sync" (also forced by ITO_WSC_BACKEND=sync). The sync backend
+ * never blocks a worker: sockets, pipes and other pollable descriptors are used
+ * non-blocking and wait for readiness in the worker's epoll (as a netpoller does; a
+ * socket that ito_accept or ito_connect is used on is put in O_NONBLOCK mode); regular
+ * files and other calls that can only block (openat, fsync) run on a small pool of
+ * helper threads. A ULT waiting for I/O costs no CPU on either backend.
+ *
+ * Blocking wrappers (ito_read ... ito_poll) are for ULTs. They return like the POSIX
+ * call: the result, or -1 with errno. Besides the call's own errors:
+ *   ETIMEDOUT  the ULT's I/O deadline (ito_io_deadline) passed first; the request was
+ *              cancelled (a read or write may still have moved bytes before: the count
+ *              is returned then, not the error);
+ *   ECANCELED  ito_cancel_io() was called for the ULT, or ito_finalize cancelled the
+ *              request because it could never complete by itself;
+ *   EBADF      another ULT closed the descriptor with ito_close while this one waited;
+ *   ENOMEM     no memory for the request record;
+ *   EPERM      the caller is not a ULT (a foreign thread, or a ZWT: ZWTs use ito_sys_post).
+ *
+ * Finalize: posted requests and ULTs parked in wrappers are live work. ito_finalize
+ * waits for them; once nothing has progressed for the grace period it cancels requests
+ * on descriptors that are not regular files (they could wait for ever): their result is
+ * -ECANCELED and parked ULTs wake and run to their end. Requests on regular files are
+ * always waited for: no written byte is lost.
+ *
+ * Close: ito_close(fd) first wakes every ULT and request waiting on fd, on every worker
+ * (they get -EBADF), then closes it. A plain close(2) does not: use ito_close for
+ * descriptors that ULTs may be waiting on. */
 #ifndef ITO_SYSCALL_H
 #define ITO_SYSCALL_H
 
+#include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include "error.h"
+#include "thread.h"
+#include "time.h"
 #include "zwt.h"
 
 #ifdef __cplusplus
@@ -35,25 +60,41 @@ extern "C" {
 typedef enum ito_sysop {
     ITO_SYS_NOP = 0,   /* a kernel crossing that does nothing (io_uring's NOP) */
     ITO_SYS_GETPID,    /* a thin call with no io_uring opcode */
-    ITO_SYS_READ,
+    ITO_SYS_READ,      /* fd, buf, len; at the file position */
     ITO_SYS_WRITE,
-    ITO_SYS_SEND,
+    ITO_SYS_SEND,      /* fd, buf, len, flags (MSG_*) */
     ITO_SYS_RECV,
-    ITO_SYS_ACCEPT,
-    ITO_SYS_CONNECT,
-    ITO_SYS_CLOSE,
+    ITO_SYS_ACCEPT,    /* fd, addr, addrlen (both may be NULL), flags (SOCK_NONBLOCK, SOCK_CLOEXEC) */
+    ITO_SYS_CONNECT,   /* fd, addr, addr_len */
+    ITO_SYS_CLOSE,     /* fd (a plain close: waiters are not woken; see ito_close) */
+    ITO_SYS_PREAD,     /* fd, buf, len, offset */
+    ITO_SYS_PWRITE,
+    ITO_SYS_READV,     /* fd, iov, iovcnt, offset (-1: the file position) */
+    ITO_SYS_WRITEV,
+    ITO_SYS_SENDMSG,   /* fd, msg, flags */
+    ITO_SYS_RECVMSG,
+    ITO_SYS_POLL,      /* fd, events (POLLIN, POLLOUT, ...): waits until one holds; result: revents */
+    ITO_SYS_OPENAT,    /* fd (the directory, or AT_FDCWD), path, flags (O_*), mode; result: the fd */
+    ITO_SYS_FSYNC,     /* fd, flags (1: fdatasync) */
     ITO_SYS_OP_COUNT
 } ito_sysop_t;
 
 typedef struct ito_sysreq {
     ito_sysop_t op;
     int fd;
-    void *buf;                  /* READ, WRITE, SEND, RECV */
+    void *buf;                  /* READ, WRITE, SEND, RECV, PREAD, PWRITE */
     size_t len;
-    int flags;                  /* SEND, RECV (MSG_*), ACCEPT (SOCK_*) */
+    int flags;                  /* see the operations */
     struct sockaddr *addr;      /* ACCEPT (may be NULL), CONNECT */
     socklen_t *addrlen;         /* ACCEPT (may be NULL) */
     socklen_t addr_len;         /* CONNECT */
+    int64_t offset;             /* PREAD, PWRITE, READV, WRITEV */
+    const struct iovec *iov;    /* READV, WRITEV */
+    int iovcnt;
+    struct msghdr *msg;         /* SENDMSG, RECVMSG */
+    short events;               /* POLL */
+    const char *path;           /* OPENAT */
+    unsigned mode;              /* OPENAT */
     long *result;               /* where the result goes (may be NULL) */
     ito_frame_t *frame;         /* the continuation thread: fired with the result */
     int entry;                  /*   (frame NULL: no continuation) */
@@ -61,27 +102,67 @@ typedef struct ito_sysreq {
 
 enum { ITO_WSC_SYNC = 0, ITO_WSC_URING = 1 };
 
-int ito_sys_post(const ito_sysreq_t *req);      /* split-phase: returns at once */
-int ito_wsc_set_threshold(int k);               /* 1..64 */
-int ito_wsc_set_latency_us(unsigned us);        /* 0: no latency bound; max 1 s */
+/* Split-phase: post and return at once (ULT, ZWT, or any code running on a worker;
+ * ITO_ENOTULT from a foreign thread, whose requests would have no common area).
+ * ITO_EINVAL for a bad request, ITO_ENOMEM without memory for its record. */
+int ito_sys_post(const ito_sysreq_t *req);
+/* The paper's batching by one thread: post n requests, flush them in one crossing, and
+ * park the calling ULT until every one has completed. Results go to each req->result
+ * (NULL: dropped) and continuations fire as for ito_sys_post. The ULT's I/O deadline and
+ * ito_cancel_io apply: what has not completed by then is cancelled (its result then is
+ * -ETIMEDOUT or -ECANCELED). ITO_OK once all are done; ITO_EINVAL (nothing posted) for a
+ * bad request; ITO_ENOTULT outside a ULT; ITO_ERANGE for n > 1024. */
+int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n);
+
+/* The flush policy. Threshold K (1..64; default 32; 1: every request crosses alone);
+ * latency bound in microseconds (default 50; 0: none, max 1 s). Both apply to every
+ * worker from their next post. */
+int ito_wsc_set_threshold(int k);
+int ito_wsc_set_latency_us(unsigned us);
 int ito_wsc_flush(void);                        /* this worker's bucket, now */
 int ito_wsc_backend(void);                      /* ITO_WSC_URING or ITO_WSC_SYNC */
 
 typedef struct ito_wsc_stats {
     uint64_t posted, completed, crossings;      /* crossings: submits (uring) or syscalls (sync) */
     uint64_t flush_threshold, flush_idle, flush_latency, flush_explicit;
+    uint64_t cancelled;                          /* requests that ended with a cancellation */
 } ito_wsc_stats_t;
 int ito_wsc_stats(ito_wsc_stats_t *out);
 
-/* Blocking-style wrappers for ULTs: post, park until the result, return it like the
- * POSIX call (-1 and errno on error). Outside a ULT they return -1 with errno = EPERM. */
+/* The calling ULT's deadline for every blocking wrapper it calls from now on (an
+ * absolute time, see ito/time.h; ITO_FOREVER: none, the default). A wrapper still
+ * waiting at the deadline is cancelled and fails with ETIMEDOUT. ITO_ENOTULT outside a
+ * ULT. */
+int ito_io_deadline(uint64_t deadline);
+/* Cancel the blocking wrapper that ULT t waits in: it fails with ECANCELED. If t is not
+ * waiting in one, the cancellation is kept and its next wrapper call fails with ECANCELED
+ * at once (a cancellation is never lost, and consumed once). Any thread. ITO_EINVAL for
+ * NULL, ITO_EJOINED for a thread that has ended, ITO_ESTATE without a runtime. */
+int ito_cancel_io(ito_thread_t t);
+
+/* Blocking-style wrappers for ULTs (see above for their errors). */
 ssize_t ito_read(int fd, void *buf, size_t len);
 ssize_t ito_write(int fd, const void *buf, size_t len);
+ssize_t ito_pread(int fd, void *buf, size_t len, off_t offset);
+ssize_t ito_pwrite(int fd, const void *buf, size_t len, off_t offset);
+ssize_t ito_readv(int fd, const struct iovec *iov, int iovcnt);
+ssize_t ito_writev(int fd, const struct iovec *iov, int iovcnt);
 ssize_t ito_send(int fd, const void *buf, size_t len, int flags);
 ssize_t ito_recv(int fd, void *buf, size_t len, int flags);
+ssize_t ito_sendmsg(int fd, const struct msghdr *msg, int flags);
+ssize_t ito_recvmsg(int fd, struct msghdr *msg, int flags);
 int ito_accept(int fd, struct sockaddr *addr, socklen_t *addrlen);
+int ito_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 int ito_connect(int fd, const struct sockaddr *addr, socklen_t len);
+int ito_openat(int dirfd, const char *path, int flags, unsigned mode);
+int ito_fsync(int fd);
+int ito_fdatasync(int fd);
+/* Wakes every waiter on fd (EBADF), then closes it. */
 int ito_close(int fd);
+/* poll(2) for a ULT: one or several descriptors, timeout in ms (-1: none, 0: do not
+ * wait); the ULT's I/O deadline applies as well (then -1/ETIMEDOUT). Returns the number of
+ * descriptors with events, 0 on timeout. */
+int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms);
 long ito_getpid(void);
 
 #pragma GCC visibility pop

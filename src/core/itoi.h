@@ -70,6 +70,13 @@ struct itoi_timer {
     bool armed;
 };
 
+/* A function to run on a given worker's scheduler context, posted by any thread
+ * (itoi_worker_call). The node is the poster's: it must stay valid until fn has run. */
+typedef struct itoi_call {
+    struct itoi_call *next;
+    void (*fn)(struct itoi_worker *w, struct itoi_call *c);
+} itoi_call_t;
+
 /* A timed wait takes the ULT off the object it waits on when the deadline passes:
  * called with the object's lock held (if it has one); returns true if it found the ULT
  * still waiting and removed it (the ULT then wakes with ITO_ETIMEDOUT), false if a
@@ -123,6 +130,10 @@ typedef struct itoi_ult {
     uint64_t io_deadline;
     _Atomic uint32_t io_cancel;
     void *_Atomic io_wait;
+    int16_t io_owner;            /* the worker that owns io_wait */
+    _Atomic uint16_t io_call_gen; /* ito_cancel_io's call, for this generation */
+    _Atomic int io_call_busy;
+    itoi_call_t io_call;
     void *mech;                  /* per-thread state of a mechanism (register windows, ...) */
     /* preemption (src/preempt): psafe is written only by the ULT itself and read by the
      * signal handler running on the same worker; group by ito_group_add */
@@ -138,6 +149,20 @@ typedef struct itoi_ult {
     void *tsan_fiber;
 #endif
 } itoi_ult_t;
+
+/* The per-thread state every new ULT starts with (ito_create and bulk creation). */
+static inline void itoi_ult_init_state(itoi_ult_t *t)
+{
+    t->mech = NULL;
+    t->psafe = t->psafe_pending = 0;
+    t->group = NULL;
+    t->wait_result = 0;
+    t->blocked_on = NULL;
+    t->name[0] = 0;
+    t->io_deadline = UINT64_MAX; /* ITO_FOREVER */
+    atomic_store_explicit(&t->io_cancel, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->io_wait, NULL, memory_order_relaxed);
+}
 
 /* A FIFO of ULTs linked through ->next. */
 typedef struct itoi_queue {
@@ -179,13 +204,6 @@ static inline void itoi_queue_append(itoi_queue_t *dst, itoi_queue_t *src)
     src->n = 0;
 }
 bool itoi_queue_remove(itoi_queue_t *q, itoi_ult_t *t);
-
-/* A function to run on a given worker's scheduler context, posted by any thread
- * (itoi_worker_call). The node is the poster's: it must stay valid until fn has run. */
-typedef struct itoi_call {
-    struct itoi_call *next;
-    void (*fn)(struct itoi_worker *w, struct itoi_call *c);
-} itoi_call_t;
 
 /* ---- workers (worker.c) ---- */
 typedef struct itoi_worker {
@@ -308,6 +326,8 @@ int itoi_block_until(itoi_worker_t *w, itoa_post_fn post, void *arg, uint64_t de
                      itoi_spinlock_t *lock, itoi_unlink_fn unlink, void *obj, const char *what);
 int itoi_park_until(itoi_worker_t *w, itoi_spinlock_t *held, uint64_t deadline, itoi_unlink_fn unlink,
                     void *obj, const char *what);
+/* Move the running ULT to worker `target` (it continues there). */
+void itoi_migrate(itoi_worker_t *w, int target);
 /* Run fn on worker `to`'s scheduler context (from any thread; wakes it). */
 void itoi_worker_call(itoi_worker_t *to, itoi_call_t *c);
 void itoi_yield_worker(itoi_worker_t *w);

@@ -205,6 +205,7 @@ int ito_init(const ito_config_t *cfg)
     main_ult.bound = 0;
     main_ult.gen = 1;
     main_ult.id = 0;
+    itoi_ult_init_state(&main_ult);
     strcpy(main_ult.name, "main");
     atomic_store(&main_ult.state, ITOI_LIVE);
 #if defined(ITOI_TSAN)

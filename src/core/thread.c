@@ -207,17 +207,12 @@ int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr
     t->flags = (flags & ITO_ATTR_DETACHED ? ITOI_F_DETACHED : 0) | (bound >= 0 ? ITOI_F_BOUND : 0);
     t->bound = (int16_t)bound;
     t->id = home->next_id++ * ITOI_MAX_WORKERS + (uint64_t)home->index;
-    t->mech = NULL;
-    t->psafe = t->psafe_pending = 0;
-    t->group = NULL;
     t->on_exit = NULL;
     t->bulk = NULL;
-    t->wait_result = 0;
+    itoi_ult_init_state(t); /* unnamed: named lazily "ult-<id>" (see ito_thread_name) */
     if (attr && attr->name) {
         strncpy(t->name, attr->name, ITOI_NAME_LEN - 1);
         t->name[ITOI_NAME_LEN - 1] = 0;
-    } else {
-        t->name[0] = 0; /* named lazily: "ult-<id>" (see ito_thread_name) */
     }
     atomic_store_explicit(&t->state, (flags & ITO_ATTR_DETACHED) ? ITOI_DETACHED : ITOI_LIVE,
                           memory_order_relaxed);

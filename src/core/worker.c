@@ -622,6 +622,27 @@ void itoi_park(itoi_worker_t *w, itoi_spinlock_t *held)
     itoi_block(w, unlock_post, held);
 }
 
+/* ---- moving to a given worker ---- */
+
+static void migrate_post(void *unused)
+{
+    (void)unused;
+    itoi_ready(itoi_self_worker()->prev); /* bound to the target: its inbox */
+}
+
+void itoi_migrate(itoi_worker_t *w, int target)
+{
+    itoi_ult_t *me = w->cur;
+    if (w->index == target) return;
+    int16_t bound = me->bound;
+    uint32_t flags = me->flags;
+    me->bound = (int16_t)target;
+    me->flags |= ITOI_F_BOUND;
+    itoi_block(w, migrate_post, NULL);
+    me->bound = bound;
+    me->flags = flags;
+}
+
 /* ---- timed waits ---- */
 
 static void block_timeout(itoi_worker_t *w, itoi_timer_t *tm)

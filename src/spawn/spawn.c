@@ -83,11 +83,7 @@ static inline int make_one(itoi_worker_t *w, bulk_t *b, size_t i, int use_templa
     t->ret = NULL;
     t->bulk_index = i;
     t->id = w->next_id++ * ITOI_MAX_WORKERS + (uint64_t)w->index;
-    t->mech = NULL;
-    t->psafe = t->psafe_pending = 0;
-    t->group = NULL;
-    t->wait_result = 0;
-    t->name[0] = 0;
+    itoi_ult_init_state(t);
     atomic_store_explicit(&t->state, (b->tmpl.flags & ITOI_F_DETACHED) ? ITOI_DETACHED : ITOI_LIVE,
                           memory_order_relaxed);
     ITOI_BUMP(w->n_created);

@@ -1,44 +1,109 @@
-/* area.c: the common area of each worker: posting, the flush policy, completions.
+/* area.c: the common area of each worker: request records, posting, the flush policy,
+ * completion, cancellation, the poller, finalize's part, statistics.
  *
  * Flush policy (what makes a bucket cross into the kernel):
- *   threshold  K requests are buffered (K = 1..64, ito_wsc_set_threshold);
- *   idle       the worker's scheduler context runs its poller, i.e. no thread is
- *              ready to run: buffered requests never stall an idle runtime;
- *   latency    the oldest buffered request has waited longer than the bound;
+ *   idle       the worker's scheduler context runs its pollers, i.e. no thread of the
+ *              worker can run: everything its ULTs and ZWTs posted meanwhile crosses
+ *              in one go (the paper's design; the default's main rule);
+ *   threshold  K requests are buffered (ito_wsc_set_threshold; default 32);
+ *   latency    the oldest buffered request has waited the bound (default 50 us): a
+ *              timer armed when a bucket starts, so CPU-bound threads cannot hold
+ *              requests back;
  *   explicit   ito_wsc_flush().
- * Posted requests count as side work that is queued until completed, so ito_finalize
- * waits for them; what is still outstanding when the workers stop gets -ECANCELED. */
+ * Posted requests count as side work queued until completed, so ito_finalize waits for
+ * them (see wsc.h for the invariants, runtime.c for finalize's rule). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/stat.h>
 
 #include "wsc.h"
 
-_Atomic int itoi_wsc_k = 1;
-_Atomic unsigned itoi_wsc_latency_us;
+#define DEFAULT_K 32
+#define DEFAULT_LATENCY_US 50
+
+_Atomic int itoi_wsc_k = DEFAULT_K;
+_Atomic unsigned itoi_wsc_latency_us = DEFAULT_LATENCY_US;
 
 static _Atomic(itoi_wscw_t *) areas; /* one per worker, published once per ito_init */
 static itoi_spinlock_t setup_lock;
-static int forced_backend = -1;  /* from ITO_WSC_BACKEND */
-static _Atomic int backend_used = -1;
+static _Atomic int area_err;         /* why an area could not be set up */
+static _Atomic int fini_cancelling;  /* finalize has cancelled: new waits on such fds end at once */
 
 static size_t wsc_poll(itoi_worker_t *w, size_t budget);
+static size_t wsc_fini_cancel(void);
+static const itoi_fini_ops_t fini_ops = {.pending = NULL, .cancel = wsc_fini_cancel};
+
+/* ---- records ---- */
+
+static inline void live_add(itoi_wscw_t *a, itoi_sysrec_t *r)
+{
+    r->lnext = a->live.lnext;
+    r->lprev = &a->live;
+    a->live.lnext->lprev = r;
+    a->live.lnext = r;
+    atomic_store_explicit(&a->nlive, a->nlive + 1, memory_order_release);
+}
+
+static inline void live_del(itoi_wscw_t *a, itoi_sysrec_t *r)
+{
+    r->lprev->lnext = r->lnext;
+    r->lnext->lprev = r->lprev;
+    atomic_store_explicit(&a->nlive, a->nlive - 1, memory_order_release);
+}
+
+itoi_sysrec_t *itoi_wsc_rec_get(itoi_worker_t *w, itoi_wscw_t *a)
+{
+    itoi_sysrec_t *r = a->free;
+    if (ITOI_LIKELY(r != NULL)) {
+        a->free = r->next;
+    } else {
+        r = itoi_malloc(sizeof *r);
+        if (!r) return NULL;
+        r->owner = (int16_t)w->index;
+    }
+    r->next = r->wnext = NULL;
+    r->wait = NULL;
+    r->why = WHY_NONE;
+    r->cancel_sent = r->retry = false;
+    r->state = REC_DONE;
+    live_add(a, r);
+    return r;
+}
+
+static inline void rec_put(itoi_wscw_t *a, itoi_sysrec_t *r)
+{
+    live_del(a, r);
+    r->state = REC_FREE;
+    r->next = a->free;
+    a->free = r;
+}
+
+void itoi_wsc_rec_put(itoi_wscw_t *a, itoi_sysrec_t *r) { rec_put(a, r); }
+
+/* ---- setup and teardown ---- */
 
 static void wsc_teardown(void)
 {
     itoi_wscw_t *all = atomic_load(&areas);
     if (!all) return;
+    itoi_helpers_stop();
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         itoi_wscw_t *a = &all[i];
         if (!a->init) continue;
-        /* Outstanding requests are cancelled: their result says so; none is lost. */
-        for (itoi_sysrec_t *r = a->bucket; r; r = r->next)
-            if (r->req.result) *r->req.result = -ECANCELED;
-        for (itoi_sysrec_t *r = a->retry; r; r = r->next)
+        /* Finalize waited for every request; a record still live here belonged to a
+         * ZWT continuation that nothing will run: its result says so. */
+        for (itoi_sysrec_t *r = a->live.lnext; r != &a->live; r = r->lnext)
             if (r->req.result) *r->req.result = -ECANCELED;
         if (a->uring) itoi_uring_teardown(&itoi_rt.workers[i], a);
+        itoi_ready_teardown(&itoi_rt.workers[i], a);
+        while (a->live.lnext != &a->live) { /* give them back, then free the pool */
+            itoi_sysrec_t *r = a->live.lnext;
+            live_del(a, r);
+            free(r);
+        }
         while (a->free) {
             itoi_sysrec_t *r = a->free;
             a->free = r->next;
@@ -47,7 +112,6 @@ static void wsc_teardown(void)
     }
     free(all);
     atomic_store(&areas, NULL);
-    atomic_store(&backend_used, -1);
 }
 
 static int areas_setup(void)
@@ -56,14 +120,15 @@ static int areas_setup(void)
     int rc = ITO_OK;
     itoi_spin_lock(&setup_lock);
     if (!atomic_load(&areas)) {
-        const char *b = getenv("ITO_WSC_BACKEND"), *k = getenv("ITO_WSC_THRESHOLD"),
-                   *l = getenv("ITO_WSC_LATENCY_US");
-        forced_backend = !b ? -1 : !strcmp(b, "uring") ? ITO_WSC_URING : !strcmp(b, "sync") ? ITO_WSC_SYNC : -2;
-        if (k) atomic_store(&itoi_wsc_k, atoi(k) >= 1 && atoi(k) <= 64 ? atoi(k) : 1);
-        if (l) atomic_store(&itoi_wsc_latency_us, (unsigned)atoi(l));
+        /* The policy starts from the environment (validated at ito_init) or the defaults. */
+        atomic_store(&fini_cancelling, 0);
+        atomic_store(&itoi_wsc_k, itoi_env.wsc_threshold ? (int)itoi_env.wsc_threshold : DEFAULT_K);
+        atomic_store(&itoi_wsc_latency_us,
+                     itoi_env.wsc_latency_us >= 0 ? (unsigned)itoi_env.wsc_latency_us : DEFAULT_LATENCY_US);
         itoi_wscw_t *p = itoi_calloc((size_t)itoi_rt.nworkers, sizeof *p);
-        if (forced_backend == -2) rc = ITO_EINVAL;
-        else if (!p || itoi_poller_add(wsc_poll) != ITO_OK || itoi_fini_add(wsc_teardown) != ITO_OK) rc = ITO_ENOMEM;
+        if (!p || itoi_poller_add(wsc_poll) != ITO_OK || itoi_fini_add(wsc_teardown) != ITO_OK ||
+            itoi_fini_ops_add(&fini_ops) != ITO_OK)
+            rc = ITO_ENOMEM;
         if (rc == ITO_OK) atomic_store_explicit(&areas, p, memory_order_release);
         else free(p);
     }
@@ -71,20 +136,33 @@ static int areas_setup(void)
     return rc;
 }
 
+/* On the worker itself (the io_uring is created by the thread that submits to it). */
 itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w)
 {
-    if (areas_setup() != ITO_OK) return NULL;
-    itoi_wscw_t *a = &atomic_load_explicit(&areas, memory_order_relaxed)[w->index];
-    if (ITOI_LIKELY(a->init)) return a;
-    a->efd = -1;
-    a->uring = 0;
-    if (forced_backend != ITO_WSC_SYNC) {
-        int rc = itoi_uring_setup(w, a);
-        if (rc == 0) a->uring = 1;
-        else if (forced_backend == ITO_WSC_URING) return NULL; /* forced and unavailable */
+    itoi_wscw_t *all = atomic_load_explicit(&areas, memory_order_acquire);
+    if (ITOI_UNLIKELY(!all)) {
+        int rc = areas_setup();
+        if (rc != ITO_OK) {
+            atomic_store(&area_err, rc);
+            return NULL;
+        }
+        all = atomic_load_explicit(&areas, memory_order_acquire);
     }
-    int expect = -1;
-    atomic_compare_exchange_strong(&backend_used, &expect, a->uring);
+    itoi_wscw_t *a = &all[w->index];
+    if (ITOI_LIKELY(a->init)) return a;
+    a->index = w->index;
+    a->efd = a->rep = -1;
+    a->live.lnext = a->live.lprev = &a->live;
+    a->uring = 0;
+    if (itoi_env.wsc_backend != ITO_WSC_SYNC) {
+        int rc = itoi_uring_setup(w, a);
+        if (rc == 0) {
+            a->uring = 1;
+        } else if (itoi_env.wsc_backend == ITO_WSC_URING) { /* forced, and refused now */
+            atomic_store(&area_err, ITO_ENOSYS);
+            return NULL;
+        }
+    }
     a->init = 1;
     return a;
 }
@@ -96,38 +174,139 @@ itoi_wscw_t *itoi_wsc_area_if_ready(itoi_worker_t *w)
     return &all[w->index];
 }
 
-static uint64_t now_ns(void)
+int itoi_wsc_area_error(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    int e = atomic_load(&area_err);
+    return e ? e : ITO_ENOSYS;
+}
+
+/* ---- completion and cancellation ---- */
+
+static long cancelled_result(int why)
+{
+    switch (why) {
+    case WHY_TIMEOUT: return -ETIMEDOUT;
+    case WHY_CLOSE: return -EBADF;
+    case WHY_SIBLING: return -EALREADY; /* another record of the same poll answered first */
+    default: return -ECANCELED;
+    }
+}
+
+static void iowait_wake_if_done(itoi_iowait_t *wt)
+{
+    if (wt->left == 0 && wt->parked) {
+        itoi_ult_t *t = wt->ult;
+        atomic_store_explicit(&t->io_wait, NULL, memory_order_release);
+        itoi_ready(t);
+    }
+}
+
+void itoi_wsc_cancel_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, int why)
+{
+    bool outer = !wt->cancelling;
+    wt->cancelling = true;
+    for (itoi_sysrec_t *r = wt->recs, *next; r; r = next) {
+        next = r->wnext; /* completing r unlinks r only: the others wait for this loop */
+        itoi_wsc_cancel(w, a, r, why);
+    }
+    if (!outer) return;
+    wt->cancelling = false;
+    iowait_wake_if_done(wt);
+}
+
+/* One of a waiting ULT's records is done: wake the ULT when all are (see iowait). */
+static void iowait_done(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, itoi_sysrec_t *r)
+{
+    /* unlink r from the wait's list */
+    itoi_sysrec_t **pp = &wt->recs;
+    while (*pp && *pp != r) pp = &(*pp)->wnext;
+    if (*pp) *pp = r->wnext;
+    wt->left--;
+    if (wt->cancelling) return; /* a cancelling loop is on the stack: it finishes the job */
+    if (wt->any && !wt->fired) { /* poll: the first event ends the wait of the others */
+        wt->fired = true;
+        itoi_wsc_cancel_wait(w, a, wt, WHY_SIBLING);
+        return;
+    }
+    iowait_wake_if_done(wt);
 }
 
 void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res)
 {
+    if (r->why != WHY_NONE) {
+        if (res == -ECANCELED || res == -EINTR) res = cancelled_result(r->why);
+        ITOI_BUMP(a->st.cancelled);
+    }
     ITOI_BUMP(a->st.completed);
     ITOI_BUMP(w->n_side_run);
     if (r->req.result) *r->req.result = res;
-    if (r->ult) { /* a blocking wrapper: it reads res and frees the record */
-        r->res = res;
-        r->done = 1;
-        if (r->parked) itoi_ready(r->ult);
-        return;
-    }
+    itoi_iowait_t *wt = r->wait;
     ito_frame_t *f = r->req.frame;
     int entry = r->req.entry;
-    r->next = a->free;
-    a->free = r;
+    rec_put(a, r);
+    if (wt) iowait_done(w, a, wt, r);
     if (f) ito_continue_value(f, entry, (uint64_t)res);
 }
 
-/* A request that would block is retried later, unless the caller asked not to wait. */
-static int retryable(const ito_sysreq_t *q)
+static void flush_timer_off(itoi_worker_t *w, itoi_wscw_t *a)
 {
+    if (a->flush_timer.armed) itoi_timer_cancel(w, &a->flush_timer);
+}
+
+void itoi_wsc_cancel(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, int why)
+{
+    if (r->why == WHY_NONE) r->why = (uint8_t)why; /* the first reason is the one reported */
+    switch (r->state) {
+    case REC_BUCKET: {
+        itoi_sysrec_t **pp = &a->bucket, *prev = NULL;
+        while (*pp && *pp != r) {
+            prev = *pp;
+            pp = &(*pp)->next;
+        }
+        if (!*pp) return;
+        *pp = r->next;
+        if (a->bucket_tail == r) a->bucket_tail = prev;
+        a->bucket_n--;
+        if (!a->bucket_n && !a->sq_pending) flush_timer_off(w, a);
+        itoi_wsc_complete(w, a, r, -ECANCELED);
+        return;
+    }
+    case REC_READY:
+        itoi_ready_drop(a, r);
+        itoi_wsc_complete(w, a, r, -ECANCELED);
+        return;
+    case REC_POOL:
+        if (itoi_helpers_unqueue(r)) itoi_wsc_complete(w, a, r, -ECANCELED);
+        return; /* running: it ends by itself (a regular file: it always does) */
+    case REC_URING:
+        if (!r->cancel_sent) {
+            r->cancel_sent = true;
+            itoi_uring_cancel(a, r);
+        }
+        return;
+    default:
+        return;
+    }
+}
+
+/* ---- posting and flushing ---- */
+
+bool itoi_wsc_op_valid(const ito_sysreq_t *q)
+{
+    if ((unsigned)q->op >= ITO_SYS_OP_COUNT) return false;
     switch (q->op) {
-    case ITO_SYS_READ: case ITO_SYS_WRITE: case ITO_SYS_ACCEPT: return 1;
-    case ITO_SYS_SEND: case ITO_SYS_RECV: return !(q->flags & MSG_DONTWAIT);
-    default: return 0;
+    case ITO_SYS_READ: case ITO_SYS_WRITE: case ITO_SYS_SEND: case ITO_SYS_RECV:
+        return q->fd >= 0 && (q->buf || !q->len);
+    case ITO_SYS_PREAD: case ITO_SYS_PWRITE:
+        return q->fd >= 0 && (q->buf || !q->len) && q->offset >= 0;
+    case ITO_SYS_READV: case ITO_SYS_WRITEV:
+        return q->fd >= 0 && q->iovcnt >= 0 && q->iovcnt <= 1024 && (q->iov || !q->iovcnt) && q->offset >= -1;
+    case ITO_SYS_SENDMSG: case ITO_SYS_RECVMSG: return q->fd >= 0 && q->msg;
+    case ITO_SYS_ACCEPT: case ITO_SYS_CLOSE: case ITO_SYS_FSYNC: return q->fd >= 0;
+    case ITO_SYS_CONNECT: return q->fd >= 0 && q->addr;
+    case ITO_SYS_POLL: return q->fd >= 0 && q->events != 0;
+    case ITO_SYS_OPENAT: return q->path != NULL;
+    default: return true;
     }
 }
 
@@ -138,13 +317,15 @@ static void run_bucket(itoi_worker_t *w, itoi_wscw_t *a)
     a->bucket_n = 0;
     while (r) {
         itoi_sysrec_t *next = r->next;
-        long res = itoi_wsc_run_now(&r->req, 1);
+        uint32_t ev;
+        long res = itoi_wsc_run_nonblocking(&r->req, false, &ev);
         ITOI_BUMP(a->st.crossings);
-        if (res == -EAGAIN && retryable(&r->req)) {
-            r->next = a->retry; /* would block: retried by the poller */
-            a->retry = r;
-            a->retry_n++;
-            w->side_ready++;
+        if (res == -EAGAIN) {
+            r->events = ev;
+            r->retry = true;
+            itoi_ready_wait(w, a, r); /* retried when ready */
+        } else if (res == ITOI_WSC_BLOCKING) {
+            itoi_helpers_run(r);
         } else {
             itoi_wsc_complete(w, a, r, res);
         }
@@ -161,98 +342,173 @@ void itoi_wsc_flush(itoi_worker_t *w, itoi_wscw_t *a, int why)
     case FLUSH_LATENCY: ITOI_BUMP(a->st.flush_latency); break;
     default: ITOI_BUMP(a->st.flush_explicit); break;
     }
-    if (a->uring) itoi_uring_submit(a);
+    flush_timer_off(w, a);
+    if (a->sq_pending) itoi_uring_submit(w, a);
     if (a->bucket_n) run_bucket(w, a);
 }
 
-static int op_valid(const ito_sysreq_t *q)
+static void flush_timer_fire(itoi_worker_t *w, itoi_timer_t *t)
 {
-    if ((unsigned)q->op >= ITO_SYS_OP_COUNT) return 0;
-    switch (q->op) {
-    case ITO_SYS_READ: case ITO_SYS_WRITE: case ITO_SYS_SEND: case ITO_SYS_RECV:
-        return q->fd >= 0 && (q->buf || !q->len);
-    case ITO_SYS_ACCEPT: case ITO_SYS_CLOSE: return q->fd >= 0;
-    case ITO_SYS_CONNECT: return q->fd >= 0 && q->addr;
-    default: return 1;
-    }
+    itoi_wscw_t *a = (itoi_wscw_t *)((char *)t - offsetof(itoi_wscw_t, flush_timer));
+    itoi_wsc_flush(w, a, FLUSH_LATENCY);
 }
 
-/* Post a request (the caller is on worker w); `ult` waits for it, or NULL. */
-int itoi_wsc_post(itoi_worker_t *w, const ito_sysreq_t *req, itoi_ult_t *ult, itoi_sysrec_t **out)
+void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
 {
-    itoi_wscw_t *a = itoi_wsc_area(w);
-    if (!a) return forced_backend == -2 ? ITO_EINVAL : ITO_ENOSYS;
-    itoi_sysrec_t *r = a->free;
-    if (r) a->free = r->next;
-    else if (!(r = itoi_malloc(sizeof *r))) return ITO_ENOMEM;
-    r->req = *req;
-    r->ult = ult;
-    r->done = r->parked = 0;
-    r->next = NULL;
-    if (out) *out = r;
     ITOI_BUMP(a->st.posted);
     ITOI_BUMP(w->n_side_queued);
-    if (!a->sq_pending && !a->bucket_n) a->oldest_ns = atomic_load(&itoi_wsc_latency_us) ? now_ns() : 0;
+    if (!a->uring && r->req.op == ITO_SYS_POLL) { /* the sync backend waits in its epoll */
+        r->events = (uint32_t)(uint16_t)r->req.events;
+        itoi_ready_wait(w, a, r);
+        return;
+    }
+    bool started = a->sq_pending || a->bucket_n;
     if (!a->uring || itoi_uring_queue(a, r) != 0) {
+        r->state = REC_BUCKET;
+        r->next = NULL;
         if (a->bucket_tail) a->bucket_tail->next = r; else a->bucket = r;
         a->bucket_tail = r;
         a->bucket_n++;
     }
-    size_t buffered = a->sq_pending + a->bucket_n;
-    unsigned lat = atomic_load_explicit(&itoi_wsc_latency_us, memory_order_relaxed);
-    if (buffered >= (size_t)atomic_load_explicit(&itoi_wsc_k, memory_order_relaxed))
+    if (a->sq_pending + a->bucket_n >= (size_t)atomic_load_explicit(&itoi_wsc_k, memory_order_relaxed)) {
         itoi_wsc_flush(w, a, FLUSH_THRESHOLD);
-    else if (lat && now_ns() - a->oldest_ns >= (uint64_t)lat * 1000u)
-        itoi_wsc_flush(w, a, FLUSH_LATENCY);
-    return ITO_OK;
+        return;
+    }
+    unsigned lat = atomic_load_explicit(&itoi_wsc_latency_us, memory_order_relaxed);
+    if (!started && lat) itoi_timer_arm(w, &a->flush_timer, itoi_now_ns() + (uint64_t)lat * 1000u, flush_timer_fire);
+}
+
+void itoi_wsc_submit_retry(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long first, uint32_t events)
+{
+    ITOI_BUMP(a->st.posted);
+    ITOI_BUMP(w->n_side_queued);
+    if (first == ITOI_WSC_BLOCKING) {
+        itoi_helpers_run(r);
+        return;
+    }
+    r->events = events;
+    r->retry = true;
+    itoi_ready_wait(w, a, r);
 }
 
 int ito_sys_post(const ito_sysreq_t *req)
 {
-    if (!req || !op_valid(req)) return ITO_EINVAL;
+    if (!req || !itoi_wsc_op_valid(req)) return ITO_EINVAL;
     if (atomic_load_explicit(&itoi_rt.state, memory_order_relaxed) != 1) return ITO_ESTATE;
     itoi_worker_t *w = itoi_self_worker();
     if (!w) return ITO_ENOTULT; /* the common area belongs to a worker */
-    return itoi_wsc_post(w, req, NULL, NULL);
+    itoi_wscw_t *a = itoi_wsc_area(w);
+    if (!a) return itoi_wsc_area_error();
+    itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
+    if (!r) return ITO_ENOMEM;
+    r->req = *req;
+    itoi_wsc_submit(w, a, r);
+    return ITO_OK;
 }
+
+/* ---- the poller ---- */
 
 static size_t wsc_poll(itoi_worker_t *w, size_t budget)
 {
     (void)budget;
-    itoi_wscw_t *all = atomic_load_explicit(&areas, memory_order_acquire);
-    if (!all) return 0;
-    itoi_wscw_t *a = &all[w->index];
-    if (!a->init) return 0;
+    itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
+    if (!a) return 0;
     size_t did = 0;
-    if (a->uring && a->inflight) did += itoi_uring_reap(w, a);
-    if (a->sq_pending || a->bucket_n) {
+    if (a->sq_pending || a->bucket_n) { /* nothing else can run: the bucket crosses */
         itoi_wsc_flush(w, a, FLUSH_IDLE);
         did++;
     }
-    if (a->retry) { /* the sync backend's requests that would have blocked */
-        itoi_sysrec_t *r = a->retry;
-        a->retry = NULL;
-        size_t n = a->retry_n;
-        a->retry_n = 0;
-        w->side_ready -= n;
-        while (r) {
-            itoi_sysrec_t *next = r->next;
-            long res = itoi_wsc_run_now(&r->req, 1);
-            if (res == -EAGAIN) {
-                r->next = a->retry;
-                a->retry = r;
-                a->retry_n++;
-                w->side_ready++;
-            } else {
-                ITOI_BUMP(a->st.crossings);
-                itoi_wsc_complete(w, a, r, res);
-                did++;
-            }
-            r = next;
-        }
-    }
+    if (a->uring && a->inflight) did += itoi_uring_reap(w, a);
+    if (a->nwaiting) did += itoi_ready_poll(w, a);
     return did;
 }
+
+/* ---- finalize: cancel what can never complete by itself ---- */
+
+static bool on_regular_file(const itoi_sysrec_t *r)
+{
+    struct stat st;
+    switch (r->req.op) {
+    case ITO_SYS_OPENAT: case ITO_SYS_NOP: case ITO_SYS_GETPID: return true; /* end by themselves */
+    default: break;
+    }
+    return fstat(r->req.fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode));
+}
+
+bool itoi_wsc_finalizing(const ito_sysreq_t *q)
+{
+    if (ITOI_LIKELY(!atomic_load_explicit(&fini_cancelling, memory_order_relaxed))) return false;
+    itoi_sysrec_t probe = {.req = *q};
+    return !on_regular_file(&probe);
+}
+
+static _Atomic size_t fini_found;
+static _Atomic int fini_left;
+static itoi_call_t *fini_calls;
+
+size_t itoi_wsc_cancel_matching(itoi_worker_t *w, itoi_wscw_t *a, bool (*match)(const itoi_sysrec_t *, void *),
+                                void *ctx, int why)
+{
+    size_t n = a->nlive, k = 0;
+    if (!n) return 0;
+    /* A cancellation may end other records too (a poll's siblings): take a snapshot of
+     * the list first. Ended records go back to the pool (state FREE), never to malloc,
+     * and nothing is posted meanwhile, so the snapshot stays valid. */
+    itoi_sysrec_t **snap = malloc(n * sizeof *snap);
+    if (!snap) return 0;
+    for (itoi_sysrec_t *r = a->live.lnext; r != &a->live && k < n; r = r->lnext) snap[k++] = r;
+    size_t hit = 0;
+    for (size_t i = 0; i < k; i++) {
+        itoi_sysrec_t *r = snap[i];
+        if (r->state == REC_FREE || r->state == REC_DONE || !match(r, ctx)) continue;
+        hit++;
+        itoi_wsc_cancel(w, a, r, why);
+    }
+    free(snap);
+    return hit;
+}
+
+static bool fini_match(const itoi_sysrec_t *r, void *ctx)
+{
+    (void)ctx;
+    return (r->state == REC_READY || (r->state == REC_URING && !r->cancel_sent)) && !on_regular_file(r);
+}
+
+static void fini_cancel_here(itoi_worker_t *w, itoi_call_t *c)
+{
+    (void)c;
+    itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
+    size_t found = 0;
+    if (a) {
+        itoi_wsc_flush(w, a, FLUSH_EXPLICIT); /* buffered requests go now */
+        found = a->nlive;
+        itoi_wsc_cancel_matching(w, a, fini_match, NULL, WHY_FINALIZE);
+    }
+    atomic_fetch_add(&fini_found, found);
+    atomic_fetch_sub(&fini_left, 1);
+}
+
+/* Runs on the main ULT: each worker cancels its own; returns how many requests were
+ * live (cancelled now, or going to end by themselves). */
+static size_t wsc_fini_cancel(void)
+{
+    if (!atomic_load(&areas)) return 0;
+    atomic_store(&fini_cancelling, 1);
+    int n = itoi_rt.nworkers;
+    if (!fini_calls && !(fini_calls = itoi_calloc((size_t)n, sizeof *fini_calls))) return 1; /* try again */
+    atomic_store(&fini_found, 0);
+    atomic_store(&fini_left, n);
+    for (int i = 0; i < n; i++) {
+        fini_calls[i].fn = fini_cancel_here;
+        itoi_worker_call(&itoi_rt.workers[i], &fini_calls[i]);
+    }
+    while (atomic_load(&fini_left) > 0) ito_sleep_ns(50000);
+    free(fini_calls);
+    fini_calls = NULL;
+    return atomic_load(&fini_found);
+}
+
+/* ---- policy and statistics ---- */
 
 int ito_wsc_set_threshold(int k)
 {
@@ -273,7 +529,7 @@ int ito_wsc_flush(void)
     itoi_worker_t *w = itoi_self_worker();
     if (!w) return ITO_ENOTULT;
     itoi_wscw_t *a = itoi_wsc_area(w);
-    if (!a) return ITO_ENOSYS;
+    if (!a) return itoi_wsc_area_error();
     itoi_wsc_flush(w, a, FLUSH_EXPLICIT);
     return ITO_OK;
 }
@@ -284,7 +540,7 @@ int ito_wsc_backend(void)
     itoi_worker_t *w = itoi_self_worker();
     if (!w) return ITO_ENOTULT;
     itoi_wscw_t *a = itoi_wsc_area(w);
-    if (!a) return ITO_ENOSYS;
+    if (!a) return itoi_wsc_area_error();
     return a->uring ? ITO_WSC_URING : ITO_WSC_SYNC;
 }
 
@@ -300,6 +556,7 @@ int ito_wsc_stats(ito_wsc_stats_t *out)
         out->posted += atomic_load_explicit(&s->posted, memory_order_relaxed);
         out->completed += atomic_load_explicit(&s->completed, memory_order_relaxed);
         out->crossings += atomic_load_explicit(&s->crossings, memory_order_relaxed);
+        out->cancelled += atomic_load_explicit(&s->cancelled, memory_order_relaxed);
         out->flush_threshold += atomic_load_explicit(&s->flush_threshold, memory_order_relaxed);
         out->flush_idle += atomic_load_explicit(&s->flush_idle, memory_order_relaxed);
         out->flush_latency += atomic_load_explicit(&s->flush_latency, memory_order_relaxed);

@@ -1,7 +1,16 @@
 /* uring.c: the io_uring backend. The submission ring is the common area: a request is
- * written into an SQE when posted, and one io_uring_submit() per bucket crosses into
- * the kernel for all of them. Completions are reaped without a system call (peek),
- * and the ring's eventfd lets an idle worker sleep until one arrives. */
+ * written into an SQE when posted, and one io_uring_enter per bucket crosses into the
+ * kernel for all of them. Completions are reaped without a system call (peek), and the
+ * ring's eventfd lets an idle worker sleep until one arrives.
+ *
+ * Ring set-up: the ring is created by its worker's own thread (areas are set up lazily
+ * by the worker that first posts), and only that thread submits, so it asks for
+ * IORING_SETUP_SINGLE_ISSUER and COOP_TASKRUN (the kernel runs completion work when the
+ * worker next enters it instead of interrupting it; TASKRUN_FLAG tells the poller when
+ * such work waits, and only then does it enter the kernel to collect it), and registers
+ * the ring fd (each enter skips the fd lookup). Older kernels refuse flags they do not
+ * know: the set-up retries with fewer. Cancellation is IORING_OP_ASYNC_CANCEL by the
+ * record's address (user_data); the cancel's own completion carries CANCEL_TAG. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
@@ -12,27 +21,46 @@
 
 #if defined(ITOI_HAVE_URING)
 
+#define RING_ENTRIES 256
+#define CANCEL_TAG ((uint64_t)1) /* user_data of an ASYNC_CANCEL; records are aligned */
+
 /* The completion eventfd is on only while the worker sleeps: writing it costs the
- * kernel about 165 ns per crossing here (measured), which a busy worker does not need
- * since its poller peeks at the completion ring anyway. */
+ * kernel about 165 ns per crossing (measured), which a busy worker does not need since
+ * its poller peeks at the completion ring anyway. */
 static bool uring_before_sleep(itoi_worker_t *w)
 {
     itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
     if (!a || !a->uring) return false;
     io_uring_cq_eventfd_toggle(&a->ring, true);
-    return io_uring_cq_ready(&a->ring) != 0; /* arrived before the toggle: do not sleep */
+    /* Arrived before the toggle, or completion work waiting for us to enter: no sleep. */
+    return io_uring_cq_ready(&a->ring) != 0 ||
+           (IO_URING_READ_ONCE(*a->ring.sq.kflags) & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW));
 }
 
 static void uring_after_sleep(itoi_worker_t *w)
 {
     itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
-    if (a && a->uring) io_uring_cq_eventfd_toggle(&a->ring, false);
+    if (!a || !a->uring) return;
+    io_uring_cq_eventfd_toggle(&a->ring, false);
+    uint64_t v; /* drain the (level-triggered) eventfd; EAGAIN: it was empty */
+    if (read(a->efd, &v, sizeof v) < 0) {
+    }
 }
 
 int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a)
 {
-    int rc = io_uring_queue_init(128, &a->ring, 0);
-    if (rc < 0) return rc; /* -EPERM (seccomp), -ENOSYS, -ENOMEM (locked memory) */
+    static const unsigned flag_sets[] = {
+        IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
+        IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
+        0,
+    };
+    int rc = -ENOSYS;
+    for (size_t i = 0; i < sizeof flag_sets / sizeof flag_sets[0]; i++) {
+        rc = io_uring_queue_init(RING_ENTRIES, &a->ring, flag_sets[i]);
+        if (rc != -EINVAL) break;
+    }
+    if (rc < 0) return rc; /* -EPERM (seccomp, io_uring_disabled), -ENOSYS, -ENOMEM */
+    io_uring_register_ring_fd(&a->ring); /* best effort: an older kernel says no */
     a->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (a->efd < 0 || io_uring_register_eventfd(&a->ring, a->efd) < 0 ||
         itoi_worker_watch_fd(w, a->efd) != ITO_OK) {
@@ -53,60 +81,93 @@ void itoi_uring_teardown(itoi_worker_t *w, itoi_wscw_t *a)
     io_uring_queue_exit(&a->ring);
 }
 
+static struct io_uring_sqe *sqe_get(itoi_worker_t *w, itoi_wscw_t *a)
+{
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&a->ring);
+    if (ITOI_UNLIKELY(!sqe)) { /* ring full: this is a bucket too */
+        itoi_uring_submit(w, a);
+        sqe = io_uring_get_sqe(&a->ring);
+    }
+    return sqe;
+}
+
 int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r)
 {
     const ito_sysreq_t *q = &r->req;
     if (q->op == ITO_SYS_GETPID) return 1;
-    struct io_uring_sqe *sqe = io_uring_get_sqe(&a->ring);
-    if (!sqe) { /* ring full: this is a bucket too */
-        itoi_uring_submit(a);
-        sqe = io_uring_get_sqe(&a->ring);
-        if (!sqe) return 1;
-    }
+    struct io_uring_sqe *sqe = sqe_get(&itoi_rt.workers[a->index], a);
+    if (!sqe) return 1;
     switch (q->op) {
     case ITO_SYS_NOP: io_uring_prep_nop(sqe); break;
     case ITO_SYS_READ: io_uring_prep_read(sqe, q->fd, q->buf, (unsigned)q->len, (uint64_t)-1); break;
     case ITO_SYS_WRITE: io_uring_prep_write(sqe, q->fd, q->buf, (unsigned)q->len, (uint64_t)-1); break;
+    case ITO_SYS_PREAD: io_uring_prep_read(sqe, q->fd, q->buf, (unsigned)q->len, (uint64_t)q->offset); break;
+    case ITO_SYS_PWRITE: io_uring_prep_write(sqe, q->fd, q->buf, (unsigned)q->len, (uint64_t)q->offset); break;
+    case ITO_SYS_READV: io_uring_prep_readv(sqe, q->fd, q->iov, (unsigned)q->iovcnt, (uint64_t)q->offset); break;
+    case ITO_SYS_WRITEV: io_uring_prep_writev(sqe, q->fd, q->iov, (unsigned)q->iovcnt, (uint64_t)q->offset); break;
     case ITO_SYS_SEND: io_uring_prep_send(sqe, q->fd, q->buf, q->len, q->flags | MSG_NOSIGNAL); break;
     case ITO_SYS_RECV: io_uring_prep_recv(sqe, q->fd, q->buf, q->len, q->flags); break;
+    case ITO_SYS_SENDMSG: io_uring_prep_sendmsg(sqe, q->fd, q->msg, (unsigned)(q->flags | MSG_NOSIGNAL)); break;
+    case ITO_SYS_RECVMSG: io_uring_prep_recvmsg(sqe, q->fd, q->msg, (unsigned)q->flags); break;
     case ITO_SYS_ACCEPT: io_uring_prep_accept(sqe, q->fd, q->addr, q->addrlen, q->flags); break;
     case ITO_SYS_CONNECT: io_uring_prep_connect(sqe, q->fd, q->addr, q->addr_len); break;
     case ITO_SYS_CLOSE: io_uring_prep_close(sqe, q->fd); break;
+    case ITO_SYS_POLL: io_uring_prep_poll_add(sqe, q->fd, (unsigned)(uint16_t)q->events); break;
+    case ITO_SYS_OPENAT: io_uring_prep_openat(sqe, q->fd, q->path, q->flags, q->mode); break;
+    case ITO_SYS_FSYNC: io_uring_prep_fsync(sqe, q->fd, q->flags ? IORING_FSYNC_DATASYNC : 0); break;
     default: io_uring_prep_nop(sqe); break; /* not reached: ops are checked at post */
     }
     io_uring_sqe_set_data(sqe, r);
+    r->state = REC_URING;
     a->sq_pending++;
     return 0;
 }
 
-void itoi_uring_submit(itoi_wscw_t *a)
+void itoi_uring_cancel(itoi_wscw_t *a, itoi_sysrec_t *r)
+{
+    itoi_worker_t *w = &itoi_rt.workers[a->index];
+    struct io_uring_sqe *sqe = sqe_get(w, a);
+    if (!sqe) return; /* cannot happen after a submit freed the ring; the request ends by itself */
+    io_uring_prep_cancel64(sqe, (uint64_t)(uintptr_t)r, 0);
+    io_uring_sqe_set_data64(sqe, CANCEL_TAG);
+    a->sq_pending++;
+    itoi_uring_submit(w, a); /* a cancellation should not wait for the bucket */
+}
+
+void itoi_uring_submit(itoi_worker_t *w, itoi_wscw_t *a)
 {
     if (!a->sq_pending) return;
     int n = io_uring_submit(&a->ring);
     ITOI_BUMP(a->st.crossings);
     if (n > 0) {
         a->inflight += (size_t)n;
-        itoi_self_worker()->io_pending = a->inflight;
         a->sq_pending -= (size_t)n < a->sq_pending ? (size_t)n : a->sq_pending;
+        w->io_pending = a->inflight;
     }
 }
 
 size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a)
 {
-    uint64_t v;
-    ssize_t rd = read(a->efd, &v, sizeof v); /* drain the (level-triggered) eventfd */
-    (void)rd;
+    /* Completion work the kernel keeps for our next entry (COOP_TASKRUN), or completions
+     * that overflowed the ring and wait in the kernel: enter to collect them. */
+    if (IO_URING_READ_ONCE(*a->ring.sq.kflags) & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW)) {
+        io_uring_get_events(&a->ring);
+        ITOI_BUMP(a->st.crossings);
+    }
+    if (io_uring_cq_ready(&a->ring) == 0) return 0;
     size_t n = 0;
+    unsigned head, seen = 0;
     struct io_uring_cqe *cqe;
-    while (a->inflight && io_uring_peek_cqe(&a->ring, &cqe) == 0 && cqe) {
-        itoi_sysrec_t *r = io_uring_cqe_get_data(cqe);
-        long res = cqe->res;
-        io_uring_cqe_seen(&a->ring, cqe);
+    io_uring_for_each_cqe(&a->ring, head, cqe) {
+        seen++;
         a->inflight--;
-        w->io_pending = a->inflight;
-        itoi_wsc_complete(w, a, r, res);
+        uint64_t ud = io_uring_cqe_get_data64(cqe);
+        if (ud == CANCEL_TAG) continue; /* the cancel's own answer */
+        itoi_wsc_complete(w, a, (itoi_sysrec_t *)(uintptr_t)ud, cqe->res);
         n++;
     }
+    io_uring_cq_advance(&a->ring, seen);
+    w->io_pending = a->inflight;
     return n;
 }
 
@@ -115,7 +176,8 @@ size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a)
 int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; return -ENOSYS; }
 void itoi_uring_teardown(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; }
 int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r) { (void)a; (void)r; return 1; }
-void itoi_uring_submit(itoi_wscw_t *a) { (void)a; }
+void itoi_uring_submit(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; }
 size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; return 0; }
+void itoi_uring_cancel(itoi_wscw_t *a, itoi_sysrec_t *r) { (void)a; (void)r; }
 
 #endif

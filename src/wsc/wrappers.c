@@ -1,33 +1,118 @@
-/* wrappers.c: blocking-style system calls for ULTs on top of split-phase requests.
- * The ULT posts its request with itself as the continuation and parks; its worker's
- * scheduler context completes the request (after the bucket's crossing) and wakes it.
- * If the request completed inside the post (a threshold of 1 with the sync backend, or
- * a thin call), the ULT does not park at all. */
+/* wrappers.c: blocking-style system calls for ULTs on top of split-phase requests, and
+ * what a waiting ULT is subject to: its I/O deadline, ito_cancel_io, ito_close of its
+ * descriptor by another ULT, and finalize.
+ *
+ * io_uring: the ULT posts its request into its worker's common area with itself as the
+ * continuation and parks; the worker's scheduler context flushes the bucket when it has
+ * nothing else to run, reaps the completion and wakes the ULT.
+ * sync: the ULT tries the call itself without blocking; if it would block, it posts a
+ * record that waits for readiness in the worker's epoll (or goes to a helper thread for
+ * a regular file) and parks; the record runs the call again when the fd is ready.
+ *
+ * errno: a ULT that parks may resume on another kernel thread, and a caller's compiled
+ * code may keep the address of errno (__errno_location is a const function) from before
+ * the call. So a wrapper that fails after it moved goes back to the worker it was called
+ * on before it sets errno: `if (ito_read(...) < 0) use(errno)` reads the right errno.
+ * (Success leaves errno alone, as POSIX allows.)
+ *
+ * The wait (io_park): the ULT's itoi_iowait_t lives on its stack and is published in
+ * me->io_wait for ito_cancel_io; the owner worker completes the records, clears io_wait
+ * and readies the ULT when the last one is done. A deadline arms the ULT's timer, whose
+ * firing cancels the records (the completions then wake the ULT, with ETIMEDOUT unless
+ * a request finished first, whose result is then returned). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
+#include <unistd.h>
 
 #include "wsc.h"
 
-int itoi_wsc_post(itoi_worker_t *w, const ito_sysreq_t *req, itoi_ult_t *ult, itoi_sysrec_t **out);
+#define WAIT_ALL_MAX 1024
 
-static long call(ito_sysreq_t *q)
+static long rc_errno(int rc)
+{
+    return rc == ITO_ENOMEM ? -ENOMEM : rc == ITO_EINVAL ? -EINVAL : -ENOSYS;
+}
+
+/* The deadline fired while a ULT waits for I/O: cancel what it waits for; the
+ * completions wake it (never woken from here: its records still point at its stack). */
+static bool io_timeout(itoi_ult_t *t, void *obj)
+{
+    (void)t;
+    itoi_worker_t *w = itoi_self_worker();
+    itoi_wsc_cancel_wait(w, itoi_wsc_area_if_ready(w), obj, WHY_TIMEOUT);
+    return false;
+}
+
+/* Park the running ULT until every record of wt has completed. */
+static void io_park(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, uint64_t deadline, const char *what)
+{
+    itoi_ult_t *me = wt->ult;
+    if (wt->left == 0) return; /* completed inside the post */
+    me->io_owner = (int16_t)w->index;
+    atomic_store_explicit(&me->io_wait, wt, memory_order_release);
+    if (atomic_load_explicit(&me->io_cancel, memory_order_acquire)) /* came before the park */
+        itoi_wsc_cancel_wait(w, a, wt, WHY_CANCEL);
+    if (wt->left == 0) {
+        atomic_store_explicit(&me->io_wait, NULL, memory_order_relaxed);
+        return;
+    }
+    wt->parked = true;
+    me->wait_result = ITO_OK;
+    itoi_block_until(w, NULL, NULL, deadline, NULL, io_timeout, wt, what);
+}
+
+static inline void wait_add(itoi_iowait_t *wt, itoi_sysrec_t *r)
+{
+    r->wait = wt;
+    r->wnext = wt->recs;
+    wt->recs = r;
+    wt->left++;
+}
+
+/* A failing wrapper returns to the kernel thread it was called on (see errno above). */
+static long back_home(int home, long r)
+{
+    if (r < 0) {
+        itoi_worker_t *w = itoi_self_worker();
+        if (w && w->cur && w->index != home) itoi_migrate(w, home);
+    }
+    return r;
+}
+
+/* One request, waited for by the calling ULT. */
+static long call(const ito_sysreq_t *q, const char *what)
 {
     itoi_worker_t *w = itoi_self_worker();
-    if (!w || !w->cur) return -EPERM;
-    itoi_sysrec_t *r;
-    int rc = itoi_wsc_post(w, q, w->cur, &r);
-    if (rc != ITO_OK) return rc == ITO_ENOMEM ? -ENOMEM : rc == ITO_EINVAL ? -EINVAL : -ENOSYS;
-    if (!r->done) {
-        r->parked = 1;
-        itoi_block(w, NULL, NULL);
+    if (ITOI_UNLIKELY(!w || !w->cur)) return -EPERM;
+    itoi_ult_t *me = w->cur;
+    if (ITOI_UNLIKELY(atomic_load_explicit(&me->io_cancel, memory_order_relaxed)) &&
+        atomic_exchange(&me->io_cancel, 0))
+        return -ECANCELED;
+    itoi_wscw_t *a = itoi_wsc_area(w);
+    if (ITOI_UNLIKELY(!a)) return rc_errno(itoi_wsc_area_error());
+    if (ITOI_UNLIKELY(itoi_wsc_finalizing(q))) return -ECANCELED;
+    long res = 0, first = 0;
+    uint32_t events = 0;
+    if (!a->uring) { /* sync: the first attempt is the ULT's own */
+        first = itoi_wsc_run_nonblocking(q, false, &events);
+        ITOI_BUMP(a->st.crossings);
+        if (first != -EAGAIN && first != ITOI_WSC_BLOCKING) return first;
+        if (me->io_deadline != ITO_FOREVER && itoi_now_ns() >= me->io_deadline) return -ETIMEDOUT;
     }
-    long res = r->res;
-    /* Back on some worker: the record goes to that worker's free list. */
-    itoi_worker_t *now = itoi_self_worker();
-    itoi_wscw_t *a = itoi_wsc_area(now);
-    r->next = a->free;
-    a->free = r;
-    return res;
+    itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
+    if (ITOI_UNLIKELY(!r)) return -ENOMEM;
+    r->req = *q;
+    r->req.result = &res;
+    r->req.frame = NULL;
+    itoi_iowait_t wt = {.ult = me};
+    wait_add(&wt, r);
+    if (a->uring) itoi_wsc_submit(w, a, r);
+    else itoi_wsc_submit_retry(w, a, r, first, events);
+    int home = w->index;
+    io_park(w, a, &wt, me->io_deadline, what);
+    if (res == -ECANCELED) atomic_store(&me->io_cancel, 0); /* consumed */
+    return back_home(home, res);
 }
 
 static long ret(long r)
@@ -39,50 +124,334 @@ static long ret(long r)
     return r;
 }
 
+
 ssize_t ito_read(int fd, void *buf, size_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_READ, .fd = fd, .buf = buf, .len = len};
-    return ret(call(&q));
+    return itoi_wsc_op_valid(&q) ? ret(call(&q, "read")) : ret(fd < 0 ? -EBADF : -EFAULT);
 }
 
 ssize_t ito_write(int fd, const void *buf, size_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_WRITE, .fd = fd, .buf = (void *)buf, .len = len};
-    return ret(call(&q));
+    return itoi_wsc_op_valid(&q) ? ret(call(&q, "write")) : ret(fd < 0 ? -EBADF : -EFAULT);
+}
+
+ssize_t ito_pread(int fd, void *buf, size_t len, off_t offset)
+{
+    ito_sysreq_t q = {.op = ITO_SYS_PREAD, .fd = fd, .buf = buf, .len = len, .offset = offset};
+    return itoi_wsc_op_valid(&q) ? ret(call(&q, "pread")) : ret(fd < 0 ? -EBADF : offset < 0 ? -EINVAL : -EFAULT);
+}
+
+ssize_t ito_pwrite(int fd, const void *buf, size_t len, off_t offset)
+{
+    ito_sysreq_t q = {.op = ITO_SYS_PWRITE, .fd = fd, .buf = (void *)buf, .len = len, .offset = offset};
+    return itoi_wsc_op_valid(&q) ? ret(call(&q, "pwrite")) : ret(fd < 0 ? -EBADF : offset < 0 ? -EINVAL : -EFAULT);
+}
+
+ssize_t ito_readv(int fd, const struct iovec *iov, int iovcnt)
+{
+    ito_sysreq_t q = {.op = ITO_SYS_READV, .fd = fd, .iov = iov, .iovcnt = iovcnt, .offset = -1};
+    return itoi_wsc_op_valid(&q) ? ret(call(&q, "readv")) : ret(fd < 0 ? -EBADF : -EINVAL);
+}
+
+ssize_t ito_writev(int fd, const struct iovec *iov, int iovcnt)
+{
+    ito_sysreq_t q = {.op = ITO_SYS_WRITEV, .fd = fd, .iov = iov, .iovcnt = iovcnt, .offset = -1};
+    return itoi_wsc_op_valid(&q) ? ret(call(&q, "writev")) : ret(fd < 0 ? -EBADF : -EINVAL);
 }
 
 ssize_t ito_send(int fd, const void *buf, size_t len, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_SEND, .fd = fd, .buf = (void *)buf, .len = len, .flags = flags};
-    return ret(call(&q));
+    return itoi_wsc_op_valid(&q) ? ret(call(&q, "send")) : ret(fd < 0 ? -EBADF : -EFAULT);
 }
 
 ssize_t ito_recv(int fd, void *buf, size_t len, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_RECV, .fd = fd, .buf = buf, .len = len, .flags = flags};
-    return ret(call(&q));
+    return itoi_wsc_op_valid(&q) ? ret(call(&q, "recv")) : ret(fd < 0 ? -EBADF : -EFAULT);
 }
 
-int ito_accept(int fd, struct sockaddr *addr, socklen_t *addrlen)
+ssize_t ito_sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-    ito_sysreq_t q = {.op = ITO_SYS_ACCEPT, .fd = fd, .addr = addr, .addrlen = addrlen};
-    return (int)ret(call(&q));
+    ito_sysreq_t q = {.op = ITO_SYS_SENDMSG, .fd = fd, .msg = (struct msghdr *)msg, .flags = flags};
+    return itoi_wsc_op_valid(&q) ? ret(call(&q, "sendmsg")) : ret(fd < 0 ? -EBADF : -EFAULT);
 }
+
+ssize_t ito_recvmsg(int fd, struct msghdr *msg, int flags)
+{
+    ito_sysreq_t q = {.op = ITO_SYS_RECVMSG, .fd = fd, .msg = msg, .flags = flags};
+    return itoi_wsc_op_valid(&q) ? ret(call(&q, "recvmsg")) : ret(fd < 0 ? -EBADF : -EFAULT);
+}
+
+int ito_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
+{
+    ito_sysreq_t q = {.op = ITO_SYS_ACCEPT, .fd = fd, .addr = addr, .addrlen = addrlen, .flags = flags};
+    return (int)(itoi_wsc_op_valid(&q) ? ret(call(&q, "accept")) : ret(-EBADF));
+}
+
+int ito_accept(int fd, struct sockaddr *addr, socklen_t *addrlen) { return ito_accept4(fd, addr, addrlen, 0); }
 
 int ito_connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_CONNECT, .fd = fd, .addr = (struct sockaddr *)addr, .addr_len = len};
-    return (int)ret(call(&q));
+    return (int)(itoi_wsc_op_valid(&q) ? ret(call(&q, "connect")) : ret(fd < 0 ? -EBADF : -EFAULT));
 }
 
-int ito_close(int fd)
+int ito_openat(int dirfd, const char *path, int flags, unsigned mode)
 {
-    ito_sysreq_t q = {.op = ITO_SYS_CLOSE, .fd = fd};
-    return (int)ret(call(&q));
+    ito_sysreq_t q = {.op = ITO_SYS_OPENAT, .fd = dirfd, .path = path, .flags = flags, .mode = mode};
+    return (int)(itoi_wsc_op_valid(&q) ? ret(call(&q, "openat")) : ret(-EFAULT));
+}
+
+int ito_fsync(int fd)
+{
+    ito_sysreq_t q = {.op = ITO_SYS_FSYNC, .fd = fd};
+    return (int)(itoi_wsc_op_valid(&q) ? ret(call(&q, "fsync")) : ret(-EBADF));
+}
+
+int ito_fdatasync(int fd)
+{
+    ito_sysreq_t q = {.op = ITO_SYS_FSYNC, .fd = fd, .flags = 1};
+    return (int)(itoi_wsc_op_valid(&q) ? ret(call(&q, "fsync")) : ret(-EBADF));
 }
 
 long ito_getpid(void)
 {
     ito_sysreq_t q = {.op = ITO_SYS_GETPID};
-    return ret(call(&q));
+    return ret(call(&q, "getpid"));
+}
+
+/* ---- several requests from one ULT ---- */
+
+int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n)
+{
+    if (n > WAIT_ALL_MAX) return ITO_ERANGE;
+    if (!reqs && n) return ITO_EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!itoi_wsc_op_valid(&reqs[i])) return ITO_EINVAL;
+    itoi_worker_t *w = itoi_self_worker();
+    if (!w || !w->cur) return ITO_ENOTULT;
+    itoi_ult_t *me = w->cur;
+    itoi_wscw_t *a = itoi_wsc_area(w);
+    if (!a) return itoi_wsc_area_error();
+    itoi_iowait_t wt = {.ult = me};
+    for (size_t i = 0; i < n; i++) { /* all records first: nothing is posted without memory */
+        itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
+        if (!r) {
+            while (wt.recs) {
+                itoi_sysrec_t *x = wt.recs;
+                wt.recs = x->wnext;
+                itoi_wsc_rec_put(a, x);
+            }
+            return ITO_ENOMEM;
+        }
+        r->req = reqs[i];
+        wait_add(&wt, r);
+    }
+    /* Post in order (the list is reversed), then cross once. */
+    itoi_sysrec_t *order = NULL;
+    for (itoi_sysrec_t *r = wt.recs, *next; r; r = next) {
+        next = r->wnext;
+        r->next = order;
+        order = r;
+    }
+    for (itoi_sysrec_t *r = order, *next; r; r = next) {
+        next = r->next;
+        itoi_wsc_submit(w, a, r);
+    }
+    itoi_wsc_flush(w, a, FLUSH_EXPLICIT);
+    io_park(w, a, &wt, me->io_deadline, "sys_wait_all");
+    atomic_store(&me->io_cancel, 0); /* a cancellation applied to the batch is consumed */
+    return ITO_OK;
+}
+
+/* ---- deadlines and cancellation ---- */
+
+int ito_io_deadline(uint64_t deadline)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    if (!w || !w->cur) return ITO_ENOTULT;
+    w->cur->io_deadline = deadline;
+    return ITO_OK;
+}
+
+static void cancel_on_owner(itoi_worker_t *w, itoi_call_t *c)
+{
+    itoi_ult_t *t = (itoi_ult_t *)((char *)c - offsetof(itoi_ult_t, io_call));
+    uint16_t gen = atomic_load(&t->io_call_gen);
+    atomic_store(&t->io_call_busy, 0);
+    if (t->gen != gen) return; /* the thread ended and its descriptor was reused */
+    itoi_iowait_t *wt = atomic_load_explicit(&t->io_wait, memory_order_acquire);
+    if (!wt) return; /* not waiting: io_cancel stays set for its next call */
+    int owner = t->io_owner;
+    if (owner != w->index) { /* it waits elsewhere now: forward */
+        if (!atomic_exchange(&t->io_call_busy, 1)) itoi_worker_call(&itoi_rt.workers[owner], &t->io_call);
+        return;
+    }
+    itoi_wsc_cancel_wait(w, itoi_wsc_area_if_ready(w), wt, WHY_CANCEL);
+}
+
+int ito_cancel_io(ito_thread_t h)
+{
+    if (!h) return ITO_EINVAL;
+    bool foreign = itoi_self_worker() == NULL;
+    if (foreign ? itoi_foreign_enter() != ITO_OK : atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
+    int rc = ITO_OK;
+    itoi_ult_t *t = itoi_handle_get(h);
+    if (!t) {
+        rc = ITO_EJOINED;
+    } else {
+        atomic_store(&t->io_cancel, 1);
+        if (!atomic_exchange(&t->io_call_busy, 1)) {
+            atomic_store(&t->io_call_gen, t->gen);
+            t->io_call.fn = cancel_on_owner;
+            int owner = t->io_owner;
+            itoi_worker_call(&itoi_rt.workers[owner >= 0 && owner < itoi_rt.nworkers ? owner : 0], &t->io_call);
+        }
+    }
+    if (foreign) itoi_foreign_exit();
+    return rc;
+}
+
+/* ---- close: wake the waiters on every worker, then close ---- */
+
+typedef struct close_ctx {
+    itoi_call_t call;           /* one per worker asked */
+    int fd;
+    _Atomic int *left;          /* workers still to answer, + the closer's own park */
+    itoi_ult_t *closer;
+} close_ctx_t;
+
+static bool on_fd(const itoi_sysrec_t *r, void *ctx)
+{
+    int fd = *(const int *)ctx;
+    switch (r->req.op) {
+    case ITO_SYS_NOP: case ITO_SYS_GETPID: case ITO_SYS_OPENAT: case ITO_SYS_CLOSE: return false;
+    default: return r->req.fd == fd;
+    }
+}
+
+static void close_arrive(_Atomic int *left, itoi_ult_t *closer)
+{
+    if (atomic_fetch_sub(left, 1) == 1) itoi_ready(closer);
+}
+
+static void close_on_worker(itoi_worker_t *w, itoi_call_t *c)
+{
+    close_ctx_t *x = (close_ctx_t *)c;
+    itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
+    if (a) itoi_wsc_cancel_matching(w, a, on_fd, &x->fd, WHY_CLOSE);
+    close_arrive(x->left, x->closer);
+}
+
+static void close_parked(void *arg)
+{
+    itoi_ult_t *me = itoi_self_worker()->prev;
+    close_arrive(arg, me);
+}
+
+int ito_close(int fd)
+{
+    if (fd < 0) return (int)ret(-EBADF);
+    itoi_worker_t *w = itoi_self_worker();
+    if (!w || !w->cur) return (int)ret(-EPERM);
+    itoi_wscw_t *a = itoi_wsc_area(w);
+    if (!a) return (int)ret(rc_errno(itoi_wsc_area_error()));
+    /* Waiters on this worker: now. The other workers with live requests each cancel
+     * their own, and the closer waits for them all before the fd goes (so a request
+     * cannot be cancelled by mistake on a new fd of the same number). */
+    itoi_wsc_cancel_matching(w, a, on_fd, &fd, WHY_CLOSE);
+    close_ctx_t ctx[64];
+    int n = itoi_rt.nworkers, i = 0, home = w->index;
+    while (i < n) {
+        _Atomic int left = 1; /* the closer's own park */
+        int asked = 0;
+        for (; i < n && asked < 64; i++) {
+            if (i == w->index) continue;
+            itoi_wscw_t *o = itoi_wsc_area_if_ready(&itoi_rt.workers[i]);
+            if (!o || atomic_load_explicit(&o->nlive, memory_order_acquire) == 0) continue;
+            close_ctx_t *x = &ctx[asked++];
+            x->fd = fd;
+            x->left = &left;
+            x->closer = w->cur;
+            x->call.fn = close_on_worker;
+            atomic_fetch_add(&left, 1);
+            itoi_worker_call(&itoi_rt.workers[i], &x->call);
+        }
+        if (asked) {
+            itoi_block(w, close_parked, &left);
+            w = itoi_self_worker();
+        }
+    }
+    ITOI_BUMP(itoi_wsc_area(w)->st.crossings);
+    long r = close(fd) == 0 ? 0 : -errno;
+    return (int)ret(back_home(home, r));
+}
+
+/* ---- poll ---- */
+
+int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
+{
+    if ((!fds && nfds) || nfds > WAIT_ALL_MAX) return (int)ret(-EINVAL);
+    itoi_worker_t *w = itoi_self_worker();
+    if (!w || !w->cur) return (int)ret(-EPERM);
+    itoi_ult_t *me = w->cur;
+    if (atomic_load(&me->io_cancel) && atomic_exchange(&me->io_cancel, 0)) return (int)ret(-ECANCELED);
+    itoi_wscw_t *a = itoi_wsc_area(w);
+    if (!a) return (int)ret(rc_errno(itoi_wsc_area_error()));
+    ito_sysreq_t probe = {.op = ITO_SYS_POLL, .fd = nfds ? fds[0].fd : -1};
+    if (itoi_wsc_finalizing(&probe)) return (int)ret(-ECANCELED);
+    uint64_t until = timeout_ms < 0 ? ITO_FOREVER : ito_deadline_in((uint64_t)timeout_ms * 1000000u);
+    uint64_t deadline = until < me->io_deadline ? until : me->io_deadline;
+    int home = w->index;
+    for (;;) {
+        w = itoi_self_worker();
+        a = itoi_wsc_area(w);
+        int r = poll(fds, nfds, 0);
+        ITOI_BUMP(a->st.crossings);
+        if (r != 0 || timeout_ms == 0) return r < 0 ? (int)ret(back_home(home, -errno)) : r;
+        if (deadline != ITO_FOREVER && itoi_now_ns() >= deadline)
+            return deadline == until ? 0 : (int)ret(back_home(home, -ETIMEDOUT));
+        itoi_iowait_t wt = {.ult = me, .any = true};
+        long res[WAIT_ALL_MAX > 64 ? 64 : WAIT_ALL_MAX];
+        nfds_t done = 0;
+        /* At most 64 descriptors wait at once; more are looked at by the poll above
+         * every time one of these 64 wakes the ULT. */
+        for (nfds_t i = 0; i < nfds && done < 64; i++) {
+            if (fds[i].fd < 0) continue;
+            itoi_sysrec_t *rec = itoi_wsc_rec_get(w, a);
+            if (!rec) {
+                itoi_wsc_cancel_wait(w, a, &wt, WHY_CANCEL);
+                io_park(w, a, &wt, ITO_FOREVER, "poll");
+                return (int)ret(back_home(home, -ENOMEM));
+            }
+            rec->req = (ito_sysreq_t){.op = ITO_SYS_POLL, .fd = fds[i].fd,
+                                      .events = (short)(fds[i].events | POLLERR | POLLHUP),
+                                      .result = &res[done++]};
+            wait_add(&wt, rec);
+            itoi_wsc_submit(w, a, rec);
+        }
+        if (done == 0) { /* nothing to wait for but the time */
+            if (until == ITO_FOREVER) return (int)ret(back_home(home, -EINVAL));
+            ito_sleep_until(deadline);
+            return deadline == until ? 0 : (int)ret(back_home(home, -ETIMEDOUT));
+        }
+        io_park(w, a, &wt, deadline, "poll");
+        bool timed = false, cancelled = false;
+        for (nfds_t i = 0; i < done; i++) {
+            timed |= res[i] == -ETIMEDOUT;
+            cancelled |= res[i] == -ECANCELED; /* ito_cancel_io or finalize (siblings get -EALREADY) */
+        }
+        if (cancelled) {
+            atomic_store(&me->io_cancel, 0);
+            return (int)ret(back_home(home, -ECANCELED));
+        }
+        if (timed) {
+            r = poll(fds, nfds, 0); /* an event may have come with the deadline */
+            if (r != 0) return r < 0 ? (int)ret(back_home(home, -errno)) : r;
+            return deadline == until ? 0 : (int)ret(back_home(home, -ETIMEDOUT));
+        }
+    }
 }

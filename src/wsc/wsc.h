@@ -1,12 +1,32 @@
-/* wsc.h: internals of split-phase system calls (area.c, uring.c, sync.c, wrappers.c).
+/* wsc.h: internals of split-phase system calls, shared by the files of src/wsc:
+ *   area.c     the common area of each worker: records, posting, the flush policy,
+ *              completion, the poller, finalize's cancellation, statistics;
+ *   uring.c    the io_uring backend (the submission ring is the common area);
+ *   ready.c    readiness waits in the worker's epoll (the sync backend's netpoller);
+ *   helpers.c  helper threads for calls that can only block (regular files, fsync);
+ *   nonblock.c running one request without blocking (the sync backend, thin calls);
+ *   wrappers.c blocking wrappers for ULTs, deadlines, cancellation, close, poll.
  *
- * Every worker owns its common area: records of requests (a free list), a bucket of
- * requests not yet handed to the kernel, and, with the uring backend, an io_uring whose
- * submission ring holds the bucket itself. Only the owning worker touches its area:
- * requests are posted by the ULT or ZWT running on it, flushed by it, and completions
- * are reaped by its poller. So none of this needs a lock. A ULT waiting in a blocking
- * wrapper parks only after posting, and its record is completed only by its worker's
- * scheduler context (or synchronously inside the post, which the wrapper checks). */
+ * Who touches what (the invariants of the I/O path):
+ *  - Every worker owns its common area (itoi_wscw_t) and the records of its pool. Only
+ *    code running on that worker touches them: posts come from the ULT or ZWT running
+ *    there, flushes, completions and cancellations run there (completions of helper
+ *    threads and requests from other threads arrive as itoi_worker_call()s). So none of
+ *    it needs a lock. A record's `owner` never changes.
+ *  - A record is FREE (in its pool), BUCKET (buffered, run by the flusher), URING (an
+ *    SQE prepared or in flight), READY (waiting for readiness in the worker's epoll),
+ *    POOL (handed to a helper thread) or, briefly, SETTLING (taken off its fd's list by
+ *    the readiness poller) or DONE. Every record that is not FREE is
+ *    on the area's live list, so finalize and ito_close can find it.
+ *  - A ULT that waits for records does so through an itoi_iowait_t on its own stack; the
+ *    ULT's io_wait points to it and io_owner names the worker, whose completion path
+ *    clears io_wait before it readies the ULT. Only the owning worker dereferences
+ *    io_wait (the ULT stays parked, so its stack is valid, until the owner readies it).
+ *  - Cancellation (deadline, ito_cancel_io, ito_close, finalize) sets a record's `why`
+ *    and ends it: a BUCKET, READY or unstarted POOL record completes at once with
+ *    -ECANCELED; an io_uring request gets an ASYNC_CANCEL and completes when the kernel
+ *    says (with -ECANCELED, or with its real result if it finished first). `why` turns
+ *    -ECANCELED into the caller's error (ETIMEDOUT, ECANCELED, EBADF). */
 #ifndef ITO_WSC_INTERNAL_H
 #define ITO_WSC_INTERNAL_H
 
@@ -17,34 +37,70 @@
 #include <liburing.h>
 #endif
 
+enum { REC_FREE, REC_BUCKET, REC_URING, REC_READY, REC_SETTLING, REC_POOL, REC_DONE };
+enum { WHY_NONE, WHY_TIMEOUT, WHY_CANCEL, WHY_CLOSE, WHY_FINALIZE, WHY_SIBLING };
+
+struct itoi_sysrec;
+
+/* What a ULT waits for: its records (one for a wrapper, several for ito_sys_wait_all or
+ * ito_poll). With `any`, the first completion cancels the others (poll). */
+typedef struct itoi_iowait {
+    itoi_ult_t *ult;
+    struct itoi_sysrec *recs;   /* linked through wnext */
+    size_t left;                /* not yet completed */
+    bool any, fired;
+    bool parked;                /* the ULT has parked (else it finds left == 0 itself) */
+    bool cancelling;            /* iowait_done is cancelling the others (poll) */
+} itoi_iowait_t;
+
 typedef struct itoi_sysrec {
-    struct itoi_sysrec *next;
+    struct itoi_sysrec *next;            /* pool, bucket or readiness list */
+    struct itoi_sysrec *lprev, *lnext;   /* the area's live list */
+    struct itoi_sysrec *wnext;           /* the iowait's list */
+    itoi_call_t call;                    /* a helper thread's completion, back to the owner */
     ito_sysreq_t req;
-    itoi_ult_t *ult;        /* a ULT parked in a blocking wrapper, or NULL */
+    itoi_iowait_t *wait;                 /* the ULT waiting for it, or NULL */
     long res;
-    int done, parked;
+    int16_t owner;                       /* worker index, fixed */
+    uint8_t state, why;
+    bool cancel_sent;                    /* io_uring: ASYNC_CANCEL submitted */
+    bool retry;                          /* sync: a readiness wait before running req again */
+    uint32_t events;                     /* readiness wanted (POLL*), while READY */
 } itoi_sysrec_t;
 
+/* Per fd, the records waiting for its readiness on this worker (ready.c). */
+typedef struct itoi_rfd {
+    itoi_sysrec_t *waiters;
+    uint32_t armed;                      /* events registered in the epoll (0: not registered) */
+} itoi_rfd_t;
+
 typedef struct itoi_wsc_counters {
-    _Atomic uint64_t posted, completed, crossings;
+    _Atomic uint64_t posted, completed, crossings, cancelled;
     _Atomic uint64_t flush_threshold, flush_idle, flush_latency, flush_explicit;
 } itoi_wsc_counters_t;
 
 typedef struct itoi_wscw {
-    int init;               /* 0 not yet, 1 ready */
-    int uring;              /* this worker's backend */
+    int init;                   /* 0 not yet, 1 ready */
+    int uring;                  /* this worker's backend */
+    int index;
 #if defined(ITOI_HAVE_URING)
     struct io_uring ring;
 #endif
-    int efd;                /* the ring's completion eventfd */
+    int efd;                    /* the ring's completion eventfd */
     itoi_sysrec_t *free;
     itoi_sysrec_t *bucket, *bucket_tail; /* requests run by the flusher itself */
     size_t bucket_n;
-    size_t sq_pending;      /* SQEs prepared, not yet submitted */
-    size_t inflight;        /* submitted to the ring, not yet completed */
-    itoi_sysrec_t *retry;   /* sync backend: would have blocked; retried by the poller */
-    size_t retry_n;
-    uint64_t oldest_ns;     /* when the oldest buffered request was posted */
+    size_t sq_pending;          /* SQEs prepared, not yet submitted */
+    size_t inflight;            /* submitted to the ring, not yet completed */
+    itoi_sysrec_t live;         /* sentinel of the live list */
+    _Atomic size_t nlive;       /* owner-written; others read it as a hint (ito_close) */
+    /* readiness (ready.c) */
+    int rep;                    /* epoll fd, -1 until first used */
+    itoi_rfd_t *fds;
+    size_t nfds;                /* capacity of fds */
+    size_t nwaiting;            /* records in READY */
+    /* latency bound: armed when the first request is buffered */
+    itoi_timer_t flush_timer;
     itoi_wsc_counters_t st;
 } itoi_wscw_t;
 
@@ -53,17 +109,52 @@ enum { FLUSH_THRESHOLD, FLUSH_IDLE, FLUSH_LATENCY, FLUSH_EXPLICIT };
 extern _Atomic int itoi_wsc_k;
 extern _Atomic unsigned itoi_wsc_latency_us;
 
-itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w);  /* this worker's area, set up on first use */
+/* area.c */
+itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w);  /* this worker's area, set up on first use (NULL: none) */
 itoi_wscw_t *itoi_wsc_area_if_ready(itoi_worker_t *w); /* or NULL if not set up (no side effect) */
+int itoi_wsc_area_error(void);                 /* why itoi_wsc_area gave NULL */
+itoi_sysrec_t *itoi_wsc_rec_get(itoi_worker_t *w, itoi_wscw_t *a); /* NULL: no memory */
+void itoi_wsc_rec_put(itoi_wscw_t *a, itoi_sysrec_t *r);           /* back unused */
+/* Post r (its req filled in); it completes through itoi_wsc_complete, possibly inside. */
+void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r);
+/* The sync backend, after the caller's own first attempt gave `first` (-EAGAIN: wait for
+ * `events`, then run again; ITOI_WSC_BLOCKING: a helper thread runs it). */
+void itoi_wsc_submit_retry(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long first, uint32_t events);
+/* Cancel every record of a ULT's wait; wakes the ULT if that ends the wait. */
+void itoi_wsc_cancel_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, int why);
+/* Cancel the live records `match` selects; how many it selected. */
+size_t itoi_wsc_cancel_matching(itoi_worker_t *w, itoi_wscw_t *a, bool (*match)(const itoi_sysrec_t *, void *),
+                                void *ctx, int why);
 void itoi_wsc_flush(itoi_worker_t *w, itoi_wscw_t *a, int why);
 void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res);
-long itoi_wsc_run_now(const ito_sysreq_t *q, int nonblocking); /* the syscall itself */
+void itoi_wsc_cancel(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, int why);
+bool itoi_wsc_op_valid(const ito_sysreq_t *q);
+/* Finalize has cancelled what could not complete: a new wait on such an fd ends at once. */
+bool itoi_wsc_finalizing(const ito_sysreq_t *q);
 
-/* backends */
+/* nonblock.c: run a request without blocking: the result, -EAGAIN (wait for readiness:
+ * *events says which), or ITOI_WSC_BLOCKING (it can only block: a helper thread runs it). */
+#define ITOI_WSC_BLOCKING (-1000000L)
+long itoi_wsc_run_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *events);
+long itoi_wsc_run_blocking(const ito_sysreq_t *q); /* the call itself, blocking */
+
+/* ready.c */
+void itoi_ready_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r); /* r->events set */
+void itoi_ready_drop(itoi_wscw_t *a, itoi_sysrec_t *r);   /* off its fd's list (no completion) */
+size_t itoi_ready_poll(itoi_worker_t *w, itoi_wscw_t *a);
+void itoi_ready_teardown(itoi_worker_t *w, itoi_wscw_t *a);
+
+/* helpers.c */
+void itoi_helpers_run(itoi_sysrec_t *r);      /* r->state = POOL; completes on its owner */
+bool itoi_helpers_unqueue(itoi_sysrec_t *r);  /* true if it had not started (now removed) */
+void itoi_helpers_stop(void);
+
+/* uring.c */
 int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a);
 void itoi_uring_teardown(itoi_worker_t *w, itoi_wscw_t *a);
-int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r); /* 0 queued, 1 op not supported */
-void itoi_uring_submit(itoi_wscw_t *a);
+int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r); /* 0 queued, 1 no opcode for it */
+void itoi_uring_submit(itoi_worker_t *w, itoi_wscw_t *a);
 size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a);
+void itoi_uring_cancel(itoi_wscw_t *a, itoi_sysrec_t *r);
 
 #endif

@@ -1,0 +1,161 @@
+/* nonblock.c: running one request in the calling thread, without blocking (the sync
+ * backend's first attempt and its retries, and the calls io_uring has no opcode for),
+ * or blocking (on a helper thread).
+ *
+ * How each call is kept from blocking:
+ *   read, write, readv, writev, pread, pwrite: preadv2/pwritev2 with RWF_NOWAIT
+ *     (sockets and pipes honour it; a regular file not in the page cache answers
+ *     EAGAIN or EOPNOTSUPP, and a descriptor that cannot say so answers EOPNOTSUPP:
+ *     regular files and block devices then go to a helper thread; other descriptors
+ *     are polled first and read or written only when ready);
+ *   send, recv, sendmsg, recvmsg: MSG_DONTWAIT;
+ *   accept, connect: the socket is put in O_NONBLOCK mode (as Go's netpoller does);
+ *     a connect in progress is finished after POLLOUT by reading SO_ERROR;
+ *   poll: poll(2) with a zero timeout;
+ *   openat, fsync: they can only block: a helper thread runs them;
+ *   close, getpid, nop: they do not wait.
+ * -EAGAIN comes with the readiness to wait for in *events. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "wsc.h"
+
+static long neg_errno(long r)
+{
+    if (r >= 0) return r;
+    return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+}
+
+static bool is_file(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode));
+}
+
+static int set_nonblock(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0) return -errno;
+    if (!(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) return -errno;
+    return 0;
+}
+
+/* The vector of a request that moves bytes. */
+static const struct iovec *vec_of(const ito_sysreq_t *q, struct iovec *one, int *cnt)
+{
+    if (q->op == ITO_SYS_READV || q->op == ITO_SYS_WRITEV) {
+        *cnt = q->iovcnt;
+        return q->iov;
+    }
+    one->iov_base = q->buf;
+    one->iov_len = q->len;
+    *cnt = 1;
+    return one;
+}
+
+static int64_t offset_of(const ito_sysreq_t *q)
+{
+    return q->op == ITO_SYS_READ || q->op == ITO_SYS_WRITE ? -1 : q->offset;
+}
+
+/* read/write family: RWF_NOWAIT, then what the descriptor allows. */
+static long rw_nonblocking(const ito_sysreq_t *q, bool wr, uint32_t *events)
+{
+    struct iovec one;
+    int cnt;
+    const struct iovec *iov = vec_of(q, &one, &cnt);
+    int64_t off = offset_of(q);
+    long r = wr ? pwritev2(q->fd, iov, cnt, off, RWF_NOWAIT) : preadv2(q->fd, iov, cnt, off, RWF_NOWAIT);
+    r = neg_errno(r);
+    *events = wr ? POLLOUT : POLLIN;
+    if (r != -EAGAIN && r != -EOPNOTSUPP) return r;
+    if (is_file(q->fd)) return ITOI_WSC_BLOCKING; /* not cached, or no NOWAIT support: a helper reads it */
+    if (r == -EAGAIN) return r;
+    /* Not a file, and no RWF_NOWAIT (a tty, some character device): poll, then call. */
+    struct pollfd p = {.fd = q->fd, .events = (short)*events};
+    if (poll(&p, 1, 0) == 0) return -EAGAIN;
+    if (off < 0) r = wr ? writev(q->fd, iov, cnt) : readv(q->fd, iov, cnt);
+    else r = wr ? pwritev(q->fd, iov, cnt, off) : preadv(q->fd, iov, cnt, off);
+    return neg_errno(r);
+}
+
+static long connect_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *events)
+{
+    *events = POLLOUT;
+    if (again) { /* POLLOUT came: the outcome is in SO_ERROR */
+        int err = 0;
+        socklen_t len = sizeof err;
+        if (getsockopt(q->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) return -errno;
+        return err ? -err : 0;
+    }
+    int rc = set_nonblock(q->fd);
+    if (rc < 0) return rc;
+    long r = neg_errno(connect(q->fd, q->addr, q->addr_len));
+    return r == -EINPROGRESS ? -EAGAIN : r;
+}
+
+long itoi_wsc_run_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *events)
+{
+    *events = POLLIN;
+    switch (q->op) {
+    case ITO_SYS_NOP: return 0;
+    case ITO_SYS_GETPID: return syscall(SYS_getpid);
+    case ITO_SYS_READ: case ITO_SYS_PREAD: case ITO_SYS_READV: return rw_nonblocking(q, false, events);
+    case ITO_SYS_WRITE: case ITO_SYS_PWRITE: case ITO_SYS_WRITEV: return rw_nonblocking(q, true, events);
+    case ITO_SYS_SEND:
+        *events = POLLOUT;
+        return neg_errno(send(q->fd, q->buf, q->len, q->flags | MSG_DONTWAIT | MSG_NOSIGNAL));
+    case ITO_SYS_RECV: return neg_errno(recv(q->fd, q->buf, q->len, q->flags | MSG_DONTWAIT));
+    case ITO_SYS_SENDMSG:
+        *events = POLLOUT;
+        return neg_errno(sendmsg(q->fd, q->msg, q->flags | MSG_DONTWAIT | MSG_NOSIGNAL));
+    case ITO_SYS_RECVMSG: return neg_errno(recvmsg(q->fd, q->msg, q->flags | MSG_DONTWAIT));
+    case ITO_SYS_ACCEPT: {
+        int rc = set_nonblock(q->fd);
+        if (rc < 0) return rc;
+        return neg_errno(accept4(q->fd, q->addr, q->addrlen, q->flags));
+    }
+    case ITO_SYS_CONNECT: return connect_nonblocking(q, again, events);
+    case ITO_SYS_CLOSE: return neg_errno(close(q->fd));
+    case ITO_SYS_POLL: {
+        *events = (uint32_t)(uint16_t)q->events;
+        struct pollfd p = {.fd = q->fd, .events = q->events};
+        long r = poll(&p, 1, 0);
+        if (r < 0) return -errno;
+        return r == 0 ? -EAGAIN : p.revents;
+    }
+    case ITO_SYS_OPENAT: case ITO_SYS_FSYNC: return ITOI_WSC_BLOCKING;
+    default: return -EINVAL;
+    }
+}
+
+long itoi_wsc_run_blocking(const ito_sysreq_t *q)
+{
+    struct iovec one;
+    int cnt;
+    switch (q->op) {
+    case ITO_SYS_OPENAT: return neg_errno(openat(q->fd, q->path, q->flags, q->mode));
+    case ITO_SYS_FSYNC: return neg_errno(q->flags ? fdatasync(q->fd) : fsync(q->fd));
+    case ITO_SYS_READ: case ITO_SYS_PREAD: case ITO_SYS_READV: {
+        const struct iovec *iov = vec_of(q, &one, &cnt);
+        int64_t off = offset_of(q);
+        return neg_errno(off < 0 ? readv(q->fd, iov, cnt) : preadv(q->fd, iov, cnt, off));
+    }
+    case ITO_SYS_WRITE: case ITO_SYS_PWRITE: case ITO_SYS_WRITEV: {
+        const struct iovec *iov = vec_of(q, &one, &cnt);
+        int64_t off = offset_of(q);
+        return neg_errno(off < 0 ? writev(q->fd, iov, cnt) : pwritev(q->fd, iov, cnt, off));
+    }
+    default: {
+        uint32_t ev;
+        return itoi_wsc_run_nonblocking(q, false, &ev);
+    }
+    }
+}

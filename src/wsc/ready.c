@@ -1,0 +1,204 @@
+/* ready.c: readiness waits in the worker's own epoll: the sync backend's netpoller.
+ *
+ * A record in READY waits until its fd is ready for r->events (POLLIN, POLLOUT, ...):
+ * a POLL request then completes with the revents; a request that would have blocked
+ * (r->retry) is run again without blocking, and completes or waits again.
+ *
+ * Each worker has an epoll instance (created on first use, watched by the worker's idle
+ * sleep, so a worker with nothing to run sleeps until an fd is ready and uses no CPU) and
+ * a table indexed by fd of the records waiting for it. An fd is registered with
+ * EPOLLONESHOT for the union of its waiters' events and re-armed (EPOLL_CTL_MOD) after
+ * each event while waiters remain. Several workers may wait on one fd: each has its own
+ * registration. Everything here is owned by the worker (see wsc.h). A descriptor epoll
+ * refuses (a regular file: EPERM) is always ready: a POLL completes with its events, a
+ * request goes to a helper thread. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "wsc.h"
+
+static int ensure_fd(itoi_worker_t *w, itoi_wscw_t *a, int fd)
+{
+    if (a->rep < 0) {
+        a->rep = epoll_create1(EPOLL_CLOEXEC);
+        if (a->rep < 0) return -errno;
+        if (itoi_worker_watch_fd(w, a->rep) != ITO_OK) {
+            close(a->rep);
+            a->rep = -1;
+            return -ENOMEM;
+        }
+    }
+    if ((size_t)fd >= a->nfds) {
+        size_t n = a->nfds ? a->nfds : 64;
+        while (n <= (size_t)fd) n *= 2;
+        itoi_rfd_t *t = itoi_malloc(n * sizeof *t);
+        if (!t) return -ENOMEM;
+        if (a->nfds) memcpy(t, a->fds, a->nfds * sizeof *t);
+        memset(t + a->nfds, 0, (n - a->nfds) * sizeof *t);
+        free(a->fds);
+        a->fds = t;
+        a->nfds = n;
+    }
+    return 0;
+}
+
+/* Register (or re-arm) fd for its waiters' events; -errno on failure. */
+static int arm(itoi_wscw_t *a, int fd)
+{
+    itoi_rfd_t *e = &a->fds[fd];
+    uint32_t want = 0;
+    for (itoi_sysrec_t *r = e->waiters; r; r = r->next) want |= r->events;
+    if (!want) return 0;
+    struct epoll_event ev = {.events = want | EPOLLONESHOT, .data.fd = fd};
+    /* The table may be stale (the fd was closed and reused): fall back either way. */
+    int rc = epoll_ctl(a->rep, EPOLL_CTL_MOD, fd, &ev);
+    if (rc != 0 && errno == ENOENT) rc = epoll_ctl(a->rep, EPOLL_CTL_ADD, fd, &ev);
+    if (rc != 0) return -errno;
+    e->armed = want;
+    return 0;
+}
+
+static void unlink_waiter(itoi_wscw_t *a, itoi_sysrec_t *r)
+{
+    itoi_sysrec_t **pp = &a->fds[r->req.fd].waiters;
+    while (*pp && *pp != r) pp = &(*pp)->next;
+    if (*pp) {
+        *pp = r->next;
+        a->nwaiting--;
+    }
+    r->next = NULL;
+}
+
+/* The fd cannot be waited for in epoll: settle r now. */
+static void not_pollable(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, int err)
+{
+    if (err == -EPERM) { /* a regular file (or a directory): always ready */
+        if (r->retry) itoi_helpers_run(r);
+        else itoi_wsc_complete(w, a, r, (long)(r->events & (POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM)));
+        return;
+    }
+    itoi_wsc_complete(w, a, r, err == -ENOENT ? -EBADF : err);
+}
+
+void itoi_ready_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
+{
+    int fd = r->req.fd;
+    int rc = ensure_fd(w, a, fd);
+    if (rc != 0) {
+        itoi_wsc_complete(w, a, r, rc);
+        return;
+    }
+    r->state = REC_READY;
+    r->next = a->fds[fd].waiters;
+    a->fds[fd].waiters = r;
+    a->nwaiting++;
+    if ((r->events & ~a->fds[fd].armed) == 0) return; /* already armed for it */
+    if ((rc = arm(a, fd)) != 0) {
+        unlink_waiter(a, r);
+        not_pollable(w, a, r, rc);
+    }
+}
+
+void itoi_ready_drop(itoi_wscw_t *a, itoi_sysrec_t *r)
+{
+    if (r->state == REC_READY) unlink_waiter(a, r);
+    /* The registration stays: an event with no waiter is simply dropped. */
+}
+
+/* A waiter whose event came: complete it, or (a request that would have blocked) run it
+ * again; true if it keeps waiting. */
+static bool settle(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, uint32_t got)
+{
+    if (!r->retry) {
+        itoi_wsc_complete(w, a, r, (long)(got & (r->events | POLLERR | POLLHUP | POLLNVAL)));
+        return false;
+    }
+    uint32_t ev;
+    long res = itoi_wsc_run_nonblocking(&r->req, true, &ev);
+    ITOI_BUMP(a->st.crossings);
+    if (res == -EAGAIN) {
+        r->events = ev;
+        return true;
+    }
+    if (res == ITOI_WSC_BLOCKING) itoi_helpers_run(r);
+    else itoi_wsc_complete(w, a, r, res);
+    return false;
+}
+
+/* Take all of fd's waiters off its list, as SETTLING: a cancellation that reaches one of
+ * them meanwhile (a poll's first event ends its siblings) only marks it (`why`), and the
+ * loop that holds the list completes it. */
+static itoi_sysrec_t *take_all(itoi_wscw_t *a, itoi_rfd_t *e)
+{
+    itoi_sysrec_t *list = e->waiters;
+    e->waiters = NULL;
+    for (itoi_sysrec_t *r = list; r; r = r->next) {
+        r->state = REC_SETTLING;
+        a->nwaiting--;
+    }
+    return list;
+}
+
+static void put_back(itoi_wscw_t *a, itoi_rfd_t *e, itoi_sysrec_t *r)
+{
+    r->state = REC_READY;
+    r->next = e->waiters;
+    e->waiters = r;
+    a->nwaiting++;
+}
+
+size_t itoi_ready_poll(itoi_worker_t *w, itoi_wscw_t *a)
+{
+    struct epoll_event evs[64];
+    int n = epoll_wait(a->rep, evs, 64, 0);
+    size_t did = 0;
+    for (int i = 0; i < n; i++) {
+        int fd = evs[i].data.fd;
+        if ((size_t)fd >= a->nfds) continue;
+        itoi_rfd_t *e = &a->fds[fd];
+        e->armed = 0; /* one-shot: disabled until re-armed */
+        uint32_t got = evs[i].events;
+        itoi_sysrec_t *list = take_all(a, e);
+        while (list) {
+            itoi_sysrec_t *r = list;
+            list = r->next;
+            r->next = NULL;
+            if (r->why != WHY_NONE) {
+                itoi_wsc_complete(w, a, r, -ECANCELED);
+            } else if (got & (r->events | POLLERR | POLLHUP | POLLNVAL)) {
+                did++;
+                r->state = REC_DONE;
+                if (settle(w, a, r, got)) put_back(a, e, r);
+            } else {
+                put_back(a, e, r);
+            }
+        }
+        if (!e->waiters) continue;
+        int rc = arm(a, fd);
+        if (rc == 0) continue;
+        /* The fd went away under its waiters: they end with the error. */
+        for (itoi_sysrec_t *l = take_all(a, e), *next; l; l = next) {
+            next = l->next;
+            l->next = NULL;
+            not_pollable(w, a, l, rc);
+        }
+    }
+    return did;
+}
+
+void itoi_ready_teardown(itoi_worker_t *w, itoi_wscw_t *a)
+{
+    if (a->rep >= 0) {
+        itoi_worker_unwatch_fd(w, a->rep);
+        close(a->rep);
+    }
+    a->rep = -1;
+    free(a->fds);
+    a->fds = NULL;
+    a->nfds = a->nwaiting = 0;
+}
