@@ -37,10 +37,21 @@
  *
  * Close: ito_close(fd) first wakes every ULT and request waiting on fd, on every worker
  * (they get -EBADF), then closes it. A plain close(2) does not: use ito_close for
- * descriptors that ULTs may be waiting on. */
+ * descriptors that ULTs may be waiting on.
+ *
+ * errno: a ULT that waits may resume on another kernel thread, and errno is per kernel
+ * thread. glibc declares errno's address function const, so a compiler may compute the
+ * address once per function and reuse it after the ULT has moved. This header therefore
+ * redefines errno as (*ito_errno_location()), which looks the address up at every use:
+ * code that includes ito's headers reads and writes the errno of the thread it runs on
+ * (define ITO_NO_ERRNO_OVERRIDE before including them to keep glibc's definition). A
+ * failing wrapper also returns to the kernel thread it was called on before it sets
+ * errno, which helps code compiled without this header in the common pattern
+ * `if (ito_read(...) < 0) use(errno)`. */
 #ifndef ITO_SYSCALL_H
 #define ITO_SYSCALL_H
 
+#include <errno.h>
 #include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -165,8 +176,16 @@ int ito_close(int fd);
 int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms);
 long ito_getpid(void);
 
+/* The calling kernel thread's errno, looked up anew at each call (see errno above). */
+int *ito_errno_location(void);
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }
+#endif
+
+#if !defined(ITO_NO_ERRNO_OVERRIDE)
+#undef errno
+#define errno (*ito_errno_location())
 #endif
 #endif

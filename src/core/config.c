@@ -11,6 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#if defined(ITOI_HAVE_URING)
+#include <linux/io_uring.h>
+#endif
 
 #include "itoi.h"
 
@@ -70,6 +75,25 @@ static int parse(const var_t *v, const char *val)
     return ITO_OK;
 }
 
+/* ITO_WSC_BACKEND=uring is a demand: fail at ito_init if io_uring cannot be had. */
+static int check_uring(void)
+{
+#if defined(ITOI_HAVE_URING)
+    struct io_uring_params p;
+    memset(&p, 0, sizeof p);
+    long fd = syscall(__NR_io_uring_setup, 1, &p);
+    if (fd >= 0) {
+        close((int)fd);
+        return ITO_OK;
+    }
+    fprintf(stderr, "ito: ITO_WSC_BACKEND=uring, but the kernel refuses io_uring (%s); unset it to fall back "
+                    "to the sync backend\n", strerror(errno));
+#else
+    fprintf(stderr, "ito: ITO_WSC_BACKEND=uring, but this libito was built without liburing\n");
+#endif
+    return ITO_ENOSYS;
+}
+
 int itoi_env_load(void)
 {
     itoi_env = (itoi_env_t){.workers = 0, .wsc_backend = -1, .wsc_threshold = 0, .wsc_latency_us = -1,
@@ -78,6 +102,7 @@ int itoi_env_load(void)
         const char *val = getenv(vars[i].name);
         if (val && parse(&vars[i], val) != ITO_OK) return ITO_EINVAL;
     }
+    if (itoi_env.wsc_backend == 1 /* ITO_WSC_URING */ && check_uring() != ITO_OK) return ITO_ENOSYS;
     extern char **environ;
     for (char **e = environ; e && *e; e++) {
         for (size_t f = 0; f < sizeof owned / sizeof owned[0]; f++) {

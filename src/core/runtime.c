@@ -381,7 +381,7 @@ int ito_finalize(void)
         }
         nap(w, step);
         naps++;
-        step = step < 2000000 ? step * 2 : step;
+        step = step < 10000000 ? step * 2 : step;
     }
     teardown(itoi_rt.nworkers);
     return ITO_OK;

@@ -44,14 +44,18 @@ static inline void live_add(itoi_wscw_t *a, itoi_sysrec_t *r)
     r->lprev = &a->live;
     a->live.lnext->lprev = r;
     a->live.lnext = r;
-    atomic_store_explicit(&a->nlive, a->nlive + 1, memory_order_release);
+    size_t n = atomic_load_explicit(&a->nlive, memory_order_relaxed) + 1;
+    atomic_store_explicit(&a->nlive, n, memory_order_release);
+    itoi_rt.workers[a->index].io_pending = n; /* a yield with nothing else ready visits the poller */
 }
 
 static inline void live_del(itoi_wscw_t *a, itoi_sysrec_t *r)
 {
     r->lprev->lnext = r->lnext;
     r->lnext->lprev = r->lprev;
-    atomic_store_explicit(&a->nlive, a->nlive - 1, memory_order_release);
+    size_t n = atomic_load_explicit(&a->nlive, memory_order_relaxed) - 1;
+    atomic_store_explicit(&a->nlive, n, memory_order_release);
+    itoi_rt.workers[a->index].io_pending = n;
 }
 
 itoi_sysrec_t *itoi_wsc_rec_get(itoi_worker_t *w, itoi_wscw_t *a)

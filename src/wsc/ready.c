@@ -93,11 +93,15 @@ void itoi_ready_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
         itoi_wsc_complete(w, a, r, rc);
         return;
     }
+    bool first = a->fds[fd].waiters == NULL;
     r->state = REC_READY;
     r->next = a->fds[fd].waiters;
     a->fds[fd].waiters = r;
     a->nwaiting++;
-    if ((r->events & ~a->fds[fd].armed) == 0) return; /* already armed for it */
+    /* With waiters already there, the registration is live and may cover us. The first
+     * waiter always re-arms: the fd may have been closed and its number reused since the
+     * last wait, which silently removed the old registration from the epoll. */
+    if (!first && (r->events & ~a->fds[fd].armed) == 0) return;
     if ((rc = arm(a, fd)) != 0) {
         unlink_waiter(a, r);
         not_pollable(w, a, r, rc);

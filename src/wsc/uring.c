@@ -136,13 +136,13 @@ void itoi_uring_cancel(itoi_wscw_t *a, itoi_sysrec_t *r)
 
 void itoi_uring_submit(itoi_worker_t *w, itoi_wscw_t *a)
 {
+    (void)w;
     if (!a->sq_pending) return;
     int n = io_uring_submit(&a->ring);
     ITOI_BUMP(a->st.crossings);
     if (n > 0) {
         a->inflight += (size_t)n;
         a->sq_pending -= (size_t)n < a->sq_pending ? (size_t)n : a->sq_pending;
-        w->io_pending = a->inflight;
     }
 }
 
@@ -167,7 +167,6 @@ size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a)
         n++;
     }
     io_uring_cq_advance(&a->ring, seen);
-    w->io_pending = a->inflight;
     return n;
 }
 

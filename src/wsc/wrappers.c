@@ -217,6 +217,8 @@ int ito_fdatasync(int fd)
     return (int)(itoi_wsc_op_valid(&q) ? ret(call(&q, "fsync")) : ret(-EBADF));
 }
 
+int *ito_errno_location(void) { return __errno_location(); }
+
 long ito_getpid(void)
 {
     ito_sysreq_t q = {.op = ITO_SYS_GETPID};

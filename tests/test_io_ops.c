@@ -1,0 +1,221 @@
+/* test_io_ops: the system-call surface beyond read/write/send/recv, on both backends:
+ * readv/writev, pread/pwrite, sendmsg/recvmsg, openat/fsync, ito_poll (one and several
+ * descriptors, timeout, negative fds), ito_sys_wait_all (several requests of one ULT in
+ * one crossing, results in order, bad input), split-phase POLL with a ZWT continuation,
+ * and bad arguments (EBADF, EINVAL, EFAULT-like NULL buffers). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "ito/ito.h"
+#include "ito_test.h"
+
+#define MS 1000000ull
+
+static void check_vectors(void)
+{
+    int sv[2];
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    char a[] = "hello ", b[] = "world";
+    struct iovec out[2] = {{a, 6}, {b, 5}};
+    CHECK_EQ(ito_writev(sv[0], out, 2), 11);
+    char x[4], y[16];
+    struct iovec in[2] = {{x, 4}, {y, sizeof y}};
+    CHECK_EQ(ito_readv(sv[1], in, 2), 11);
+    CHECK(memcmp(x, "hell", 4) == 0 && memcmp(y, "o world", 7) == 0);
+
+    /* sendmsg/recvmsg */
+    struct iovec mo = {a, 6};
+    struct msghdr mh = {.msg_iov = &mo, .msg_iovlen = 1};
+    CHECK_EQ(ito_sendmsg(sv[0], &mh, 0), 6);
+    char r[16];
+    struct iovec mi = {r, sizeof r};
+    struct msghdr mr = {.msg_iov = &mi, .msg_iovlen = 1};
+    CHECK_EQ(ito_recvmsg(sv[1], &mr, 0), 6);
+    CHECK(memcmp(r, "hello ", 6) == 0);
+    errno = 0;
+    CHECK_EQ(ito_sendmsg(sv[0], NULL, 0), -1);
+    CHECK_EQ(errno, EFAULT);
+    errno = 0;
+    CHECK_EQ(ito_readv(sv[1], in, -1), -1);
+    CHECK_EQ(errno, EINVAL);
+    CHECK_EQ(ito_close(sv[0]), 0);
+    CHECK_EQ(ito_close(sv[1]), 0);
+}
+
+static void check_files(void)
+{
+    char path[] = "/tmp/ito_ops_XXXXXX";
+    int tmp = mkstemp(path);
+    CHECK(tmp >= 0);
+    close(tmp);
+    int fd = ito_openat(AT_FDCWD, path, O_RDWR, 0);
+    CHECK(fd >= 0);
+    CHECK_EQ(ito_pwrite(fd, "0123456789", 10, 100), 10);
+    CHECK_EQ(ito_fsync(fd), 0);
+    char b[10];
+    CHECK_EQ(ito_pread(fd, b, 10, 100), 10);
+    CHECK(memcmp(b, "0123456789", 10) == 0);
+    CHECK_EQ(ito_pread(fd, b, 4, 0), 4); /* the hole reads as zeros */
+    CHECK(b[0] == 0 && b[3] == 0);
+    errno = 0;
+    CHECK_EQ(ito_pread(fd, b, 4, -1), -1);
+    CHECK_EQ(errno, EINVAL);
+    CHECK_EQ(ito_write(fd, "ab", 2), 2); /* at the file position (0) */
+    CHECK_EQ(ito_pread(fd, b, 2, 0), 2);
+    CHECK(memcmp(b, "ab", 2) == 0);
+    CHECK_EQ(ito_close(fd), 0);
+    errno = 0;
+    CHECK_EQ(ito_fsync(fd), -1);
+    CHECK_EQ(errno, EBADF);
+    unlink(path);
+}
+
+static int psv[2], psv2[2];
+static void *late_writer(void *unused)
+{
+    (void)unused;
+    CHECK_OK(ito_sleep_ns(15 * MS));
+    CHECK_EQ(write(psv2[0], "!", 1), 1);
+    return NULL;
+}
+
+static void check_poll(void)
+{
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, psv), 0);
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, psv2), 0);
+    struct pollfd p[3] = {{psv[1], POLLIN, 0}, {-1, POLLIN, 0}, {psv2[1], POLLIN, 0}};
+    uint64_t t0 = ito_now_ns();
+    CHECK_EQ(ito_poll(p, 3, 10), 0); /* timeout */
+    CHECK(ito_now_ns() >= t0 + 10 * MS);
+    CHECK_EQ(ito_poll(p, 3, 0), 0);
+    ito_thread_t t;
+    CHECK_OK(ito_create(&t, late_writer, NULL, NULL));
+    CHECK_EQ(ito_poll(p, 3, -1), 1); /* the second descriptor wakes it */
+    CHECK_EQ(p[0].revents, 0);
+    CHECK_EQ(p[1].revents, 0);
+    CHECK(p[2].revents & POLLIN);
+    CHECK_OK(ito_join(t, NULL));
+    struct pollfd w = {psv[0], POLLOUT, 0};
+    CHECK_EQ(ito_poll(&w, 1, -1), 1);
+    CHECK(w.revents & POLLOUT);
+    /* the I/O deadline applies to poll too */
+    CHECK_OK(ito_io_deadline(ito_deadline_in(5 * MS)));
+    errno = 0;
+    CHECK_EQ(ito_poll(p, 1, -1), -1);
+    CHECK_EQ(errno, ETIMEDOUT);
+    CHECK_OK(ito_io_deadline(ITO_FOREVER));
+    errno = 0;
+    CHECK_EQ(ito_poll(NULL, 1, 0), -1);
+    CHECK_EQ(errno, EINVAL);
+    ito_close(psv[0]);
+    ito_close(psv[1]);
+    ito_close(psv2[0]);
+    ito_close(psv2[1]);
+}
+
+static void check_wait_all(int uring)
+{
+    enum { N = 16 };
+    ito_sysreq_t q[N];
+    long res[N];
+    int sv[2];
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    char msg[N][8], got[8 * N];
+    for (int i = 0; i < N; i++) {
+        snprintf(msg[i], sizeof msg[i], "m%06d", i);
+        q[i] = (ito_sysreq_t){.op = ITO_SYS_SEND, .fd = sv[0], .buf = msg[i], .len = 8, .result = &res[i]};
+    }
+    ito_wsc_stats_t s0, s1;
+    CHECK_OK(ito_wsc_stats(&s0));
+    CHECK_OK(ito_sys_wait_all(q, N));
+    CHECK_OK(ito_wsc_stats(&s1));
+    for (int i = 0; i < N; i++) CHECK_EQ(res[i], 8);
+    if (uring) CHECK_EQ(s1.crossings - s0.crossings, 1); /* one thread's batch, one crossing */
+    size_t have = 0;
+    while (have < sizeof got) {
+        ssize_t n = ito_recv(sv[1], got + have, sizeof got - have, 0);
+        CHECK(n > 0);
+        have += (size_t)n;
+    }
+    for (int i = 0; i < N; i++) CHECK(memcmp(got + 8 * i, msg[i], 8) == 0); /* in order */
+    /* a batch with a recv that waits, cut by the I/O deadline: the others complete */
+    char rb[4];
+    ito_sysreq_t mix[2] = {{.op = ITO_SYS_NOP, .result = &res[0]},
+                           {.op = ITO_SYS_RECV, .fd = sv[1], .buf = rb, .len = 4, .result = &res[1]}};
+    CHECK_OK(ito_io_deadline(ito_deadline_in(5 * MS)));
+    CHECK_OK(ito_sys_wait_all(mix, 2));
+    CHECK_OK(ito_io_deadline(ITO_FOREVER));
+    CHECK_EQ(res[0], 0);
+    CHECK_EQ(res[1], -ETIMEDOUT);
+    /* bad input: nothing is posted */
+    ito_sysreq_t bad[2] = {{.op = ITO_SYS_NOP}, {.op = ITO_SYS_READ, .fd = -3, .buf = rb, .len = 1}};
+    CHECK_EQ(ito_sys_wait_all(bad, 2), ITO_EINVAL);
+    CHECK_EQ(ito_sys_wait_all(NULL, 1), ITO_EINVAL);
+    CHECK_OK(ito_sys_wait_all(NULL, 0));
+    CHECK_EQ(ito_sys_wait_all(q, 5000), ITO_ERANGE);
+    ito_close(sv[0]);
+    ito_close(sv[1]);
+}
+
+/* split-phase POLL: a ZWT continuation receives the revents */
+static _Atomic long zwt_got;
+static void on_poll(ito_frame_t *f, int entry, uint64_t v)
+{
+    (void)f;
+    (void)entry;
+    atomic_store(&zwt_got, (long)v);
+}
+
+static void check_split_phase_poll(void)
+{
+    int sv[2];
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    ito_frame_t *f;
+    CHECK_OK(ito_frame_create(&f, 1, 0));
+    CHECK_OK(ito_entry_set(f, 0, on_poll, 1, ITO_MODE_USER));
+    atomic_store(&zwt_got, -1);
+    ito_sysreq_t q = {.op = ITO_SYS_POLL, .fd = sv[1], .events = POLLIN, .frame = f, .entry = 0};
+    CHECK_OK(ito_sys_post(&q));
+    CHECK_OK(ito_sleep_ns(5 * MS));
+    CHECK_EQ(atomic_load(&zwt_got), -1); /* nothing to read yet */
+    CHECK_EQ(write(sv[0], "p", 1), 1);
+    while (atomic_load(&zwt_got) == -1) ito_yield();
+    CHECK(atomic_load(&zwt_got) & POLLIN);
+    ito_sysreq_t bad = {.op = ITO_SYS_POLL, .fd = sv[1], .events = 0};
+    CHECK_EQ(ito_sys_post(&bad), ITO_EINVAL);
+    CHECK_OK(ito_frame_destroy(f));
+    ito_close(sv[0]);
+    ito_close(sv[1]);
+}
+
+static void *all(void *arg)
+{
+    check_vectors();
+    check_files();
+    check_poll();
+    check_wait_all((int)(intptr_t)arg);
+    check_split_phase_poll();
+    return NULL;
+}
+
+int main(void)
+{
+    const char *backends[] = {"uring", "sync"};
+    for (int b = 0; b < 2; b++) {
+        setenv("ITO_WSC_BACKEND", backends[b], 1);
+        CHECK_OK(ito_init(NULL));
+        all((void *)(intptr_t)(b == 0)); /* on main */
+        ito_thread_t t;
+        CHECK_OK(ito_create(&t, all, (void *)(intptr_t)(b == 0), NULL)); /* and on another ULT */
+        CHECK_OK(ito_join(t, NULL));
+        CHECK_OK(ito_finalize());
+    }
+    unsetenv("ITO_WSC_BACKEND");
+    TEST_DONE();
+}
