@@ -51,9 +51,11 @@ enum {
     /* any other value: the joiner's descriptor, waiting for the ULT to finish */
 };
 
-enum { /* ULT kinds of being ready */
+/* ULT flags, fixed at creation (other threads read them without synchronization). A ULT
+ * is bound to a worker, and never published for stealing, while its `bound` is >= 0
+ * (ito_attr_t.worker, main, and temporarily a timed wait or a preempted ULT). */
+enum {
     ITOI_F_MAIN = 1u << 0,     /* the main ULT (the caller of ito_init) */
-    ITOI_F_BOUND = 1u << 1,    /* bound to a worker: never published for stealing */
     ITOI_F_DETACHED = 1u << 2, /* created detached */
 };
 
@@ -89,7 +91,8 @@ typedef struct itoi_ult_common {
     ito_fn_t fn;
     size_t stack_size;
     uint32_t flags;
-    int16_t bound;               /* worker index, or -1 */
+    int16_t bound;               /* worker index, or -1 (written only by the ULT itself, or
+                                  * its creator before it is published) */
     void (*on_exit)(struct itoi_ult *t); /* called as the ULT finishes, or NULL */
     void *bulk;                  /* the bulk creation it belongs to, or NULL */
 } itoi_ult_common_t;

@@ -201,7 +201,7 @@ int ito_init(const ito_config_t *cfg)
     memset(&main_ult, 0, sizeof main_ult);
     stack_bounds_of_self((const void **)&main_stack.base, &main_stack.size);
     main_ult.stack = &main_stack;
-    main_ult.flags = ITOI_F_MAIN | ITOI_F_BOUND;
+    main_ult.flags = ITOI_F_MAIN;
     main_ult.bound = 0;
     main_ult.gen = 1;
     main_ult.id = 0;

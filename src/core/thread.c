@@ -204,7 +204,7 @@ int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr
     t->fn = fn;
     t->arg = arg;
     t->ret = NULL;
-    t->flags = (flags & ITO_ATTR_DETACHED ? ITOI_F_DETACHED : 0) | (bound >= 0 ? ITOI_F_BOUND : 0);
+    t->flags = flags & ITO_ATTR_DETACHED ? ITOI_F_DETACHED : 0;
     t->bound = (int16_t)bound;
     t->id = home->next_id++ * ITOI_MAX_WORKERS + (uint64_t)home->index;
     t->on_exit = NULL;

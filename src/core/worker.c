@@ -122,7 +122,7 @@ static void offload(itoi_worker_t *w)
     itoi_queue_t give = {0}, keep = {0};
     for (size_t bound_seen = 0; k && w->rq.head && bound_seen < 8;) {
         itoi_ult_t *t = itoi_queue_pop(&w->rq);
-        if (t->flags & ITOI_F_BOUND) {
+        if (t->bound >= 0) {
             itoi_queue_push(&keep, t);
             bound_seen++;
         } else {
@@ -355,7 +355,7 @@ static bool work_visible(itoi_worker_t *w)
 void itoi_ready_local(itoi_worker_t *w, itoi_ult_t *t)
 {
     if (ITOI_UNLIKELY(atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) > 0) &&
-        !(t->flags & ITOI_F_BOUND) &&
+        t->bound < 0 &&
         atomic_load_explicit(&w->steal_n, memory_order_relaxed) < OFFLOAD_MAX) {
         /* Someone is idle: make it stealable at once. */
         itoi_spin_lock(&w->steal_lock);
@@ -635,12 +635,9 @@ void itoi_migrate(itoi_worker_t *w, int target)
     itoi_ult_t *me = w->cur;
     if (w->index == target) return;
     int16_t bound = me->bound;
-    uint32_t flags = me->flags;
     me->bound = (int16_t)target;
-    me->flags |= ITOI_F_BOUND;
     itoi_block(w, migrate_post, NULL);
     me->bound = bound;
-    me->flags = flags;
 }
 
 /* ---- timed waits ---- */
@@ -670,9 +667,7 @@ int itoi_block_until(itoi_worker_t *w, itoa_post_fn post, void *arg, uint64_t de
     }
     /* Pinned to w until the timer is disarmed: w owns the timer's heap. */
     int16_t bound = me->bound;
-    uint32_t flags = me->flags;
     me->bound = (int16_t)w->index;
-    me->flags |= ITOI_F_BOUND;
     me->wait_unlink = unlink;
     me->wait_obj = obj;
     me->wait_lock = lock;
@@ -681,7 +676,6 @@ int itoi_block_until(itoi_worker_t *w, itoa_post_fn post, void *arg, uint64_t de
     w = itoi_self_worker(); /* the same worker: pinned */
     itoi_timer_cancel(w, &me->timer);
     me->bound = bound;
-    me->flags = flags;
     me->blocked_on = NULL;
     return me->wait_result;
 }

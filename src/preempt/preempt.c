@@ -133,16 +133,13 @@ preempt:;
     ITOI_BUMP(pw->st.preemptions);
     if (t->group) atomic_fetch_add(&((itoi_group_t *)t->group)->st.preemptions, 1);
     /* Pin to this worker while switched out from inside the handler. */
-    uint32_t flags = t->flags;
     int16_t bound = t->bound;
-    t->flags |= ITOI_F_BOUND;
     t->bound = (int16_t)w->index;
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGURG);
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
     itoi_yield_worker_full(w);
-    t->flags = flags;
     t->bound = bound;
 out:
     errno = saved_errno;

@@ -68,6 +68,8 @@ static const itoi_zentry_t io_controller = {.mode = ITO_MODE_KERNEL, .index = -1
 
 static size_t dev_poll(itoi_worker_t *w, size_t budget);
 static void dev_teardown(void);
+static bool dev_pending(void);
+static const itoi_fini_ops_t dev_fini_ops = {.pending = dev_pending, .cancel = NULL};
 
 /* Under tab_lock: make side_shared carry our +1 exactly while busy mode is on and
  * devices are open. */
@@ -106,7 +108,8 @@ static int setup(void)
         rc = t ? ITO_EIO : ITO_ENOMEM;
         goto out;
     }
-    if ((rc = itoi_poller_add(dev_poll)) != ITO_OK || (rc = itoi_fini_add(dev_teardown)) != ITO_OK) {
+    if ((rc = itoi_poller_add(dev_poll)) != ITO_OK || (rc = itoi_fini_add(dev_teardown)) != ITO_OK ||
+        (rc = itoi_fini_ops_add(&dev_fini_ops)) != ITO_OK) {
         free(t);
         close(ep);
         goto out;
@@ -145,6 +148,24 @@ static void dev_teardown(void)
     if (busy_raised) atomic_fetch_sub(&itoi_rt.side_shared, 1);
     busy_raised = 0;
     atomic_store(&busy_mode, ITO_DEVICE_SLEEP);
+}
+
+/* For ito_finalize: an open timer device that is armed will deliver by itself, so a
+ * ULT waiting on its handler is not stuck. */
+static bool dev_pending(void)
+{
+    bool armed = false;
+    itoi_spin_lock(&tab_lock);
+    for (uint32_t i = 0; i < tab_used && !armed; i++) {
+        struct ito_device *d = &tab[i];
+        itoi_spin_lock(&d->lock);
+        struct itimerspec its;
+        if (d->state == DEV_OPEN && d->kind == KIND_TIMER && timerfd_gettime(d->fd, &its) == 0)
+            armed = its.it_value.tv_sec || its.it_value.tv_nsec;
+        itoi_spin_unlock(&d->lock);
+    }
+    itoi_spin_unlock(&tab_lock);
+    return armed;
 }
 
 /* The slot of a handle, or NULL when it is not an open device. Locks it on success. */
