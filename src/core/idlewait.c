@@ -79,6 +79,36 @@ out:
     return rc;
 }
 
+#define MAX_PROBES 4
+static itoi_probe_fn probes[MAX_PROBES];
+static _Atomic int nprobes;
+
+int itoi_idle_probe_add(itoi_probe_fn fn)
+{
+    int rc = ITO_OK;
+    itoi_spin_lock(&hooks_lock);
+    int n = atomic_load(&nprobes);
+    for (int i = 0; i < n; i++)
+        if (probes[i] == fn) goto out;
+    if (n == MAX_PROBES) {
+        rc = ITO_ENOMEM;
+        goto out;
+    }
+    probes[n] = fn;
+    atomic_store_explicit(&nprobes, n + 1, memory_order_release);
+out:
+    itoi_spin_unlock(&hooks_lock);
+    return rc;
+}
+
+bool itoi_idle_probe(itoi_worker_t *w)
+{
+    int n = atomic_load_explicit(&nprobes, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        if (probes[i](w)) return true;
+    return false;
+}
+
 void itoi_idlewait_sleep(itoi_worker_t *w, uint64_t deadline)
 {
     struct epoll_event evs[8];

@@ -430,6 +430,11 @@ int itoi_worker_unwatch_fd(itoi_worker_t *w, int fd);
 typedef bool (*itoi_presleep_fn)(itoi_worker_t *w);
 typedef void (*itoi_postsleep_fn)(itoi_worker_t *w);
 int itoi_sleep_hooks_add(itoi_presleep_fn before, itoi_postsleep_fn after); /* idempotent */
+/* A cheap look (no system call) whether a mechanism has work for w's pollers, made by an
+ * idle worker while it spins before it sleeps (e.g. completions in io_uring's ring). */
+typedef bool (*itoi_probe_fn)(itoi_worker_t *w);
+int itoi_idle_probe_add(itoi_probe_fn fn);      /* idempotent; ITO_ENOMEM past 4 */
+bool itoi_idle_probe(itoi_worker_t *w);
 int itoi_idlewait_setup(itoi_worker_t *w);      /* at ito_init */
 void itoi_idlewait_teardown(itoi_worker_t *w);
 void itoi_idlewait_sleep(itoi_worker_t *w, uint64_t deadline); /* the epoll sleep of idle() */

@@ -344,7 +344,7 @@ static bool work_visible(itoi_worker_t *w)
     if (atomic_load(&w->inbox_n) || atomic_load(&itoi_rt.shutdown) || side_pending(w) ||
         atomic_load(&itoi_rt.side_shared) > 0)
         return true;
-    if (timer_due(w)) return true;
+    if (timer_due(w) || itoi_idle_probe(w)) return true;
     if (w->parked.head && (atomic_load(&itoi_gang_epoch) != w->gang_seen || !atomic_load(&itoi_gang_group)))
         return true;
     for (int i = 0; i < itoi_rt.nworkers; i++)

@@ -47,6 +47,16 @@ static void uring_after_sleep(itoi_worker_t *w)
     }
 }
 
+/* While an idle worker spins: completions in the ring, or completion work waiting in
+ * the kernel for us to enter (COOP_TASKRUN sets IORING_SQ_TASKRUN), end the spin. */
+static bool uring_probe(itoi_worker_t *w)
+{
+    itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
+    if (!a || !a->uring || !a->inflight) return false;
+    return io_uring_cq_ready(&a->ring) != 0 ||
+           (IO_URING_READ_ONCE(*a->ring.sq.kflags) & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW));
+}
+
 int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a)
 {
     static const unsigned flag_sets[] = {
@@ -71,6 +81,7 @@ int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a)
     }
     io_uring_cq_eventfd_toggle(&a->ring, false);
     itoi_sleep_hooks_add(uring_before_sleep, uring_after_sleep);
+    itoi_idle_probe_add(uring_probe);
     return 0;
 }
 

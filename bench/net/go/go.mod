@@ -1,0 +1,3 @@
+module itoecho
+
+go 1.21
