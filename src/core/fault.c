@@ -2,7 +2,9 @@
  *
  * Tests set ITO_FAULT_MMAP=N or ITO_FAULT_MALLOC=N in the environment (read at
  * ito_init): the Nth call from then on fails, as the system would under memory
- * exhaustion, so that every error path can be driven on purpose. */
+ * exhaustion, so that every error path can be driven on purpose. Only test and debug
+ * builds do this (ITOI_FAULT_INJECTION: Debug builds and -DITO_FAULT_INJECTION=ON, which
+ * `make test` sets); other builds ignore the variables. */
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -15,7 +17,11 @@ static _Atomic long n_mmap, n_malloc;
 
 void itoi_fault_reset(void)
 {
+#ifdef ITOI_FAULT_INJECTION
     const char *m = getenv("ITO_FAULT_MMAP"), *a = getenv("ITO_FAULT_MALLOC");
+#else
+    const char *m = NULL, *a = NULL; /* never armed: inject() always says no */
+#endif
     atomic_store(&fault_mmap_at, m ? atol(m) : 0);
     atomic_store(&fault_malloc_at, a ? atol(a) : 0);
     atomic_store(&n_mmap, 0);
