@@ -10,6 +10,8 @@ ASAN     := build/asan
 TSAN     := build/tsan
 LAB      := .venv/bin/ito-lab
 CTEST    := ctest --output-on-failure --timeout 900
+# The developers' switches: warnings are errors, failure injection is compiled in.
+DEV      := -DITO_WERROR=ON -DITO_FAULT_INJECTION=ON
 
 all: build
 
@@ -18,17 +20,17 @@ deps:
 
 build: deps
 	@cmake -S . -B $(REL) $(GEN) -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
-	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DITO_PYTHON=$(CURDIR)/.venv/bin/python >/dev/null
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DITO_PYTHON=$(CURDIR)/.venv/bin/python $(DEV) >/dev/null
 	@cmake --build $(REL)
 
 build-asan: deps
 	@cmake -S . -B $(ASAN) $(GEN) -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
-	  -DCMAKE_BUILD_TYPE=Debug -DITO_SANITIZE=address >/dev/null
+	  -DCMAKE_BUILD_TYPE=Debug -DITO_SANITIZE=address $(DEV) >/dev/null
 	@cmake --build $(ASAN)
 
 build-tsan: deps
 	@cmake -S . -B $(TSAN) $(GEN) -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
-	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DITO_SANITIZE=thread >/dev/null
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DITO_SANITIZE=thread $(DEV) >/dev/null
 	@cmake --build $(TSAN)
 
 # The release tree runs last: its ctest includes the pytest suites, so the output

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 APT_PKGS=(
   build-essential cmake ninja-build pkg-config git
-  gcc-12 clang-19 llvm-19-dev libclang-rt-19-dev
+  gcc-12 clang-19 llvm-19-dev llvm-19-tools libclang-rt-19-dev
   libboost-context-dev libboost-fiber-dev libtbb-dev liburing-dev
   python3 python3-venv valgrind
   libstb-dev wamerican sox vorbis-tools linux-perf

@@ -5,7 +5,7 @@ Each test file holds `RUN:` lines (in `;` or `//` comments); every RUN line is a
 pipeline run with bash -o pipefail after these substitutions:
     %s  the test file        %S  its folder          %t  a scratch path for this test
     %plugin  ItoYield.so     %opt  opt-19            %clang  clang-19
-    %itocc   the ito-cc wrapper                      %FileCheck  FileCheck or minicheck.py
+    %itocc   the ito-cc wrapper                      %FileCheck  LLVM's FileCheck
 A RUN line ending in `\\` continues on the next RUN line. The test passes when every
 line exits 0. Usage: run_lit.py --plugin P --itocc W [--opt O --clang C --filecheck F] test...
 """
@@ -19,8 +19,6 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-
-HERE = Path(__file__).resolve().parent
 
 
 def run_lines(path: Path) -> list[str]:
@@ -47,7 +45,10 @@ def main() -> int:
     ap.add_argument("--filecheck", default="/usr/lib/llvm-19/bin/FileCheck")
     ap.add_argument("tests", nargs="+")
     a = ap.parse_args()
-    fc = a.filecheck if shutil.which(a.filecheck) else f"{sys.executable} {HERE / 'minicheck.py'}"
+    fc = shutil.which(a.filecheck)
+    if not fc:
+        print(f"FAIL: FileCheck not found at {a.filecheck}")
+        return 1
     failed = 0
     for t in a.tests:
         path = Path(t).resolve()

@@ -17,7 +17,11 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
+#ifdef __cplusplus
+extern thread_local volatile int ito_coop_flag;
+#else
 extern _Thread_local volatile int ito_coop_flag;
+#endif
 
 #if defined(__clang__) && __clang_major__ >= 19
 __attribute__((preserve_none)) void ito_coop_yield(void);

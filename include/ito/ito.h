@@ -1,6 +1,7 @@
 /* ito/ito.h: the umbrella header of ito, fine-grained threads for Linux x86-64. */
 #ifndef ITO_ITO_H
 #define ITO_ITO_H
+#include "version.h"
 #include "error.h"
 #include "thread.h"
 #include "time.h"

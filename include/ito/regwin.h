@@ -107,7 +107,7 @@ int ito_regwin_switch_cost(int scheme, unsigned saves, unsigned restores, uint32
  *
  * Emulation is off unless attached, and then costs nothing on the switch path: the
  * runtime's switch and wake-up hooks stay NULL and the -finstrument-functions hooks of
- * instrumented code return after one relaxed load. A run is:
+ * instrumented code (libito_regwin_hooks, below) return after one relaxed load. A run is:
  *   ito_regwin_configure(&cfg);   before attaching (scheme NS/SNP/SP, windows, working set)
  *   ito_init(...);
  *   ito_regwin_attach();          from a ULT (usually main), while no other ULT runs
@@ -148,6 +148,21 @@ int ito_regwin_self_stats(ito_regwin_thread_stats_t *out);
 int ito_regwin_flush_next(void);
 /* Errors met by the emulation since the last attach (see ito_regwin_detach). */
 uint64_t ito_regwin_errors(void);
+
+/* The instrumentation hooks. Code compiled with -finstrument-functions calls
+ * __cyg_profile_func_enter/exit at every function entry and exit. libito does not define
+ * them (it exports only ito_* names, so a program with hooks of its own keeps them): the
+ * small static library libito_regwin_hooks does, as calls of the two functions below.
+ * Link it with libito into the program whose code runs on the emulated windows:
+ *   cc -finstrument-functions ... -lito_regwin_hooks -lito   (CMake: ito::ito_regwin_hooks)
+ * A program with hooks of its own calls these from them instead.
+ * Each is a `save` (enter) or a checked `restore` (exit) on the running ULT's windows
+ * while a run is attached, and does nothing otherwise (not attached, not in a ULT, a ULT
+ * without a window state, the exit of a frame entered before it had one). They return
+ * ITO_OK, or the window manager's error, which ito_regwin_errors also counts and
+ * ito_regwin_detach reports. Callable from any thread; they take no lock. */
+int ito_regwin_func_enter(void *fn, void *site);
+int ito_regwin_func_exit(void *fn, void *site);
 
 #pragma GCC visibility pop
 

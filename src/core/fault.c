@@ -2,7 +2,9 @@
  *
  * Tests set ITO_FAULT_MMAP=N or ITO_FAULT_MALLOC=N in the environment (read at
  * ito_init): the Nth call from then on fails, as the system would under memory
- * exhaustion, so that every error path can be driven on purpose. */
+ * exhaustion, so that every error path can be driven on purpose. Only test and debug
+ * builds do this (ITOI_FAULT_INJECTION: Debug builds and -DITO_FAULT_INJECTION=ON, which
+ * `make test` sets); other builds ignore the variables. */
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -15,8 +17,13 @@ static _Atomic long n_mmap, n_malloc;
 
 void itoi_fault_reset(void)
 {
+#ifdef ITOI_FAULT_INJECTION
     atomic_store(&fault_mmap_at, itoi_env.fault_mmap); /* validated by config.c */
     atomic_store(&fault_malloc_at, itoi_env.fault_malloc);
+#else
+    atomic_store(&fault_mmap_at, 0); /* never armed: inject() always says no */
+    atomic_store(&fault_malloc_at, 0);
+#endif
     atomic_store(&n_mmap, 0);
     atomic_store(&n_malloc, 0);
 }

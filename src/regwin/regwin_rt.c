@@ -10,8 +10,9 @@
  *   - itoi_switch_hook: every ULT switch on a worker is a switch of its file;
  *   - itoi_wake_front_hook (only with the working-set policy): a ULT made ready on a
  *     worker whose file still holds some of its windows enters the front of the queue;
- *   - __cyg_profile_func_enter/exit (code built with -finstrument-functions): a `save` /
- *     `restore` of the running ULT, with the checked values of regwin_hooks.c.
+ *   - ito_regwin_func_enter/exit, which the -finstrument-functions hooks of
+ *     libito_regwin_hooks (src/regwin_hooks/) call: a `save` / `restore` of the running
+ *     ULT, with the checked values of regwin_hooks.c.
  *
  * INVARIANTS (while attached).
  *   R1 For every worker w: the current thread of g_file[w] is the window state of the
@@ -29,8 +30,8 @@
  *      is ignored, so save and restore always pair.
  *   R4 Every live state is on g_live (under g_lock); detach frees them all and clears
  *      their ULTs' mech (those ULTs have not exited, so their descriptors are valid).
- * COST WHEN OFF. Both core hooks are NULL (a predicted branch in the core); the
- * instrumentation hooks read g_attached once and return.
+ * COST WHEN OFF. Both core hooks are NULL (a predicted branch in the core); each
+ * instrumentation hook is one call here, which reads g_attached once and returns.
  * Caveats: attach and detach must run while no other ULT runs (the hooks are plain
  * pointers read by every worker); a longjmp across instrumented frames breaks R3. */
 #include <stdlib.h>
@@ -145,34 +146,33 @@ NI static inline rt_thread_t *running(itoi_regwin_file_t **f)
     return *f ? s : NULL;
 }
 
-__attribute__((weak, visibility("default"))) NI void __cyg_profile_func_enter(void *fn, void *site);
-__attribute__((weak, visibility("default"))) NI void __cyg_profile_func_exit(void *fn, void *site);
-
-void __cyg_profile_func_enter(void *fn, void *site)
+NI int ito_regwin_func_enter(void *fn, void *site)
 {
-    if (ITOI_LIKELY(!atomic_load_explicit(&g_attached, memory_order_relaxed))) return;
+    if (ITOI_LIKELY(!atomic_load_explicit(&g_attached, memory_order_relaxed))) return ITO_OK;
     itoi_regwin_file_t *f;
     rt_thread_t *s = running(&f);
-    if (!s) return;
+    if (!s) return ITO_OK;
     int rc = itoi_regwin_enter(f, (uintptr_t)fn, (uintptr_t)site);
     if (rc != ITO_OK) {
         note_error(rc);
-        return;
+        return rc;
     }
     s->tracked++;
     s->stats.saves++;
+    return ITO_OK;
 }
 
-void __cyg_profile_func_exit(void *fn, void *site)
+NI int ito_regwin_func_exit(void *fn, void *site)
 {
-    if (ITOI_LIKELY(!atomic_load_explicit(&g_attached, memory_order_relaxed))) return;
+    if (ITOI_LIKELY(!atomic_load_explicit(&g_attached, memory_order_relaxed))) return ITO_OK;
     itoi_regwin_file_t *f;
     rt_thread_t *s = running(&f);
-    if (!s || s->tracked == 0) return; /* R3 */
+    if (!s || s->tracked == 0) return ITO_OK; /* R3 */
     s->tracked--;
     s->stats.restores++;
     int rc = itoi_regwin_leave(f, (uintptr_t)fn, (uintptr_t)site);
     if (rc != ITO_OK) note_error(rc);
+    return rc;
 }
 
 /* ---- attaching a run ---- */

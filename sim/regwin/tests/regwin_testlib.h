@@ -34,6 +34,7 @@ static inline void tl_switch(itoi_regwin_file_t *f, itoi_regwin_thread_t *from,
     CHECK_OK(itoi_regwin_switch(f, from, to, kind));
     itoi_regwin_file_counters(f, &b);
     CHECK_EQ(b.switches, a.switches + 1);
+    *s = *r = 0; /* gcc -O3 cannot see that CHECK_EQ(found, 1) below exits otherwise */
     int found = 0;
     for (unsigned i = 0; i < ITO_REGWIN_HIST_SAVES; i++)
         for (unsigned j = 0; j < ITO_REGWIN_HIST_RESTORES; j++)

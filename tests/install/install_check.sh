@@ -1,0 +1,87 @@
+#!/bin/sh
+# install_check.sh: ito installs into any prefix and keeps working when that prefix moves.
+#   install_check.sh BUILD_DIR LIBDIR BINDIR VERSION CC CXX GENERATOR SAN_FLAGS CMAKE URING
+# 1. `cmake --install BUILD_DIR --prefix T/first` into a fresh temporary folder T (the
+#    build tree is only read; cmake writes its install_manifest.txt there);
+# 2. with that prefix, outside ito's tree: hello.c and hello.cpp (this folder) built
+#    with pkg-config and with find_package(ito) (CMakeLists.txt here), each against the
+#    shared and the static libito, and run; hello.c also built by the installed ito-cc
+#    (plugin found relative to it, ITO_YIELD_PLUGIN unset) when the compiler part is
+#    installed;
+# 3. the prefix is moved to T/moved/elsewhere and step 2 runs again there: every path
+#    in ito.pc, the CMake package and ito-cc is relative. No installed text file may
+#    name the first prefix or the build tree.
+# SAN_FLAGS: a sanitizer tree's libito needs its runtime in every program (else empty).
+# URING: 1 when libito uses liburing (then `pkg-config --static` must give -luring).
+set -u
+build=$1 libdir=$2 bindir=$3 version=$4 cc=$5 cxx=$6 gen=$7 san=$8 cmake=$9 uring=${10}
+src=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ito-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+unset ITO_YIELD_PLUGIN
+fail() { echo "FAIL: $*"; exit 1; }
+# run CMD...: quiet unless it fails
+run() { "$@" > "$tmp/log" 2>&1 || { cat "$tmp/log"; fail "$*"; }; }
+needs_libito() { readelf -d "$1" | grep NEEDED | grep -q 'libito\.so'; }
+
+check_prefix() { # PREFIX TAG
+    p=$1 out=$tmp/use-$2
+    mkdir -p "$out"
+    echo "== prefix $p"
+    PKG_CONFIG_LIBDIR=$p/$libdir/pkgconfig
+    PKG_CONFIG_PATH=
+    export PKG_CONFIG_LIBDIR PKG_CONFIG_PATH
+    [ "$(pkg-config --modversion ito)" = "$version" ] || fail "pkg-config --modversion ito"
+    cflags=$(pkg-config --cflags ito) libs=$(pkg-config --libs ito)
+    slibs=$(pkg-config --static --libs ito) pcdir=$(pkg-config --variable=libdir ito)
+    echo "pkg-config: $cflags | $libs | --static $slibs"
+    [ -f "$(pkg-config --variable=includedir ito)/ito/ito.h" ] || fail "includedir has no ito/ito.h"
+    if [ "$uring" = 1 ]; then
+        echo "$slibs" | grep -q -- '-luring' || fail "pkg-config --static --libs ito lacks -luring"
+    fi
+    # the static libito by file name, its private dependencies from Libs.private
+    static_libs=$(echo "$slibs" | sed 's/-lito\( \|$\)/-l:libito.a\1/')
+    # shellcheck disable=SC2086  # flags are lists of words
+    {
+        run "$cc" $san $cflags "$src/hello.c" $libs -Wl,-rpath,"$pcdir" -o "$out/pc_c_shared"
+        run "$cxx" $san -std=c++17 $cflags "$src/hello.cpp" $libs -Wl,-rpath,"$pcdir" -o "$out/pc_cxx_shared"
+        run "$cc" $san $cflags "$src/hello.c" $static_libs -o "$out/pc_c_static"
+        run "$cxx" $san -std=c++17 $cflags "$src/hello.cpp" $static_libs -o "$out/pc_cxx_static"
+    }
+    run "$cmake" -S "$src" -B "$out/cm" -G "$gen" -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_PREFIX_PATH="$p" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
+        -DITO_EXPECT_PREFIX="$p" -DITO_EXPECT_VERSION="$version" \
+        -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
+        -DCMAKE_C_FLAGS="$san" -DCMAKE_CXX_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san"
+    run "$cmake" --build "$out/cm"
+    for exe in pc_c_shared pc_cxx_shared pc_c_static pc_cxx_static \
+               cm/hello_c_shared cm/hello_cxx_shared cm/hello_c_static cm/hello_cxx_static; do
+        case $exe in
+            *shared) needs_libito "$out/$exe" || fail "$exe does not link the shared libito" ;;
+            *static) needs_libito "$out/$exe" && fail "$exe links the shared libito" ;;
+        esac
+        "$out/$exe" || fail "$exe exited $?"
+    done
+    if [ -x "$p/$bindir/ito-cc" ]; then
+        # shellcheck disable=SC2086
+        run "$p/$bindir/ito-cc" -O2 $cflags -c "$src/hello.c" -o "$out/itocc.o"
+        nm "$out/itocc.o" | grep -q ito_coop_yield || fail "ito-cc inserted no yield (plugin not loaded?)"
+        # shellcheck disable=SC2086
+        run "$p/$bindir/ito-cc" "$out/itocc.o" $libs -Wl,-rpath,"$pcdir" -o "$out/itocc"
+        "$out/itocc" || fail "the ito-cc program exited $?"
+    else
+        echo "(no ito-cc installed: the compiler part is not built in this tree)"
+    fi
+}
+
+first=$tmp/first
+run "$cmake" --install "$build" --prefix "$first"
+check_prefix "$first" first
+
+moved=$tmp/moved/elsewhere
+mkdir -p "$tmp/moved"
+mv "$first" "$moved"
+check_prefix "$moved" moved
+stale=$(grep -rIl -e "$first" -e "$build" "$moved")
+[ -z "$stale" ] || fail "installed files name the first prefix or the build tree: $stale"
+echo "ok install into a prefix, moved"
