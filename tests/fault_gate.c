@@ -1,5 +1,5 @@
 /* fault_gate: failure injection is compiled in only where asked (src/core/fault.c).
- * Built twice from this file and fault.c alone: fault_gate_off without
+ * Built twice from this file, fault.c and config.c alone: fault_gate_off without
  * ITOI_FAULT_INJECTION (what Release and RelWithDebInfo builds get), where
  * ITO_FAULT_MMAP=1 / ITO_FAULT_MALLOC=1 must change nothing, and fault_gate_on with it
  * (Debug and test builds), where the first mmap and the first malloc must fail. The
@@ -15,7 +15,8 @@ int main(void)
 {
     CHECK_OK(setenv("ITO_FAULT_MMAP", "1", 1));
     CHECK_OK(setenv("ITO_FAULT_MALLOC", "1", 1));
-    itoi_fault_reset(); /* what ito_init does */
+    CHECK_OK(itoi_env_load()); /* what ito_init does */
+    itoi_fault_reset();
     void *m = itoi_mmap(4096, PROT_READ | PROT_WRITE);
     void *a = itoi_malloc(64);
 #ifdef ITOI_FAULT_INJECTION
