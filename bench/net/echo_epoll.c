@@ -2,7 +2,8 @@
  * level-triggered, non-blocking sockets; it reads what is there and writes it back
  * (keeping what the socket does not take yet). No runtime at all.
  *
- *   echo_epoll PORT    (prints "READY <port>" once listening; runs until killed) */
+ *   echo_epoll PORT [N]   (prints "READY <port>" once listening; runs until killed, or
+ *                          until N connections have closed, then exits 0) */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,11 +26,13 @@ typedef struct conn {
 } conn_t;
 
 static int ep;
+static long exit_after, closed;
 
 static void drop(conn_t *c)
 {
     close(c->fd);
     free(c);
+    if (exit_after && ++closed == exit_after) exit(0);
 }
 
 static void set_events(conn_t *c, uint32_t ev)
@@ -70,6 +73,7 @@ static void serve(conn_t *c)
 int main(int argc, char **argv)
 {
     int lfd = echo_listen(argc > 1 ? atoi(argv[1]) : 0);
+    exit_after = argc > 2 ? atol(argv[2]) : 0;
     ep = epoll_create1(0);
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
     epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);

@@ -36,7 +36,10 @@ itoi_wake_front_fn itoi_wake_front_hook;
 _Atomic(void *) itoi_gang_group;
 _Atomic uint64_t itoi_gang_epoch;
 
-#define IDLE_SPINS 8192
+/* How long an idle worker looks for work before it sleeps: about the cost of a sleep and
+ * a wake-up (a futex or epoll round trip), so that short gaps are bridged without
+ * system calls, and a worker with nothing to do stops burning its CPU soon. */
+#define IDLE_SPIN_NS 50000
 
 bool itoi_queue_remove(itoi_queue_t *q, itoi_ult_t *t)
 {
@@ -572,12 +575,14 @@ static void idle(itoi_worker_t *w)
 {
     atomic_fetch_add(&itoi_rt.want_work, 1);
     atomic_fetch_add(&itoi_rt.spinning, 1);
-    for (int i = 0; i < IDLE_SPINS; i++) {
+    uint64_t until = itoi_now_ns() + IDLE_SPIN_NS;
+    for (int i = 1;; i++) {
         if (work_visible(w)) {
             atomic_fetch_sub(&itoi_rt.spinning, 1);
             goto out;
         }
         itoi_spin_pause();
+        if ((i & 63) == 0 && itoi_now_ns() >= until) break;
     }
     atomic_store(&w->sleep_state, 1);
     atomic_fetch_sub(&itoi_rt.spinning, 1);
