@@ -58,14 +58,57 @@ static busmp_params params(int policy)
 
 static void reset(void) { memset(scr, 0, sizeof scr); }
 
-static void round_robin(void)
+/* Process i of gang g: `before` cycles, a region of `len`, `after` cycles, exit (len < 0: no region). */
+static void prog_script(int g, int i, int before, int len, int after)
+{
+    work(&scr[g][i], before);
+    if (len >= 0) {
+        ev(&scr[g][i], WL_EV_BEGIN);
+        work(&scr[g][i], len);
+        ev(&scr[g][i], WL_EV_END);
+    }
+    work(&scr[g][i], after);
+    ev(&scr[g][i], WL_EV_EXIT);
+}
+
+/* Process 0 works 100 cycles, process 1 300, both meet at a barrier, then 10 each. */
+static void build_barrier(void)
 {
     reset();
-    for (int g = 0; g < 3; g++)
+    work(&scr[0][0], 100);
+    work(&scr[0][1], 300);
+    for (int i = 0; i < 2; i++) {
+        ev(&scr[0][i], WL_EV_BARRIER);
+        work(&scr[0][i], 10);
+        ev(&scr[0][i], WL_EV_EXIT);
+    }
+}
+
+/* n gangs whose processes each work 2500 cycles. */
+static void build_equal(int n)
+{
+    reset();
+    for (int g = 0; g < n; g++)
         for (int i = 0; i < 2; i++) {
             work(&scr[g][i], 2500);
             ev(&scr[g][i], WL_EV_EXIT);
         }
+}
+
+/* Runs the scripts of A (blocked, gang 0) and B (gang 1) under p. */
+static busmp *run_ab(const busmp_params *p)
+{
+    busmp *m = busmp_new(p);
+    CHECK(m != NULL);
+    CHECK_EQ(add(m, 0, "A", 1), 0);
+    CHECK_EQ(add(m, 1, "B", 0), 1);
+    CHECK_EQ(busmp_run(m), 0);
+    return m;
+}
+
+static void round_robin(void)
+{
+    build_equal(3);
     busmp_params p = params(BUSMP_PREEMPT);
     busmp *m = busmp_new(&p);
     CHECK_EQ(add(m, 0, "A", 0), 0);
@@ -95,14 +138,8 @@ static void build_delay(void)
 {
     reset();
     for (int i = 0; i < 2; i++) {
-        work(&scr[0][i], 900);
-        ev(&scr[0][i], WL_EV_BEGIN);
-        work(&scr[0][i], 500);
-        ev(&scr[0][i], WL_EV_END);
-        work(&scr[0][i], 990);
-        ev(&scr[0][i], WL_EV_EXIT);
-        work(&scr[1][i], 3000);
-        ev(&scr[1][i], WL_EV_EXIT);
+        prog_script(0, i, 900, 500, 990);
+        prog_script(1, i, 3000, -1, 0);
     }
 }
 
@@ -110,10 +147,7 @@ static void delay_and_compensation(void)
 {
     build_delay();
     busmp_params p = params(BUSMP_PSAFE);
-    busmp *m = busmp_new(&p);
-    add(m, 0, "A", 1);
-    add(m, 1, "B", 0);
-    CHECK_EQ(busmp_run(m), 0);
+    busmp *m = run_ab(&p);
     int n;
     const busmp_slice *s = busmp_slices(m, &n);
     /* A [0,1400] delayed by 400; B [1500,2500]; A (compensated until 1800) [2600,3590] done;
@@ -142,10 +176,7 @@ static void delay_and_compensation(void)
     build_delay();
     p = params(BUSMP_PSAFE);
     p.comp = BUSMP_COMP_SHORTEN;
-    m = busmp_new(&p);
-    add(m, 0, "A", 1);
-    add(m, 1, "B", 0);
-    CHECK_EQ(busmp_run(m), 0);
+    m = run_ab(&p);
     s = busmp_slices(m, &n);
     CHECK_EQ(s[0].end, 1400);
     CHECK_EQ(s[1].start, 1500);
@@ -159,18 +190,10 @@ static void delay_and_compensation(void)
     /* SHORTEN with a debt above one quantum skips whole turns */
     reset();
     for (int i = 0; i < 2; i++) {
-        ev(&scr[0][i], WL_EV_BEGIN);
-        work(&scr[0][i], 3500);
-        ev(&scr[0][i], WL_EV_END);
-        work(&scr[0][i], 500);
-        ev(&scr[0][i], WL_EV_EXIT);
-        work(&scr[1][i], 5000);
-        ev(&scr[1][i], WL_EV_EXIT);
+        prog_script(0, i, 0, 3500, 500);
+        prog_script(1, i, 5000, -1, 0);
     }
-    m = busmp_new(&p);
-    add(m, 0, "A", 1);
-    add(m, 1, "B", 0);
-    CHECK_EQ(busmp_run(m), 0);
+    m = run_ab(&p);
     /* A [0,3500] delay 2500: skips two turns (debt 500), B runs [3600,4600],[4600,5600],
      * [5600,6600]; A [6700,7200] with quantum 500 finishes exactly then */
     s = busmp_slices(m, &n);
@@ -183,10 +206,7 @@ static void delay_and_compensation(void)
     /* the same programs under preemption: the region does not delay anything */
     build_delay();
     p = params(BUSMP_PREEMPT);
-    m = busmp_new(&p);
-    add(m, 0, "A", 1);
-    add(m, 1, "B", 0);
-    CHECK_EQ(busmp_run(m), 0);
+    m = run_ab(&p);
     CHECK_EQ(busmp_stats(m, 0)->finish, 4790);
     CHECK_EQ(busmp_stats(m, 1)->finish, 5890);
     CHECK_EQ(busmp_stats(m, 0)->delays, 0);
@@ -206,10 +226,7 @@ static void bounded_then_forced(void)
         ev(&scr[1][i], WL_EV_EXIT);
     }
     busmp_params p = params(BUSMP_PSAFE);
-    busmp *m = busmp_new(&p);
-    add(m, 0, "A", 1);
-    add(m, 1, "B", 0);
-    CHECK_EQ(busmp_run(m), 0);
+    busmp *m = run_ab(&p);
     int n;
     const busmp_slice *s = busmp_slices(m, &n);
     /* A [0,4000] forced (delay 3000, compensated until 7000); B [4100,7100] in three quanta;
@@ -272,14 +289,7 @@ static void waiver_and_signals(void)
 
 static void barrier(void)
 {
-    reset();
-    work(&scr[0][0], 100);
-    work(&scr[0][1], 300);
-    for (int i = 0; i < 2; i++) {
-        ev(&scr[0][i], WL_EV_BARRIER);
-        work(&scr[0][i], 10);
-        ev(&scr[0][i], WL_EV_EXIT);
-    }
+    build_barrier();
     busmp_params p = params(BUSMP_PREEMPT);
     busmp *m = busmp_new(&p);
     add(m, 0, "A", 0);
@@ -302,20 +312,12 @@ static void skip_rule(void)
 {
     reset();
     for (int i = 0; i < 2; i++) {
-        ev(&scr[0][i], WL_EV_BEGIN);
-        work(&scr[0][i], 3500);
-        ev(&scr[0][i], WL_EV_END);
-        work(&scr[0][i], 900);
-        ev(&scr[0][i], WL_EV_EXIT);
-        work(&scr[1][i], 5000);
-        ev(&scr[1][i], WL_EV_EXIT);
+        prog_script(0, i, 0, 3500, 900);
+        prog_script(1, i, 5000, -1, 0);
     }
     busmp_params p = params(BUSMP_PSAFE);
     p.comp = BUSMP_COMP_SKIP;
-    busmp *m = busmp_new(&p);
-    add(m, 0, "A", 1);
-    add(m, 1, "B", 0);
-    CHECK_EQ(busmp_run(m), 0);
+    busmp *m = run_ab(&p);
     /* A [0,3500] delay 2500 (debt 2500); B [3600,4600]; A skips (1500); B [4600,5600]; A skips
      * (500); B [5600,6600]; A [6700,7600] a whole quantum (SHORTEN would give 500) and done;
      * B [7700,8700], [8700,9700] done. */
@@ -330,13 +332,8 @@ static void skip_rule(void)
 
     /* alone: the debt is not waived, the machine idles a quantum per quantum of debt */
     reset();
-    for (int i = 0; i < 2; i++) {
-        ev(&scr[0][i], WL_EV_BEGIN);
-        work(&scr[0][i], 3500);
-        ev(&scr[0][i], WL_EV_END);
-        work(&scr[0][i], 1500);
-        ev(&scr[0][i], WL_EV_EXIT);
-    }
+    for (int i = 0; i < 2; i++)
+        prog_script(0, i, 0, 3500, 1500);
     m = busmp_new(&p);
     add(m, 0, "A", 1);
     CHECK_EQ(busmp_run(m), 0);
@@ -352,24 +349,13 @@ static void gang_pending(void)
 {
     for (int mode = BUSMP_PEND_STOP; mode <= BUSMP_PEND_GANG; mode++) {
         reset();
-        work(&scr[0][0], 900);
-        ev(&scr[0][0], WL_EV_BEGIN);
-        work(&scr[0][0], 500);
-        ev(&scr[0][0], WL_EV_END);
-        work(&scr[0][0], 990);
-        ev(&scr[0][0], WL_EV_EXIT);
-        work(&scr[0][1], 2400);
-        ev(&scr[0][1], WL_EV_EXIT);
-        for (int i = 0; i < 2; i++) {
-            work(&scr[1][i], 3000);
-            ev(&scr[1][i], WL_EV_EXIT);
-        }
+        prog_script(0, 0, 900, 500, 990);
+        prog_script(0, 1, 2400, -1, 0);
+        prog_script(1, 0, 3000, -1, 0);
+        prog_script(1, 1, 3000, -1, 0);
         busmp_params p = params(BUSMP_PSAFE);
         p.pending = mode;
-        busmp *m = busmp_new(&p);
-        add(m, 0, "A", 1);
-        add(m, 1, "B", 0);
-        CHECK_EQ(busmp_run(m), 0);
+        busmp *m = run_ab(&p);
         int n;
         const busmp_slice *s = busmp_slices(m, &n);
         CHECK_EQ(s[0].end, 1400);
@@ -384,12 +370,7 @@ static void gang_pending(void)
 /* tick_grid: turns end on multiples of the quantum, so the switch cost comes out of a turn. */
 static void tick_grid(void)
 {
-    reset();
-    for (int g = 0; g < 2; g++)
-        for (int i = 0; i < 2; i++) {
-            work(&scr[g][i], 2500);
-            ev(&scr[g][i], WL_EV_EXIT);
-        }
+    build_equal(2);
     busmp_params p = params(BUSMP_PREEMPT);
     p.tick_grid = 1;
     busmp *m = busmp_new(&p);
@@ -411,10 +392,7 @@ static void tick_grid(void)
     build_delay();
     p = params(BUSMP_PSAFE);
     p.tick_grid = 1;
-    m = busmp_new(&p);
-    add(m, 0, "A", 1);
-    add(m, 1, "B", 0);
-    CHECK_EQ(busmp_run(m), 0);
+    m = run_ab(&p);
     s = busmp_slices(m, &n);
     CHECK_EQ(s[0].end, 1400);
     CHECK_EQ(s[1].start, 1500);
@@ -425,14 +403,7 @@ static void tick_grid(void)
 /* Where the time goes: instructions (ops_scale included), barrier waits, idle; fair share. */
 static void accounting(void)
 {
-    reset();
-    work(&scr[0][0], 100);
-    work(&scr[0][1], 300);
-    for (int i = 0; i < 2; i++) {
-        ev(&scr[0][i], WL_EV_BARRIER);
-        work(&scr[0][i], 10);
-        ev(&scr[0][i], WL_EV_EXIT);
-    }
+    build_barrier();
     busmp_params p = params(BUSMP_PREEMPT);
     p.ops_scale = 3;
     busmp *m = busmp_new(&p);
@@ -448,12 +419,7 @@ static void accounting(void)
     busmp_free(m);
 
     /* round robin of three: A's fair share is a third of every slice before it finished */
-    reset();
-    for (int g = 0; g < 3; g++)
-        for (int i = 0; i < 2; i++) {
-            work(&scr[g][i], 2500);
-            ev(&scr[g][i], WL_EV_EXIT);
-        }
+    build_equal(3);
     p = params(BUSMP_PREEMPT);
     m = busmp_new(&p);
     for (int g = 0; g < 3; g++)

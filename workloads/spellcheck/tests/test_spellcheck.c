@@ -130,6 +130,23 @@ static void compare(const char *doc, size_t len, const char *ref_sorted, size_t 
     free(r.out);
 }
 
+/* Reads a document (at least min bytes) into buf; returns the reference checker's words, sorted. */
+static char *load_doc(const char *path, char *buf, size_t cap, size_t min, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    CHECK(fp != NULL);
+    *len = fread(buf, 1, cap, fp);
+    fclose(fp);
+    CHECK(*len > min && *len < cap);
+    char *ref;
+    size_t ref_len;
+    CHECK(sc_reference(buf, *len, &tables, &ref, &ref_len) == 0);
+    CHECK(ref_len > 0); /* each document has misspellings */
+    char *out = sorted(ref, ref_len);
+    free(ref);
+    return out;
+}
+
 int main(void)
 {
     CHECK(sc_tables_build(&tables, "/usr/share/dict/american-english") == 0);
@@ -137,17 +154,9 @@ int main(void)
     units();
     no_listed_word_flagged("/usr/share/dict/american-english");
 
-    FILE *fp = fopen(SC_DEFAULT_DOC, "rb");
-    CHECK(fp != NULL);
     static char doc[1 << 17];
-    size_t len = fread(doc, 1, sizeof doc, fp);
-    fclose(fp);
-    CHECK(len > 30000);
-    char *ref;
-    size_t ref_len;
-    CHECK(sc_reference(doc, len, &tables, &ref, &ref_len) == 0);
-    CHECK(ref_len > 0); /* the document has misspellings */
-    char *ref_sorted = sorted(ref, ref_len);
+    size_t len;
+    char *ref_sorted = load_doc(SC_DEFAULT_DOC, doc, sizeof doc, 30000, &len);
 
     ito_config_t cfg = {.workers = 1};
     CHECK_OK(ito_init(&cfg));
@@ -161,24 +170,15 @@ int main(void)
     }
 
     /* the second document, in another LaTeX style (display math, tables, lists, macros) */
-    fp = fopen(SC_NOTES_DOC, "rb");
-    CHECK(fp != NULL);
     static char notes[1 << 16];
-    size_t nlen = fread(notes, 1, sizeof notes, fp);
-    fclose(fp);
-    CHECK(nlen > 5000);
-    char *nref;
-    size_t nref_len;
-    CHECK(sc_reference(notes, nlen, &tables, &nref, &nref_len) == 0);
-    char *nref_sorted = sorted(nref, nref_len);
+    size_t nlen;
+    char *nref_sorted = load_doc(SC_NOTES_DOC, notes, sizeof notes, 5000, &nlen);
     CHECK(strstr(nref_sorted, "teh\n") != NULL); /* a planted misspelling is reported */
     CHECK(strstr(nref_sorted, "frac") == NULL);  /* display math is not read as words */
     compare(notes, nlen, nref_sorted, 1, 1, ITO_REGWIN_OFF, 8, 0);
     compare(notes, nlen, nref_sorted, 16, 4, ITO_REGWIN_SP, 6, 1);
     free(nref_sorted);
-    free(nref);
     CHECK_OK(ito_finalize());
     free(ref_sorted);
-    free(ref);
     TEST_DONE();
 }
