@@ -13,7 +13,8 @@ Two halves write into results/psafe/ (the code is in ito_lab/psafe/):
 from __future__ import annotations
 
 from ..psafe.common import BOUND_QUANTA
-from ..psafe.real import parse_cachegrind, parse_real_csv, real_quantum, run_real  # noqa: F401 (tests)
+from ..psafe.real import (parse_cachegrind, parse_real_csv, real_quantum, run_real,  # noqa: F401 (tests)
+                          summarize_real)
 from ..psafe.sim import run_sim, times
 from ..report import write_report
 
