@@ -6,14 +6,13 @@ Two halves write into results/cefos-io/:
   the N requests arrive, and a sensitivity sweep over the per-thread instruction counts, which
   the paper does not give;
 - real (`run_real`): the same chain on ito's zero-wait-thread runtime, measured on this machine's
-  workers. It runs the program REAL_PROGRAM from the CMake tree when it exists and otherwise
-  reports "not yet built".
-
-Contract of the real program (to be built with the ZWT runtime): invoked as
-    <program> --workers W --devices D --rtt-us 2 --period-us P
-it runs the Fig. 7 chain with simulated devices of that round-trip time, sweeps the number of
-requests N itself, and prints CSV on stdout with the header `workers,devices,n,completed`
-(one row per N tried; completed = receiver threads finished within the period).
+  workers by REAL_PROGRAM (workloads/cefos_io/cefos_io.c), invoked as
+      <program> --workers W --devices D --rtt-ns 2000 --period-ms P
+  (one RESULT line: completed requests in the period, measured RTT, ...) in REAL_REPS interleaved
+  rounds over every (workers, devices) cell; the report gives min / median / max, the host CPU
+  and the load before the runs. Without the program it reports "not yet built".
+- the shape study (`shape_section`): the whole grid with heavier threads and at the paper's
+  shorter RTT, to show what makes Fig. 8 device-bound and when TEUs matter.
 
 The paper's only number for Fig. 8 is the (1 device, 1 TEU) -> (3, 3) throughput gain of about
 2.5x; PAPER_GAIN is that number and is used for display only (nothing is fitted to it).
