@@ -82,17 +82,39 @@ def _row(prog, pol, t, delayed=0, blocks=0):
             "forced": 0, "delay_ns": delayed * 10, "preemptions": 3}
 
 
-def test_summarize_real_takes_medians_per_policy():
+def test_summarize_real_takes_spreads_paired_ratios_and_a_sign_test():
     key = ("bmm", 2)
     runs = [(key, 0, {}, _row("bmm", "preempt", 100)), (key, 0, {}, _row("bmm", "psafe", 80, 4, 64)),
             (key, 1, {}, _row("bmm", "preempt", 300)), (key, 1, {}, _row("bmm", "psafe", 60, 6, 64)),
             (key, 2, {}, _row("bmm", "preempt", 200)), (key, 2, {}, _row("bmm", "psafe", 70, 5, 64))]
-    s = psafe.summarize_real(runs)[(key, "bmm")]
-    assert s["time_preempt"] == 200 and s["time_psafe"] == 70
-    assert s["norm_time"] == pytest.approx(0.35)
-    assert s["delayed"] == 5 and s["blocks"] == 64
+    s = psafe.summarize_real(runs, 10, 1)[(key, "bmm")]
+    assert s["time_preempt"] == (100, 200, 300) and s["time_psafe"] == (60, 70, 80)
+    # paired within a repetition: 0.8, 0.2, 0.35 -> median 0.35 (not the ratio of medians)
+    assert s["ratio"] == pytest.approx((0.2, 0.35, 0.8))
+    assert s["wins"] == 3 and s["n"] == 3
+    assert s["direction"] == "no clear difference"      # 3 of 3 is not significant (p = 0.25)
+    assert s["delayed"][1] == 5 and s["blocks"] == 64
+    # mean delay per delayed turn: delay_ns = 10 ns per delay with a 1 us quantum
+    assert s["mean_delay_q"][1] == pytest.approx(0.01) and s["over_bound"] == 0
+
+
+def test_sign_test_and_direction():
+    from ito_lab.psafe.real import direction, sign_test
+    assert sign_test(10, 10) == pytest.approx(2 / 1024)
+    assert sign_test(5, 10) == 1.0
+    assert direction([0.9] * 9 + [1.1]) == "faster"      # 9 of 10: p = 0.021
+    assert direction([1.1] * 9 + [0.9]) == "slower"
+    assert direction([0.9] * 8 + [1.1] * 2) == "no clear difference"   # p = 0.11
+
+
+def test_summarize_real_flags_a_mean_delay_over_the_bound():
+    key = ("blu", 5)
+    slow = dict(_row("blu", "psafe", 50, 2, 36), delay_ns=2 * 30_000)   # 30 us per delay, quantum 1 us
+    runs = [(key, 0, {}, _row("blu", "preempt", 100)), (key, 0, {}, slow)]
+    s = psafe.summarize_real(runs, 10, 1)[(key, "blu")]
+    assert s["over_bound"] == 1 and s["mean_delay_q"][2] == pytest.approx(30.0)
 
 
 def test_summarize_real_needs_both_policies():
     with pytest.raises(ValueError):
-        psafe.summarize_real([(("bmm", 2), 0, {}, _row("bmm", "psafe", 1))])
+        psafe.summarize_real([(("bmm", 2), 0, {}, _row("bmm", "psafe", 1))], 10, 1)

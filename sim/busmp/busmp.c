@@ -7,10 +7,13 @@
  *     the latest arrival clock), EXIT ends the process;
  *   - at the quantum end (now + Q):
  *       PREEMPT, or PSAFE with no process inside a region: the slice ends (END_QUANTUM);
- *       PSAFE with a process inside a region: the switch is delayed ("pending").  Processes
- *       outside a region stop at once; a process inside one runs on and stops right after its
- *       withdraw.  When all have stopped the slice ends at the clock of the last withdraw
- *       (END_DELAYED).  If the delay reaches bound_quanta * Q the gang is preempted anyway
+ *       PSAFE with a process inside a region: the switch is delayed ("pending").  With
+ *       pending = STOP, processes outside a region stop at once and a process inside one runs
+ *       on and stops right after its withdraw; with pending = GANG every process runs on (and
+ *       may enter another region) until a withdraw leaves no process inside a region, which
+ *       stops them all.  When all have stopped the slice ends at the clock of the last
+ *       withdraw (END_DELAYED; with GANG, processes that ran ahead within the window count
+ *       up to their clocks).  If the delay reaches bound_quanta * Q the gang is preempted anyway
  *       (END_FORCED, involuntary); its processes stay inside their regions, so they are
  *       unpreemptable again as soon as the gang runs again (the paper's Sect. 3);
  *   - the slice also ends when the gang's last process exits (END_FINISHED).
@@ -23,6 +26,11 @@
  * With comp = SHORTEN instead, the gang stays in the queue and carries a debt of `delay`
  * cycles: its next slice has quantum Q - debt, and a debt of Q or more skips its turn (the
  * debt shrinks by Q), unless no other gang is runnable (then the debt is waived).
+ * With comp = SKIP (ito's runtime), the debt only ever skips whole turns (a remainder below Q
+ * is carried and never shortens a turn), and a gang alone with a debt of Q or more is not
+ * waived: the machine idles until the next quantum end (busmp_idle_cycles).
+ * tick_grid = 1: a turn ends at the next multiple of Q after the decision that started it
+ * (one periodic timer: a turn that starts late, after a delayed switch, is short).
  * Run queue: round robin in order of arrival; at every slice end, gangs whose compensation
  * expired re-enter first (in order of expiry), then the gang that just ran goes to the tail.
  * A switch to a different gang costs switch_cost cycles; a gang that continues costs none. */
@@ -59,6 +67,7 @@ struct busmp {
     busmp_slice *slices;
     int nslice, slcap;
     int pending, error;
+    uint64_t idle;
 };
 
 busmp_params busmp_paper_params(void)
@@ -70,6 +79,10 @@ busmp_params busmp_paper_params(void)
         .signal_cost = 2700,
         .switch_cost = 26425,
         .bound_quanta = 10,
+        .comp = BUSMP_COMP_SITOUT,
+        .pending = BUSMP_PEND_STOP,
+        .tick_grid = 0,
+        .ops_scale = 1,
         .window = 500,
         .cache_bytes = 128 * 1024,
         .line_bytes = 16,
@@ -81,7 +94,9 @@ busmp_params busmp_paper_params(void)
 
 busmp *busmp_new(const busmp_params *p)
 {
-    if (p->ncpu < 1 || p->ncpu > BUSMP_MAXCPU || !p->quantum || !p->window || p->bound_quanta < 1)
+    if (p->ncpu < 1 || p->ncpu > BUSMP_MAXCPU || !p->quantum || !p->window || p->bound_quanta < 1 ||
+        p->ops_scale < 1 || p->comp < BUSMP_COMP_SITOUT || p->comp > BUSMP_COMP_SKIP ||
+        p->pending < BUSMP_PEND_STOP || p->pending > BUSMP_PEND_GANG)
         return NULL;
     busmp *m = calloc(1, sizeof *m);
     if (!m)
@@ -129,6 +144,7 @@ int busmp_add_program(busmp *m, const char *name, int blocked, busmp_refill_fn r
 int busmp_nprogs(const busmp *m) { return m->nprog; }
 const busmp_pstats *busmp_stats(const busmp *m, int i) { return &m->progs[i].st; }
 const busmp_params *busmp_params_of(const busmp *m) { return &m->p; }
+uint64_t busmp_idle_cycles(const busmp *m) { return m->idle; }
 busmp_mem *busmp_memory(busmp *m) { return m->mem; }
 const busmp_slice *busmp_slices(const busmp *m, int *n)
 {
@@ -144,10 +160,19 @@ static void release_barrier(prog *g, int ncpu)
             rel = g->proc[i].clock;
     for (int i = 0; i < ncpu; i++)
         if (g->proc[i].status == P_BARRIER) {
+            g->st.cyc_barrier += rel - g->proc[i].clock;
             g->proc[i].status = P_RUN;
             g->proc[i].clock = rel;
         }
     g->at_barrier = 0;
+}
+
+static int any_in_region(const prog *g, int ncpu)
+{
+    for (int i = 0; i < ncpu; i++)
+        if (g->proc[i].status == P_RUN && g->proc[i].in_region)
+            return 1;
+    return 0;
 }
 
 /* Runs process i of g until its clock reaches limit or it blocks; returns events executed. */
@@ -155,6 +180,8 @@ static uint64_t run_proc(busmp *m, prog *g, int i, uint64_t limit)
 {
     busmp_proc *p = &g->proc[i];
     const int psafe = m->p.policy == BUSMP_PSAFE;
+    const uint64_t k = m->p.ops_scale;
+    busmp_pstats *st = &g->st;
     uint64_t done = 0, clock = p->clock;
     while (clock < limit && p->status == P_RUN && !p->stopped) {
         if (p->pos == p->n) {
@@ -167,31 +194,45 @@ static uint64_t run_proc(busmp *m, prog *g, int i, uint64_t limit)
         }
         const uint64_t e = p->ev[p->pos++];
         done++;
-        clock += WL_EV_OPS_BEFORE(e);
+        const uint64_t before = k * WL_EV_OPS_BEFORE(e);
+        clock += before;
+        st->cyc_instr += before;
         switch (WL_EV_KIND(e)) {
         case WL_EV_READ:
-        case WL_EV_WRITE:
-            clock += 1 + busmp_mem_access(m->mem, i, WL_EV_PAYLOAD(e), WL_EV_KIND(e) == WL_EV_WRITE, &g->st.mem);
+        case WL_EV_WRITE: {
+            uint32_t pen = busmp_mem_access(m->mem, i, WL_EV_PAYLOAD(e), WL_EV_KIND(e) == WL_EV_WRITE, &st->mem);
+            clock += 1 + pen;
+            st->cyc_instr += 1;
+            st->cyc_penalty += pen;
             break;
+        }
         case WL_EV_OPS:
-            clock += WL_EV_PAYLOAD(e);
+            clock += k * WL_EV_PAYLOAD(e);
+            st->cyc_instr += k * WL_EV_PAYLOAD(e);
             break;
         case WL_EV_BEGIN:
             p->in_region = 1;
-            g->st.regions++;
+            st->regions++;
             if (psafe) {
                 clock += m->p.signal_cost;
-                g->st.signals++;
+                st->cyc_signal += m->p.signal_cost;
+                st->signals++;
             }
             break;
         case WL_EV_END:
             p->in_region = 0;
             if (psafe) {
                 clock += m->p.signal_cost;
-                g->st.signals++;
+                st->cyc_signal += m->p.signal_cost;
+                st->signals++;
             }
-            if (m->pending)
-                p->stopped = 1;
+            if (m->pending) {
+                if (m->p.pending == BUSMP_PEND_STOP)
+                    p->stopped = 1;
+                else if (!any_in_region(g, m->p.ncpu))
+                    for (int j = 0; j < m->p.ncpu; j++)
+                        g->proc[j].stopped = 1;
+            }
             break;
         case WL_EV_BARRIER:
             p->status = P_BARRIER;
@@ -235,14 +276,6 @@ static uint64_t run_proc(busmp *m, prog *g, int i, uint64_t limit)
     return done;
 }
 
-static int any_in_region(const prog *g, int ncpu)
-{
-    for (int i = 0; i < ncpu; i++)
-        if (g->proc[i].status == P_RUN && g->proc[i].in_region)
-            return 1;
-    return 0;
-}
-
 static int all_stopped(const prog *g, int ncpu)
 {
     for (int i = 0; i < ncpu; i++)
@@ -264,6 +297,7 @@ static void run_slice(busmp *m, int gi, uint64_t now, uint64_t quantum, busmp_sl
     }
     m->pending = 0;
     uint64_t t = now, tick = now + quantum, deadline = 0;
+    const uint64_t accounted = g->st.cyc_instr + g->st.cyc_penalty + g->st.cyc_signal + g->st.cyc_barrier;
     *s = (busmp_slice){.prog = gi, .start = now};
     for (;;) {
         uint64_t wend = t + W;
@@ -299,9 +333,10 @@ static void run_slice(busmp *m, int gi, uint64_t now, uint64_t quantum, busmp_sl
             }
             m->pending = 1;
             deadline = t + (uint64_t)m->p.bound_quanta * Q;
-            for (int i = 0; i < n; i++)
-                if (!g->proc[i].in_region)
-                    g->proc[i].stopped = 1;
+            if (m->p.pending == BUSMP_PEND_STOP)
+                for (int i = 0; i < n; i++)
+                    if (!g->proc[i].in_region)
+                        g->proc[i].stopped = 1;
         }
         if (all_stopped(g, n)) {
             /* the switch happens when the last process stopped: at the tick for those that
@@ -320,6 +355,12 @@ static void run_slice(busmp *m, int gi, uint64_t now, uint64_t quantum, busmp_sl
             break;
         }
     }
+    if (m->error)
+        return;
+    /* idle = the rest of ncpu * slice length (processes may pass the slice end by their last
+     * event, within a window: then this residual is a little smaller, possibly negative) */
+    g->st.cyc_idle += (int64_t)((uint64_t)n * (s->end - s->start)) -
+                      (int64_t)(g->st.cyc_instr + g->st.cyc_penalty + g->st.cyc_signal + g->st.cyc_barrier - accounted);
     if (m->pending) {
         s->delay = s->end > tick ? s->end - tick : 0;
         g->st.delays++;
@@ -348,6 +389,32 @@ static int push_slice(busmp *m, const busmp_slice *s)
     return 0;
 }
 
+/* The end of a turn that is decided at `now` and starts at `start` (after the switch). */
+static uint64_t turn_quantum(const busmp *m, uint64_t now, uint64_t start)
+{
+    const uint64_t Q = m->p.quantum;
+    if (!m->p.tick_grid)
+        return Q;
+    uint64_t tick = (now / Q + 1) * Q;
+    while (tick <= start)
+        tick += Q;
+    return tick - start;
+}
+
+/* Each program's fair share of the machine (busmp_pstats.fair_cycles), from the slices. */
+static void fair_shares(busmp *m)
+{
+    for (int i = 0; i < m->nslice; i++) {
+        const busmp_slice *s = &m->slices[i];
+        int live = 0;
+        for (int j = 0; j < m->nprog; j++)
+            live += m->progs[j].st.finish > s->start;
+        for (int j = 0; j < m->nprog; j++)
+            if (m->progs[j].st.finish > s->start)
+                m->progs[j].st.fair_cycles += (double)(s->end - s->start) / live;
+    }
+}
+
 int busmp_run(busmp *m)
 {
     int *queue = malloc((size_t)(m->nprog + 1) * sizeof(int)), qn = 0, remaining = m->nprog, last = -1;
@@ -357,6 +424,7 @@ int busmp_run(busmp *m)
         queue[qn++] = i;
         m->progs[i].qstate = Q_READY;
     }
+    const uint64_t Q = m->p.quantum;
     uint64_t now = 0;
     while (remaining > 0) {
         if (qn == 0) { /* only compensating gangs left: waive the earliest one's remainder */
@@ -373,21 +441,30 @@ int busmp_run(busmp *m)
         const int gi = queue[0];
         memmove(queue, queue + 1, (size_t)(--qn) * sizeof(int));
         prog *g = &m->progs[gi];
-        uint64_t quantum = m->p.quantum;
-        if (g->debt >= quantum) {
-            if (qn > 0) { /* SHORTEN: a whole quantum of debt costs this turn */
-                g->debt -= quantum;
+        if (g->debt >= Q) {
+            if (qn > 0 || m->p.comp == BUSMP_COMP_SKIP) { /* a whole quantum of debt costs this turn */
+                g->debt -= Q;
                 g->st.turns_skipped++;
+                if (qn == 0) { /* SKIP, alone: nobody runs until the next quantum end */
+                    uint64_t next = m->p.tick_grid ? (now / Q + 1) * Q : now + Q;
+                    m->idle += next - now;
+                    now = next;
+                }
                 queue[qn++] = gi;
                 continue;
             }
             g->st.comp_waived += g->debt;
             g->debt = 0;
         }
-        quantum -= g->debt;
-        g->debt = 0;
+        uint64_t start = now;
         if (last >= 0 && last != gi)
-            now += m->p.switch_cost;
+            start += m->p.switch_cost;
+        uint64_t quantum = turn_quantum(m, now, start);
+        if (m->p.comp == BUSMP_COMP_SHORTEN) {
+            quantum = g->debt < quantum ? quantum - g->debt : 1;
+            g->debt = 0;
+        }
+        now = start;
         busmp_slice s;
         run_slice(m, gi, now, quantum, &s);
         if (m->error || push_slice(m, &s)) {
@@ -423,5 +500,6 @@ int busmp_run(busmp *m)
         }
     }
     free(queue);
+    fair_shares(m);
     return 0;
 }

@@ -16,7 +16,8 @@
  * gang per time slice, quantum Q, a gang switch costs switch_cost cycles on every processor.
  * PREEMPT switches at every quantum end.  PSAFE delays the switch while any process of the
  * gang is inside an unpreemptable region, up to bound_quanta * Q, then forces it; the delay
- * is compensated by keeping the gang out of the run queue for as long as the delay lasted.
+ * is compensated (params.comp: sit out, shorten the next quanta, or skip whole turns).
+ * params.pending and params.tick_grid choose the paper's rules or ito's runtime's.
  * Under PSAFE each request / withdraw costs signal_cost cycles on its processor. */
 #ifndef ITO_BUSMP_H
 #define ITO_BUSMP_H
@@ -28,12 +29,21 @@
 #define BUSMP_MAXCPU 16
 
 enum { BUSMP_PREEMPT = 0, BUSMP_PSAFE = 1 };
-/* How a delay is compensated (the paper describes both):
+/* How a delay is compensated (the paper describes two; ito's runtime uses a third):
  *  SITOUT  (Sect. 3, Fig. 4): the gang leaves the run queue until `delay` cycles have elapsed,
  *          then re-enters it at the tail;
  *  SHORTEN (Sect. 1): the delay is subtracted from the gang's next quanta (a debt of at least
- *          one quantum skips whole turns). */
-enum { BUSMP_COMP_SITOUT = 0, BUSMP_COMP_SHORTEN = 1 };
+ *          one quantum skips whole turns), the rest shortens its next quantum;
+ *  SKIP    (src/preempt/gang.c): the delay becomes a debt; the gang sits out one whole turn per
+ *          quantum of debt, a remainder below a quantum is carried (it never shortens a turn),
+ *          and nothing is waived: a gang alone with a debt leaves the machine idle. */
+enum { BUSMP_COMP_SITOUT = 0, BUSMP_COMP_SHORTEN = 1, BUSMP_COMP_SKIP = 2 };
+/* What the gang does while its switch is pending (PSAFE, quantum over, a process in a region):
+ *  STOP (the paper's Sect. 4.1 reading): processes outside a region stop at the quantum end,
+ *       the others right after their withdraw;
+ *  GANG (src/preempt/gang.c): the whole gang runs on (a process may even enter a new region)
+ *       until no process is inside a region, then the switch happens. */
+enum { BUSMP_PEND_STOP = 0, BUSMP_PEND_GANG = 1 };
 
 typedef struct busmp_params {
     int ncpu;
@@ -41,6 +51,11 @@ typedef struct busmp_params {
     uint64_t quantum, signal_cost, switch_cost;
     int bound_quanta;     /* a delay is forced to end after bound_quanta * quantum */
     int comp;             /* BUSMP_COMP_* */
+    int pending;          /* BUSMP_PEND_* */
+    int tick_grid;        /* 1: quanta end on a fixed grid of period `quantum` from cycle 0 (one
+                           * periodic timer, as ito's runtime); 0: a turn lasts `quantum` from
+                           * its start, after the switch cost (the paper's Fig. 4) */
+    uint32_t ops_scale;   /* non-memory instruction cycles are multiplied by this (1 = as counted) */
     uint64_t window;      /* interleaving window of the processors, cycles */
     uint32_t cache_bytes, line_bytes;
     uint32_t pen_inval, pen_c2c, pen_mem;
@@ -77,6 +92,17 @@ typedef struct busmp_pstats {
     uint64_t regions;         /* requests of unpreemptable, summed over processes */
     uint64_t signals;         /* request + withdraw signals paid (PSAFE only) */
     uint64_t slices, delays, delayed_ticks, forced, delay_cycles, comp_waived, turns_skipped;
+    /* Where its processors' time went inside its own slices (summed over processes; the sum
+     * of the five is ncpu * run_cycles): instructions (1 cycle each, memory references
+     * included), miss and invalidation penalties, signals, waiting at a barrier inside a
+     * slice, and idle (stopped at a pending switch, exited, or at a barrier since a previous
+     * slice). */
+    uint64_t cyc_instr, cyc_penalty, cyc_signal, cyc_barrier;
+    int64_t cyc_idle;         /* the residual: may be slightly negative (see busmp.c) */
+    /* Its fair share: for every slice of any gang that began before this program finished,
+     * slice length / number of unfinished programs.  run_cycles - fair_cycles = the machine
+     * time it received beyond round robin (the compensation credit). */
+    double fair_cycles;
 } busmp_pstats;
 
 enum { BUSMP_END_QUANTUM = 0, BUSMP_END_DELAYED = 1, BUSMP_END_FORCED = 2, BUSMP_END_FINISHED = 3 };
@@ -94,6 +120,8 @@ void busmp_free(busmp *m);
 int busmp_add_program(busmp *m, const char *name, int blocked, busmp_refill_fn refill, void *const *src);
 /* Runs until every program exited. Returns 0, or -1 if a process ran out of events. */
 int busmp_run(busmp *m);
+/* Cycles during which no gang ran because the only runnable gangs sat out a debt (SKIP). */
+uint64_t busmp_idle_cycles(const busmp *m);
 int busmp_nprogs(const busmp *m);
 const busmp_pstats *busmp_stats(const busmp *m, int prog);
 const busmp_slice *busmp_slices(const busmp *m, int *n);

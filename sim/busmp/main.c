@@ -6,8 +6,15 @@
  * scheduling and prints one CSV row per program on stdout (header first).  ITERS overrides
  * the program's iteration / pass count.  Every program's result is checked after the run
  * (column check: ok / the error).  Options (defaults: the paper's machine, Tables 1 and 2):
- *   --policy preempt|psafe   --scale paper|quick|test   --comp sitout|shorten   --quantum C   --signal C
- *   --switch C   --bound K (quanta)   --window C   --ncpu N   --seed S   --slices FILE */
+ *   --policy preempt|psafe   --scale paper|quick|test   --quantum C   --signal C
+ *   --switch C   --bound K (quanta)   --window C   --ncpu N   --seed S   --slices FILE
+ *   --rule paper|fair|runtime   a preset of the three rules below (default paper):
+ *        paper   = --comp sitout  --pending stop --grid 0   (Fig. 4 literally)
+ *        fair    = --comp shorten --pending stop --grid 0   (Sect. 1: "subtracting ... from
+ *                                                            their next quantum")
+ *        runtime = --comp skip    --pending gang --grid 1   (ito's src/preempt/gang.c)
+ *   --comp sitout|shorten|skip   --pending stop|gang   --grid 0|1   (after --rule, override it)
+ *   --ops-scale K   non-memory instruction cycles times K (instruction-cost sensitivity) */
 #include "busmp.h"
 
 #include <stdio.h>
@@ -17,7 +24,8 @@
 static void usage(const char *argv0)
 {
     fprintf(stderr,
-            "usage: %s [--policy preempt|psafe] [--scale paper|quick|test] [--comp sitout|shorten]\n"
+            "usage: %s [--policy preempt|psafe] [--scale paper|quick|test] [--rule paper|fair|runtime]\n"
+            "          [--comp sitout|shorten|skip] [--pending stop|gang] [--grid 0|1] [--ops-scale K]\n"
             "          [--quantum C] [--signal C]"
             "          [--switch C] [--bound K] [--window C] [--ncpu N] [--seed S] [--slices FILE]\n"
             "          PROGRAM[:ITERS]...\nprograms:",
@@ -70,11 +78,36 @@ int main(int argc, char **argv)
                     scale = WL_SCALE_TEST;
                 else
                     return usage(argv[0]), 2;
+            } else if (!strcmp(a, "--rule")) {
+                if (!strcmp(val, "paper")) {
+                    p.comp = BUSMP_COMP_SITOUT;
+                    p.pending = BUSMP_PEND_STOP;
+                    p.tick_grid = 0;
+                } else if (!strcmp(val, "fair")) {
+                    p.comp = BUSMP_COMP_SHORTEN;
+                    p.pending = BUSMP_PEND_STOP;
+                    p.tick_grid = 0;
+                } else if (!strcmp(val, "runtime")) {
+                    p.comp = BUSMP_COMP_SKIP;
+                    p.pending = BUSMP_PEND_GANG;
+                    p.tick_grid = 1;
+                } else {
+                    return usage(argv[0]), 2;
+                }
             } else if (!strcmp(a, "--comp")) {
                 if (!strcmp(val, "sitout"))
                     p.comp = BUSMP_COMP_SITOUT;
                 else if (!strcmp(val, "shorten"))
                     p.comp = BUSMP_COMP_SHORTEN;
+                else if (!strcmp(val, "skip"))
+                    p.comp = BUSMP_COMP_SKIP;
+                else
+                    return usage(argv[0]), 2;
+            } else if (!strcmp(a, "--pending")) {
+                if (!strcmp(val, "stop"))
+                    p.pending = BUSMP_PEND_STOP;
+                else if (!strcmp(val, "gang"))
+                    p.pending = BUSMP_PEND_GANG;
                 else
                     return usage(argv[0]), 2;
             } else if (!strcmp(a, "--slices")) {
@@ -89,6 +122,10 @@ int main(int argc, char **argv)
                 p.switch_cost = v;
             } else if (!strcmp(a, "--bound")) {
                 p.bound_quanta = (int)v;
+            } else if (!strcmp(a, "--grid")) {
+                p.tick_grid = v != 0;
+            } else if (!strcmp(a, "--ops-scale")) {
+                p.ops_scale = (uint32_t)v;
             } else if (!strcmp(a, "--window")) {
                 p.window = v;
             } else if (!strcmp(a, "--ncpu")) {
@@ -137,14 +174,15 @@ int main(int argc, char **argv)
     }
     int bad = 0;
     printf("policy,program,label,blocked,n,b,iters,finish,run_cycles,slices,reads,writes,misses,c2c,mem,"
-           "inval,regions,signals,delays,delayed_ticks,forced,delay_cycles,comp_waived,turns_skipped,check\n");
+           "inval,regions,signals,delays,delayed_ticks,forced,delay_cycles,comp_waived,turns_skipped,"
+           "cyc_instr,cyc_penalty,cyc_signal,cyc_barrier,cyc_idle,fair_cycles,machine_idle,check\n");
     for (int i = 0; i < np; i++) {
         const busmp_pstats *s = busmp_stats(m, i);
         char err[256] = "ok";
         if (busmp_wprog_check(w[i], err, sizeof err))
             bad = 1;
         printf("%s,%s,%s,%d,%ld,%ld,%ld,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,"
-               "%llu,%llu,%llu,%s\n",
+               "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%lld,%.0f,%llu,%s\n",
                p.policy == BUSMP_PSAFE ? "psafe" : "preempt", kinds[i]->name, s->name, s->blocked, sizes[i].n,
                sizes[i].b, sizes[i].iters, (unsigned long long)s->finish, (unsigned long long)s->run_cycles,
                (unsigned long long)s->slices, (unsigned long long)s->mem.reads,
@@ -153,7 +191,10 @@ int main(int argc, char **argv)
                (unsigned long long)s->regions, (unsigned long long)s->signals, (unsigned long long)s->delays,
                (unsigned long long)s->delayed_ticks, (unsigned long long)s->forced,
                (unsigned long long)s->delay_cycles, (unsigned long long)s->comp_waived,
-               (unsigned long long)s->turns_skipped, err);
+               (unsigned long long)s->turns_skipped, (unsigned long long)s->cyc_instr,
+               (unsigned long long)s->cyc_penalty, (unsigned long long)s->cyc_signal,
+               (unsigned long long)s->cyc_barrier, (long long)s->cyc_idle, s->fair_cycles,
+               (unsigned long long)busmp_idle_cycles(m), err);
     }
     if (slices_file) {
         FILE *f = fopen(slices_file, "w");

@@ -34,6 +34,7 @@ typedef struct sc_tables {
     unsigned char stop[SC_TABLE_BYTES]; /* dict1: the stop list, streamed by T6 to T2 */
     unsigned char main[SC_TABLE_BYTES]; /* dict2: the main list, streamed by T7 to T3 */
     size_t words_in, stems, stop_words;  /* statistics of the build */
+    size_t stop_dropped;                 /* wrong forms left out so that no listed word is flagged */
 } sc_tables_t;
 
 /* Reads the word list (one word per line) and builds both tables; 0 or -1 (errno). */
@@ -61,6 +62,10 @@ typedef struct sc_delatex {
     int skip_next_group;       /* the command just read takes an argument to skip */
     char cmd[24];
     size_t cmd_len;
+    char env[24];              /* the name in \begin{...}, while it is read */
+    size_t env_len;
+    char tail[40];             /* ENV_SKIP: the last characters read, to find \end{env} */
+    size_t tail_len;
     char word[SC_MAX_WORD];
     size_t word_len;
 } sc_delatex_t;

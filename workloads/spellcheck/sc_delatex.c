@@ -3,14 +3,22 @@
  * Dropped: comments (% to end of line), inline math ($...$, \(...\), \[...\]), command
  * names, the arguments of the commands that name things rather than say them (\begin,
  * \end, \label, \ref, \cite, ...), their optional [..] arguments, control symbols (\%,
- * \\). Kept: letters; an apostrophe between letters. Words are lowercased; words of one
- * letter are dropped; longer than SC_MAX_WORD-1 letters are cut. */
+ * \\), the bodies of display-math and verbatim environments (\begin{equation} ...
+ * \end{equation}, align, gather, multline, eqnarray, displaymath, verbatim, each also
+ * starred) and a tabular's column specification. Kept: letters; an apostrophe between
+ * letters. Words are lowercased; words of one letter are dropped; longer than
+ * SC_MAX_WORD-1 letters are cut. */
 #include <stdio.h>
 #include <string.h>
 
 #include "sc.h"
 
-enum { TEXT, CMD, COMMENT, MATH, MATH_ESC, WAIT_GROUP, OPTION, SKIP_GROUP };
+enum { TEXT, CMD, COMMENT, MATH, MATH_ESC, WAIT_GROUP, OPTION, SKIP_GROUP, ENV_SKIP };
+
+static const char *const skip_env[] = {
+    "equation", "equation*", "align", "align*", "gather", "gather*", "multline", "multline*",
+    "eqnarray", "eqnarray*", "displaymath", "verbatim", "verbatim*",
+};
 
 static const char *const skip_arg[] = {
     "begin", "end", "label", "ref", "eqref", "pageref", "cite", "citep", "citet", "usepackage",
@@ -19,6 +27,33 @@ static const char *const skip_arg[] = {
 };
 
 void sc_delatex_init(sc_delatex_t *d) { memset(d, 0, sizeof *d); }
+
+/* The \begin{...} group just closed: skip the environment's body, or a tabular's column
+ * specification, or go on with the text. */
+static void begin_done(sc_delatex_t *d)
+{
+    d->state = TEXT;
+    if (d->env_len == 7 && memcmp(d->env, "tabular", 7) == 0) {
+        d->state = WAIT_GROUP; /* {lcr}: the column specification */
+        d->cmd_len = 0;
+        return;
+    }
+    for (size_t i = 0; i < sizeof skip_env / sizeof skip_env[0]; i++)
+        if (strlen(skip_env[i]) == d->env_len && memcmp(skip_env[i], d->env, d->env_len) == 0) {
+            d->state = ENV_SKIP;
+            d->tail_len = 0;
+            return;
+        }
+}
+
+/* ENV_SKIP saw '}': does the text read so far end with \end{<env>}? */
+static int env_ended(const sc_delatex_t *d)
+{
+    size_t n = 5 + d->env_len + 1; /* \end{ name } */
+    if (d->tail_len < n) return 0;
+    const char *t = d->tail + d->tail_len - n;
+    return memcmp(t, "\\end{", 5) == 0 && memcmp(t + 5, d->env, d->env_len) == 0 && t[n - 1] == '}';
+}
 
 static int letter(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
@@ -68,6 +103,7 @@ static void end_command(sc_delatex_t *d, int c, sc_word_fn emit, void *ctx)
     }
     if (takes_skipped_arg(d)) {
         d->state = WAIT_GROUP;
+        d->env_len = 0;
         sc_delatex_feed(d, c, emit, ctx);
         return;
     }
@@ -118,7 +154,20 @@ void sc_delatex_feed(sc_delatex_t *d, int c, sc_word_fn emit, void *ctx)
         break;
     case SKIP_GROUP:
         if (c == '{') d->depth++;
-        else if (c == '}' && --d->depth == 0) d->state = TEXT;
+        else if (c == '}' && --d->depth == 0) {
+            if (d->cmd_len == 5 && memcmp(d->cmd, "begin", 5) == 0) begin_done(d);
+            else d->state = TEXT;
+        } else if (d->depth == 1 && d->env_len < sizeof d->env) {
+            d->env[d->env_len++] = (char)c;
+        }
+        break;
+    case ENV_SKIP:
+        if (d->tail_len == sizeof d->tail) { /* keep the last half */
+            memmove(d->tail, d->tail + sizeof d->tail / 2, sizeof d->tail / 2);
+            d->tail_len = sizeof d->tail / 2;
+        }
+        d->tail[d->tail_len++] = (char)c;
+        if (c == '}' && env_ended(d)) d->state = TEXT;
         break;
     }
 }

@@ -6,9 +6,10 @@
  * Usage:
  *   spellcheck-regwin [--doc F] [--dict F | --tables F] [--save-tables F]
  *                     [--settings all|name,...|M:N,...] [--schemes off,NS,SNP,SP]
- *                     [--windows 4-32|list] [--ws 0,1] [--print] [--null] [--table2]
+ *                     [--windows 4-32|list] [--ws 0,1] [--print] [--words] [--null] [--table2]
  * --print writes the misspelled words of the (first) run to stdout instead of RESULT
- * lines; --null loads everything and runs nothing (the baseline of an instruction count);
+ * lines; --words writes the words T1 extracts from the document (one per line, the input of
+ * the spelling checks) and exits, so that an independent checker can judge the same words; --null loads everything and runs nothing (the baseline of an instruction count);
  * --table2 prints the cost model of one switch (ito_regwin_switch_cost) per scheme and
  * windows saved/restored, as "RESULT table2 ..." lines, and exits.
  * Defaults: the shipped document, /usr/share/dict/american-english, all six settings of
@@ -160,6 +161,12 @@ static void print_result(const setting_t *st, int scheme, int windows, int ws, c
     fflush(stdout);
 }
 
+static void print_word(void *ctx, const char *w, size_t n)
+{
+    (void)ctx;
+    printf("%.*s\n", (int)n, w);
+}
+
 static uint64_t core_switch_count(void)
 {
     ito_stats_t s;
@@ -171,11 +178,12 @@ int main(int argc, char **argv)
     const char *doc_path = SC_DEFAULT_DOC, *dict = "/usr/share/dict/american-english";
     const char *tables_path = NULL, *save_tables = NULL;
     const char *settings_arg = "all", *schemes_arg = "SP", *windows_arg = "8", *ws_arg = "0";
-    int print = 0, null_run = 0, table2 = 0;
+    int print = 0, null_run = 0, table2 = 0, words = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--print") == 0) print = 1;
+        else if (strcmp(a, "--words") == 0) words = 1;
         else if (strcmp(a, "--null") == 0) null_run = 1;
         else if (strcmp(a, "--table2") == 0) table2 = 1;
         else if (!v) die("missing value");
@@ -208,10 +216,20 @@ int main(int argc, char **argv)
     size_t doc_len;
     char *doc = slurp(doc_path, &doc_len);
     if (!doc) die("cannot read the document (--doc)");
+    if (words) {
+        sc_delatex_t d;
+        sc_delatex_init(&d);
+        for (size_t i = 0; i < doc_len; i++) sc_delatex_feed(&d, (unsigned char)doc[i], print_word, NULL);
+        sc_delatex_feed(&d, EOF, print_word, NULL);
+        free(doc);
+        return 0;
+    }
     static sc_tables_t tables;
     if (load_tables(&tables, dict, tables_path, save_tables) != 0) die(strerror(errno));
-    fprintf(stderr, "spellcheck-regwin: %zu bytes of LaTeX; word list %zu words -> %zu stems, %zu stop words\n",
-            doc_len, tables.words_in, tables.stems, tables.stop_words);
+    fprintf(stderr,
+            "spellcheck-regwin: %zu bytes of LaTeX; word list %zu words -> %zu stems, %zu stop words "
+            "(%zu left out so that no listed word is flagged)\n",
+            doc_len, tables.words_in, tables.stems, tables.stop_words, tables.stop_dropped);
 
     setting_t settings[32];
     int nset = parse_settings(settings_arg, settings, 32);

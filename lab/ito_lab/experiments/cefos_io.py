@@ -6,14 +6,13 @@ Two halves write into results/cefos-io/:
   the N requests arrive, and a sensitivity sweep over the per-thread instruction counts, which
   the paper does not give;
 - real (`run_real`): the same chain on ito's zero-wait-thread runtime, measured on this machine's
-  workers. It runs the program REAL_PROGRAM from the CMake tree when it exists and otherwise
-  reports "not yet built".
-
-Contract of the real program (to be built with the ZWT runtime): invoked as
-    <program> --workers W --devices D --rtt-us 2 --period-us P
-it runs the Fig. 7 chain with simulated devices of that round-trip time, sweeps the number of
-requests N itself, and prints CSV on stdout with the header `workers,devices,n,completed`
-(one row per N tried; completed = receiver threads finished within the period).
+  workers by REAL_PROGRAM (workloads/cefos_io/cefos_io.c), invoked as
+      <program> --workers W --devices D --rtt-ns 2000 --period-ms P
+  (one RESULT line: completed requests in the period, measured RTT, ...) in REAL_REPS interleaved
+  rounds over every (workers, devices) cell; the report gives min / median / max, the host CPU
+  and the load before the runs. Without the program it reports "not yet built".
+- the shape study (`shape_section`): the whole grid with heavier threads and at the paper's
+  shorter RTT, to show what makes Fig. 8 device-bound and when TEUs matter.
 
 The paper's only number for Fig. 8 is the (1 device, 1 TEU) -> (3, 3) throughput gain of about
 2.5x; PAPER_GAIN is that number and is used for display only (nothing is fitted to it).
@@ -43,6 +42,12 @@ REAL_PERIOD_US = 100_000         # 0.1 s: the paper's 1e5 cycles (100 us) is bel
 SCALES = (0.25, 0.5, 1, 2, 4, 8, 16, 32)
 SCALES_QUICK = (1, 8, 32)
 SENS_CORNERS = ((1, 1), (1, 3), (3, 3))
+# The Fig. 8 shape study: whole grids at heavier threads and at the paper's shorter RTT
+# ((k, RTT cycles, arrival); the default grid is (1, 2000, both arrivals)).  k multiplies every
+# thread's instruction count; 1000 cycles = the paper's "1 to 2 micro seconds" lower end.
+SHAPE = ((4, 2000, "burst"), (4, 2000, "uniform"), (16, 2000, "burst"), (16, 2000, "uniform"),
+         (1, 1000, "burst"), (16, 1000, "burst"))
+SHAPE_QUICK = ((16, 2000, "burst"),)
 
 
 def add_arguments(p):
@@ -55,15 +60,18 @@ def add_arguments(p):
 # ---- simulated half ----------------------------------------------------------------------
 def _task(key):
     """One max-over-N search; `key` = (kind, arrival, teus, devices, param, factor)."""
-    from fuce import Costs, max_throughput
+    from fuce import RTT, Costs, max_throughput
     kind, arrival, t, d, param, factor, quick = key
     c = Costs()
-    if param == "all":
+    rtt = RTT
+    if kind == "shape":                 # param = the RTT in cycles
+        c, rtt = c.scaled(factor), param
+    elif param == "all":
         c = c.scaled(factor)
     elif param:
         from dataclasses import replace
         c = replace(c, **{param: max(0, round(getattr(c, param) * factor))})
-    best, curve = max_throughput(t, d, costs=c, arrival=arrival, quick=quick)
+    best, curve = max_throughput(t, d, costs=c, rtt=rtt, arrival=arrival, quick=quick)
     return key[:6], best, curve
 
 
@@ -78,12 +86,89 @@ def _tasks(quick, sensitivity):
         if not quick:
             for f in fields(Costs):
                 ks += [("param", "burst", t, d, f.name, 4, quick) for t, d in ((1, 1), (3, 3))]
+        for k, rtt, a in (SHAPE_QUICK if quick else SHAPE):
+            ks += [("shape", a, t, d, rtt, k, quick) for t in TEUS for d in DEVICES]
     return ks
 
 
 def _label(key):
     kind, a, t, d, param, factor = key[:6]
     return f"{kind} {a} {t} TEU {d} dev" + (f" {param} x{factor}" if param else "")
+
+
+# ---- the shape of Fig. 8 --------------------------------------------------------------------
+def shape_grids(res) -> dict:
+    """{(k, rtt, arrival): {(teus, devices): RunResult}} for the default and the shape settings."""
+    from fuce import RTT
+    g: dict = {}
+    for key, (best, _) in res.items():
+        if key[0] == "fig8":
+            g.setdefault((1, RTT, key[1]), {})[(key[2], key[3])] = best
+        elif key[0] == "shape":
+            g.setdefault((key[5], key[4], key[1]), {})[(key[2], key[3])] = best
+    return g
+
+
+def shape_metrics(grid: dict) -> dict:
+    """What Fig. 8's shape is made of, from one 4 x 3 grid of best runs."""
+    def T(t, d):
+        return grid[(t, d)].completed
+    teus_raise = all(T(4, d) >= 1.05 * T(1, d) for d in DEVICES)
+    return {"teu_gain_1dev": T(4, 1) / T(1, 1), "teu_gain_3dev": T(4, 3) / T(1, 3),
+            "dev_gain_1teu": T(1, 3) / T(1, 1), "dev_gain_4teu": T(4, 3) / T(4, 1),
+            "gain_11_33": T(3, 3) / T(1, 1), "teus_raise_everywhere": teus_raise,
+            "dev_util_11": grid[(1, 1)].dev_util, "teu_util_11": grid[(1, 1)].teu_util,
+            "dev_util_13": grid[(1, 3)].dev_util, "teu_util_13": grid[(1, 3)].teu_util}
+
+
+def request_work(k: float, rtt: int) -> int:
+    """Cycles one request costs on one TEU besides the device: single-request latency - RTT."""
+    from fuce import Costs
+    from fuce.throughput import run_chain
+    r = run_chain(1, 1, 1, costs=Costs().scaled(k), rtt=rtt, period=10 * rtt + 100_000)
+    return r.latencies[0] - rtt
+
+
+def shape_section(out_dir, res, period) -> tuple[str, str]:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    G = shape_grids(res)
+    keys = sorted(G, key=lambda k: (k[1] != 2000, k[0], k[2]))
+    rows = []
+    for key in keys:
+        k, rtt, a = key
+        m = shape_metrics(G[key])
+        rows.append([k, request_work(k, rtt), rtt, a, period // rtt, f"{m['teu_gain_1dev']:.2f}",
+                     f"{m['teu_gain_3dev']:.2f}", f"{m['dev_gain_1teu']:.2f}", f"{m['dev_gain_4teu']:.2f}",
+                     f"{m['gain_11_33']:.2f}x", "yes" if m["teus_raise_everywhere"] else "no",
+                     f"{m['dev_util_11']:.2f} / {m['teu_util_11']:.2f}", f"{m['dev_util_13']:.2f} / {m['teu_util_13']:.2f}"])
+    write_csv(out_dir / "shape.csv", ["k", "work_cycles_per_request", "rtt", "arrival", "device_bound",
+                                      "teu_gain_1dev", "teu_gain_3dev", "dev_gain_1teu", "dev_gain_4teu",
+                                      "gain_11_33", "teus_raise_everywhere", "util_dev_teu_11", "util_dev_teu_13"], rows)
+    fig, axs = plt.subplots(1, len(keys), figsize=(3.3 * len(keys), 3.6), sharey=False)
+    for ax, key in zip(axs if len(keys) > 1 else [axs], keys):
+        for d in DEVICES:
+            ax.plot(TEUS, [G[key][(t, d)].completed for t in TEUS], marker="o", label=f"{d} dev")
+        ax.set_title(f"k={key[0]}, RTT {key[1]}, {key[2]}", fontsize=9)
+        ax.set_xticks(TEUS)
+        ax.set_xlabel("TEUs")
+    (axs[0] if len(keys) > 1 else axs).set_ylabel("throughput (max over N)")
+    (axs[0] if len(keys) > 1 else axs).legend(fontsize=7)
+    fig.suptitle("Fig. 8's shape: throughput vs TEUs under heavier threads (k) and a shorter RTT (model)")
+    fig.tight_layout()
+    fig.savefig(out_dir / "cefos-io-shape.png", dpi=110)
+    plt.close(fig)
+    text = (image(out_dir / "cefos-io-shape.png", "shape", out_dir) + "\n\n"
+            "k multiplies every thread's instruction count; work = cycles one request costs a TEU besides "
+            "the device (single-request latency - RTT). TEU gain = T(4 TEUs)/T(1 TEU) at a device count; "
+            "device gain = T(3 devices)/T(1 device) at a TEU count; 'TEUs raise' = T(4,d) >= 1.05 T(1,d) at "
+            "every d (the paper: \"increasing the number of TEUs improved throughput\"). util = device / "
+            "TEU utilization at (1 TEU, 1 device) and (1 TEU, 3 devices).\n\n" +
+            markdown_table(["k", "work per request", "RTT", "arrival", "device bound", "TEU gain, 1 dev",
+                            "TEU gain, 3 dev", "device gain, 1 TEU", "device gain, 4 TEUs", "(1,1)->(3,3)",
+                            "TEUs raise", "util (1,1)", "util (1,3)"], rows))
+    return ("Fig. 8's shape: what makes throughput device-bound", text)
 
 
 def simulate(quick, sensitivity=True, jobs=1, step=None):
@@ -105,16 +190,29 @@ def simulate(quick, sensitivity=True, jobs=1, step=None):
 
 
 # ---- real half -------------------------------------------------------------------------
-def run_real(ctx):
-    """Measure the chain on ito's ZWT runtime; {'status': ..., 'rows': [(w, d, best, n)]}."""
+REAL_REPS = 5                    # interleaved rounds over all (workers, devices) cells; quick: 2
+
+
+def run_real(ctx, reps: int | None = None):
+    """Measure the chain on ito's ZWT runtime, `reps` interleaved rounds over every (workers,
+    devices) cell. {'status', 'rows': [(w, d, median completed, senders)], 'spread': {(w, d):
+    (min, median, max)}, 'rtt': {(w, d): median measured RTT ns}, 'host', 'loads'}."""
+    from ..host import host_line, load1, spread
     prog = Path(ctx.build_dir) / REAL_PROGRAM
     if not prog.exists():
         return {"status": f"not yet built ({REAL_PROGRAM} is missing from {ctx.build_dir})", "rows": []}
     workers = [w for w in TEUS if w <= (os.cpu_count() or 1)]
-    rows = []
+    reps = reps or (2 if ctx.quick else REAL_REPS)
     period_ms = max(1, REAL_PERIOD_US // 1000 // (10 if ctx.quick else 1))
-    for w in workers:
-        for d in DEVICES:
+    done: dict = {}
+    rtts: dict = {}
+    senders: dict = {}
+    loads = []
+    host = host_line()
+    for rep in range(reps):
+        cells = [(w, d) for w in workers for d in DEVICES]
+        for w, d in (cells if rep % 2 == 0 else cells[::-1]):      # alternate the order against drift
+            loads.append(load1())
             out = ctx.run_program(REAL_PROGRAM, "--workers", str(w), "--devices", str(d), "--rtt-ns", "2000",
                                   "--period-ms", str(period_ms))
             res = [r for r in parse_results(out, strict=False) if r.get("workload") == "cefos_io"]
@@ -122,8 +220,13 @@ def run_real(ctx):
                 raise RuntimeError(f"{REAL_PROGRAM} printed no RESULT line: {out[-500:]}")
             r = res[-1]
             # A closed loop of senders: `senders` plays the role of the model's N.
-            rows.append((w, d, int(r["completed"]), int(r.get("senders", 0))))
-    return {"status": f"measured with {prog}", "rows": rows}
+            done.setdefault((w, d), []).append(int(r["completed"]))
+            rtts.setdefault((w, d), []).append(float(r.get("rtt_measured_ns", "nan")))
+            senders[(w, d)] = int(r.get("senders", 0))
+    sp = {k: spread(v) for k, v in done.items()}
+    rows = [(w, d, int(round(sp[(w, d)][1])), senders[(w, d)]) for w in workers for d in DEVICES]
+    return {"status": f"measured with {prog}, {reps} interleaved rounds", "rows": rows, "spread": sp,
+            "rtt": {k: spread(v)[1] for k, v in rtts.items()}, "host": host, "loads": loads}
 
 
 # ---- figures ------------------------------------------------------------------------------
@@ -246,15 +349,29 @@ def run(args, ctx) -> int:
                         ["devices \\ TEUs", *TEUS], [[d, *(g[(t, d)] for t in TEUS)] for d in DEVICES])
     real = run_real(ctx)
     rows = real["rows"]
-    write_csv(out_dir / "real.csv", ["workers", "devices", "completed", "senders"], rows)
+    sp = real.get("spread", {})
+    write_csv(out_dir / "real.csv", ["workers", "devices", "completed_median", "senders", "completed_min",
+                                     "completed_max", "rtt_measured_ns_median"],
+              [[w, d, x, n, sp[(w, d)][0], sp[(w, d)][2], round(real["rtt"][(w, d)])] for w, d, x, n in rows])
     body = f"Status: {real['status']}.\n"
     if rows:
-        tbl = {(w, d): x for w, d, x, _ in rows}
+        tbl = {(w, d): f"{x:,} ({sp[(w, d)][0]:,}–{sp[(w, d)][2]:,})" for w, d, x, _ in rows}
+        med = {(w, d): x for w, d, x, _ in rows}
         ws = sorted({w for w, *_ in rows})
-        body += "\n" + markdown_table(["devices \\ workers"] + ws,
-                                      [[d] + [tbl[(w, d)] for w in ws] for d in DEVICES])
-        if (1, 1) in tbl and (3, 3) in tbl and tbl[(1, 1)]:
-            body += f"\n\n(1,1) -> (3,3) gain: {tbl[(3, 3)] / tbl[(1, 1)]:.2f}x (paper: about {PAPER_GAIN}x)"
+        loads = real["loads"]
+        body += (f"\n{real['host']} (at the start); 1-minute load before the runs {min(loads):.2f}–{max(loads):.2f}"
+                 + ("" if max(loads) < 0.5 else " -- NOT quiet: re-run on a quiet machine") +
+                 ". Requests completed per period: median (min–max) over the rounds.\n\n" +
+                 markdown_table(["devices \\ workers"] + ws, [[d] + [tbl[(w, d)] for w in ws] for d in DEVICES]) +
+                 "\nMeasured device round trip (timerfd expiry to handler), median ns: " +
+                 ", ".join(f"({w},{d}) {real['rtt'][(w, d)]:,.0f}" for w, d, *_ in rows) + ".")
+        for a, b in (((1, 1), (2, 2)), ((1, 1), (2, 3)), ((1, 1), (3, 3))):
+            if a in med and b in med and med[a]:
+                body += f"\n\n{a} -> {b} (workers, devices) gain: {med[b] / med[a]:.2f}x (paper, (1,1) -> (3,3): about {PAPER_GAIN}x)"
+        body += ("\n\nThese are wall-clock results of this host: a timerfd device's round trip is the host's "
+                 "timer interrupt and wake-up latency (not the paper's 2 us), and the CPU work per request is the "
+                 "host's kernel crossings (timerfd arm, epoll) plus ito's ZWT work; so which resource bounds the "
+                 "throughput -- and whether more workers help -- depends on the host.")
     sections.append(("Real half: ito zero-wait-thread runtime on this machine", body))
     write_report(out_dir / "report.md", "cefos-io: CEFOS Fig. 8 (I/O throughput vs TEUs and devices)", sections)
     print(f"cefos-io: wrote {out_dir}/report.md")
@@ -302,6 +419,8 @@ def _sim_outputs(out_dir, res, quick, period, rtt, costs):
                  "\n\nThe paper also states that adding TEUs raised throughput; in the model this holds at "
                  "3 devices with burst arrivals (gate contention by spinning senders needs TEUs) and vanishes "
                  "with uniform arrivals, where the devices are the bottleneck."))
+    if any(k[0] == "shape" for k in res):
+        secs.append(shape_section(out_dir, res, period))
     scale_rows = []
     for k in sorted({k[5] for k in res if k[0] == "scale"} | {1}):
         def v(t, d, k=k):

@@ -18,6 +18,14 @@ B. The chatroom (program workloads/chatroom/chatroom; paper section 4.4, Table 2
 The paper's numbers used for display only (nothing is fitted to them): PAPER_CHAT_RATIO
 (0.87 of clocks, whole run), PAPER_TABLE2 (the sending part). Fig. 11 gives no numbers,
 only a shape (PAPER_FIG11_SHAPE), so no paper curve is drawn.
+
+Host dependence. Every figure carries the host CPU and load (ito_lab.host); Fig. 11 runs 5
+processes and the chatroom 7 rounds by default, reported as min / median / max; the LMbench-
+style costs of the host (workloads/cefos_io/lat_host, ito_lab.hostcost) are measured between
+the runs (at least 5 times) and printed beside the paper's Table 1; and the report derives,
+from the raw io_uring and WSC curves of the same run, the per-crossing and per-request costs
+that decide Fig. 11's break-even on this host (the plain syscall must cost more than one
+request's share of the batch).
 """
 from __future__ import annotations
 
@@ -29,6 +37,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from .. import hostcost
+from ..host import cpu_model, host_line, load1, spread
 from ..parse import parse_results
 from ..progress import print_table, steps, warn
 from ..report import image, markdown_table, write_csv, write_report
@@ -58,7 +68,8 @@ SERIES = {  # (kind, backend, op, issuer) -> legend
 def add_arguments(p):
     p.add_argument("--part", choices=("all", "fig11", "chatroom"), default="all")
     p.add_argument("--trials", type=int, help="Fig. 11 trials per run (default 501; quick 61)")
-    p.add_argument("--runs", type=int, help="Fig. 11 processes (default 3; quick 1)")
+    p.add_argument("--runs", type=int, help="Fig. 11 processes (default 5; quick 1)")
+    p.add_argument("--host-runs", type=int, help="runs of lat_host, interleaved (default 5; quick 2)")
     p.add_argument("--repeats", type=int, help="chatroom repeats per configuration (default 7; quick 3)")
     p.add_argument("--rooms", help="comma-separated room counts (default 1,5,10; quick 1,3)")
     p.add_argument("--no-cachegrind", action="store_true")
@@ -117,51 +128,96 @@ def fig11_merge(runs: list[list[dict]]) -> dict:
     return out
 
 
+def fig11_spread(runs: list[list[dict]]) -> dict:
+    """{(kind, backend, op, issuer): {k: (min ratio, max ratio)}} over runs."""
+    acc: dict = {}
+    for rows in runs:
+        for r in rows:
+            acc.setdefault((r["kind"], r["backend"], r["op"], r["issuer"]), {}).setdefault(r["k"], []).append(r["ratio"])
+    return {key: {k: (min(v), max(v)) for k, v in sorted(by_k.items())} for key, by_k in acc.items()}
+
+
+def host_dependence(merged: dict, plain_ns: float) -> str:
+    """Per-crossing and per-request costs fitted to each curve (ns/call = crossing/K + request),
+    and the break-even they predict against this host's plain getpid."""
+    rows = []
+    for key, curve in merged.items():
+        fit = hostcost.crossing_model({k: v[1] for k, v in curve.items()})
+        if not fit:
+            continue
+        c, r = fit
+        be = hostcost.break_even(c, r, plain_ns)
+        rows.append([SERIES.get(key, "/".join(key)), round(c, 1), round(r, 1), round(plain_ns, 1),
+                     "never (per request >= plain)" if be is None else f"{be:.1f}",
+                     f"K={break_even(curve)}" if break_even(curve) else "never"])
+    if not rows:
+        return ""
+    return ("Why Fig. 11 depends on the host: a batch of K costs one crossing plus K requests, so per call "
+            "ns = crossing / K + per-request; WSC beats a plain call only when the plain call costs more than "
+            "the per-request part, and then from K = crossing / (plain - per-request). Both parts are the "
+            "host's: the kernel entry and exit (mitigations, virtualization) and io_uring's per-request path. "
+            "Fitted through the smallest and largest K of this run:\n\n" +
+            markdown_table(["series", "per crossing (ns)", "per request (ns)", "plain getpid (ns)",
+                            "predicted break-even K", "measured"], rows))
+
+
 def break_even(curve: dict) -> int | None:
     """The smallest threshold whose ratio is below 1 (WSC wins), or None."""
     wins = [k for k, (ratio, _, _) in sorted(curve.items()) if ratio < 1.0]
     return wins[0] if wins else None
 
 
-def run_fig11(ctx, trials: int, runs: int, step) -> tuple[dict, list[float]]:
+def run_fig11(ctx, trials: int, runs: int, step, between=None) -> tuple[dict, list[float], dict]:
     prog = str(ctx.program(FIG11))
     all_rows, plains = [], []
     for i in range(runs):
+        if between:
+            between()
         step(f"Fig. 11 run {i + 1}/{runs} ({trials} trials)")
         out = _run(_pin(1 if (os.cpu_count() or 1) > 1 else 0) + [prog, "--trials", str(trials)])
         res = parse_results(out)
         all_rows.append(fig11_rows(res))
         plains += fig11_plain_ns(res)
-    return fig11_merge(all_rows), plains
+    return fig11_merge(all_rows), plains, fig11_spread(all_rows)
 
 
-def fig11_outputs(out_dir: Path, merged: dict, plains: list[float]) -> list[tuple[str, str]]:
+def fig11_outputs(out_dir: Path, merged: dict, plains: list[float], spreads: dict | None = None,
+                  nruns: int = 1) -> list[tuple[str, str]]:
+    spreads = spreads or {}
     rows = []
     for key, curve in merged.items():
         for k, (ratio, ns_call, cross) in curve.items():
-            rows.append([*key, k, f"{ratio:.4f}", f"{ns_call:.1f}", cross])
+            lo, hi = spreads.get(key, {}).get(k, (ratio, ratio))
+            rows.append([*key, k, f"{ratio:.4f}", f"{ns_call:.1f}", cross, f"{lo:.4f}", f"{hi:.4f}"])
     write_csv(out_dir / "fig11.csv", ["kind", "backend", "op", "issuer", "threshold", "ratio_to_plain_getpid",
-                                      "ns_per_call", "crossings"], rows)
+                                      "ns_per_call", "crossings", "min_ratio", "max_ratio"], rows)
     series = {SERIES.get(key, "/".join(key)): (list(c), [v[0] for v in c.values()]) for key, c in merged.items()}
+    bands = {SERIES.get(key, "/".join(key)): ([spreads[key][k][0] for k in c], [spreads[key][k][1] for k in c])
+             for key, c in merged.items() if key in spreads and all(k in spreads[key] for k in c)}
     png = out_dir / "fig11.png"
     from ..plot import line_chart
     line_chart(png, series, title="Fig. 11: 128 thin calls through WSC, relative to 128 plain getpid() "
-               "(paper: shape only, no values)", xlabel="WSC threshold K", ylabel="time ratio to plain getpid",
-               logx=True, reference={"plain getpid (ratio 1)": ([1, 64], [1.0, 1.0])})
+               f"(paper: shape only, no values); median of {nruns} run(s), band min-max",
+               xlabel="WSC threshold K", ylabel="time ratio to plain getpid",
+               logx=True, reference={"plain getpid (ratio 1)": ([1, 64], [1.0, 1.0])}, spread=bands,
+               footer=host_line())
     header = ["K"] + [SERIES.get(key, "/".join(key)) for key in merged]
     table = []
     for k in THRESHOLDS:
-        table.append([k] + [merged[key][k][0] if k in merged[key] else None for key in merged])
+        table.append([k] + [(f"{merged[key][k][0]:.2f} ({spreads[key][k][0]:.2f}–{spreads[key][k][1]:.2f})"
+                             if key in spreads and k in spreads[key] else merged[key][k][0])
+                            if k in merged[key] else None for key in merged])
     ns_table = [[k] + [merged[key][k][1] if k in merged[key] else None for key in merged] for k in THRESHOLDS]
     plain = statistics.median(plains) / 128.0 if plains else float("nan")
     be = {SERIES.get(key, "/".join(key)): break_even(c) for key, c in merged.items()}
     text = (f"{image(png, 'Fig. 11', out_dir)}\n\nRatio of the time of 128 calls through WSC to 128 plain "
             f"`getpid()` syscalls (median over trials of the paired ratio, median over runs). A plain getpid "
-            f"took {plain:.1f} ns here (median).\n\n" + markdown_table(header, table) +
+            f"took {plain:.1f} ns here (median). Cells: median (min–max) over {nruns} run(s). {host_line()}.\n\n"
+            + markdown_table(header, table) +
             "\nNanoseconds per call:\n\n" + markdown_table(header, ns_table) +
             "\nSmallest K at which WSC beats plain getpid: " +
             ", ".join(f"{n}: {'K=' + str(k) if k else 'never'}" for n, k in be.items()) +
-            f".\n\nPaper (Fig. 11): {PAPER_FIG11_SHAPE}\n")
+            f".\n\nPaper (Fig. 11): {PAPER_FIG11_SHAPE}\n\n" + host_dependence(merged, plain))
     print_table("Fig. 11: ratio to plain getpid", header, table)
     return [("A. Fig. 11: thin calls vs WSC threshold", text)]
 
@@ -204,20 +260,27 @@ def chat_summary(runs: list[dict]) -> dict:
             for k, rs in sorted(acc.items())}
 
 
-def paired_ratio(runs: list[dict], rooms: int, num: tuple[str, str], den: tuple[str, str], field: str):
-    """Median over repeats of num/den where both were measured in the same round."""
+def paired_ratios(runs: list[dict], rooms: int, num: tuple[str, str], den: tuple[str, str], field: str) -> list:
+    """num/den of every round in which both were measured."""
     by_round: dict = {}
     for r in runs:
         if r["rooms"] == rooms:
             by_round.setdefault(r.get("round", 0), {})[(r["mode"], r["backend"])] = r[field]
-    ratios = [d[num] / d[den] for d in by_round.values() if num in d and den in d]
+    return [d[num] / d[den] for d in by_round.values() if num in d and den in d]
+
+
+def paired_ratio(runs: list[dict], rooms: int, num: tuple[str, str], den: tuple[str, str], field: str):
+    """Median over repeats of num/den where both were measured in the same round."""
+    ratios = paired_ratios(runs, rooms, num, den, field)
     return statistics.median(ratios) if ratios else None
 
 
-def run_chat(ctx, rooms_list, repeats, sync, step) -> list[dict]:
+def run_chat(ctx, rooms_list, repeats, sync, step, between=None) -> list[dict]:
     modes = CHAT_MODES + (CHAT_MODES_SYNC if sync else ())
     runs = []
     for rnd in range(repeats):
+        if between:
+            between()
         for rooms in rooms_list:
             for mode, backend in modes:
                 step(f"chatroom round {rnd + 1}/{repeats}: {rooms} rooms, {mode} ({backend})")
@@ -232,29 +295,44 @@ def chat_outputs(out_dir: Path, runs: list[dict], rooms_list) -> list[tuple[str,
             "recv_posts", "sends", "short_sends"]
     write_csv(out_dir / "chatroom_runs.csv", keys, [[r[k] for k in keys] for r in runs])
     summ = chat_summary(runs)
-    rows = [[rooms, mode, backend, v["n"], v["total_ms"], v["cpu_ms"], int(v["crossings"])]
+    by: dict = {}
+    for r in runs:
+        by.setdefault((r["rooms"], r["mode"], r["backend"]), []).append(r)
+
+    def rng(key, field):
+        lo, _, hi = spread([x[field] / 1e6 for x in by[key]])
+        return f"{lo:.1f}–{hi:.1f}"
+    rows = [[rooms, mode, backend, v["n"], v["total_ms"], rng((rooms, mode, backend), "total_ns"), v["cpu_ms"],
+             rng((rooms, mode, backend), "server_cpu_ns"), int(v["crossings"])]
             for (rooms, mode, backend), v in summ.items()]
-    header = ["rooms", "server", "backend", "runs", "total ms", "server CPU ms", "crossings"]
+    header = ["rooms", "server", "backend", "runs", "total ms", "total min–max", "server CPU ms",
+              "CPU min–max", "crossings"]
     write_csv(out_dir / "chatroom.csv", header, [[f"{c:.3f}" if isinstance(c, float) else c for c in r]
                                                  for r in rows])
-    ratio_rows = []
+    ratio_rows, csv_rows = [], []
     for rooms in rooms_list:
         for den in (("plain", "uring"), ("ito1", "uring"), ("pthreads", "none")):
+            tot = paired_ratios(runs, rooms, ("wsc", "uring"), den, "total_ns")
+            cpu = paired_ratios(runs, rooms, ("wsc", "uring"), den, "server_cpu_ns")
+            t_s, c_s = (spread(tot) if tot else None), (spread(cpu) if cpu else None)
             ratio_rows.append([rooms, f"wsc / {den[0]}",
-                               paired_ratio(runs, rooms, ("wsc", "uring"), den, "total_ns"),
-                               paired_ratio(runs, rooms, ("wsc", "uring"), den, "server_cpu_ns")])
-    rheader = ["rooms", "ratio", "total time", "server CPU"]
-    write_csv(out_dir / "chatroom_ratios.csv", rheader,
-              [[a, b, "" if c is None else f"{c:.4f}", "" if d is None else f"{d:.4f}"] for a, b, c, d in ratio_rows])
+                               None if t_s is None else f"{t_s[1]:.3f} ({t_s[0]:.3f}–{t_s[2]:.3f})",
+                               None if c_s is None else f"{c_s[1]:.3f} ({c_s[0]:.3f}–{c_s[2]:.3f})"])
+            csv_rows.append([rooms, f"wsc / {den[0]}"] + ["" if x is None else f"{x[1]:.4f}" for x in (t_s, c_s)] +
+                            ["" if x is None else f"{v:.4f}" for x in (t_s, c_s) for v in (x[0], x[2])])
+    rheader = ["rooms", "ratio", "total time, median (min–max)", "server CPU, median (min–max)"]
+    write_csv(out_dir / "chatroom_ratios.csv", ["rooms", "ratio", "total time", "server CPU", "total min",
+                                                "total max", "CPU min", "CPU max"], csv_rows)
     from ..plot import bar_chart
     big = max(rooms_list)
     keys_big = [k for k in summ if k[0] == big]
     png = out_dir / "chatroom.png"
     bar_chart(png, [f"{m} ({b})" for _, m, b in keys_big], [summ[k]["cpu_ms"] for k in keys_big],
-              title=f"Chatroom, {big} room(s) of 20 clients: server CPU time (median)", ylabel="ms",
-              highlight=["wsc (uring)"])
+              title=f"Chatroom, {big} room(s) of 20 clients: server CPU time (median, bars min-max)", ylabel="ms",
+              highlight=["wsc (uring)"], footer=host_line(),
+              spread=[spread([x["server_cpu_ns"] / 1e6 for x in by[k]])[::2] for k in keys_big])
     text = (f"{image(png, 'chatroom', out_dir)}\n\nMedians over repeats (server: 1 ito worker pinned to CPU 0; "
-            f"clients: one pthread each, pinned to CPU 1).\n\n" + markdown_table(header, rows) +
+            f"clients: one pthread each, pinned to CPU 1). {host_line()}.\n\n" + markdown_table(header, rows) +
             "\nWSC ratios (median over rounds of the ratio within a round; paper: whole run "
             f"115.0 / 133.0 M cycles = {PAPER_CHAT_RATIO:.3f}, \"about 87%\" of the normal version's clocks):\n\n" + markdown_table(rheader, ratio_rows))
     print_table("chatroom (medians)", header, rows)
@@ -372,7 +450,7 @@ def run(args, ctx) -> int:
     out_dir = ctx.out(NAME)
     quick = ctx.quick
     trials = args.trials or (61 if quick else 501)
-    runs = args.runs or (1 if quick else 3)
+    runs = args.runs or (1 if quick else 5)
     repeats = args.repeats or (3 if quick else 7)
     rooms_list = [int(x) for x in (args.rooms or ("1,3" if quick else "1,5,10")).split(",")]
     do_a, do_b = args.part in ("all", "fig11"), args.part in ("all", "chatroom")
@@ -382,15 +460,28 @@ def run(args, ctx) -> int:
     n_chat = repeats * len(rooms_list) * (len(CHAT_MODES) + (len(CHAT_MODES_SYNC) if sync else 0))
     total = (runs if do_a else 0) + (n_chat if do_b else 0) + (len(CHAT_MODES) if cg else 0) + \
         (2 * len(rooms_list) * 3 if hb else 0)
-    sections = [("Setup", f"Machine: {os.cpu_count()} CPUs; {'quick' if quick else 'full'} run. "
+    host_runs_wanted = getattr(args, "host_runs", None) or (2 if quick else 5)
+    host_runs: list[dict] = []
+    host_loads: list[float] = []
+    have_host = (Path(ctx.build_dir) / hostcost.PROGRAM).exists()
+
+    def host_between():
+        """One lat_host run between two runs of the experiment (the interleaving)."""
+        if have_host and len(host_runs) < max(host_runs_wanted, 10):
+            host_loads.append(load1())
+            host_runs.append(hostcost.run_once(ctx, quick))
+
+    sections = [("Setup", f"{host_line()}. CPU: {cpu_model()}; {'quick' if quick else 'full'} run. "
                  "Programs: `bench/wsc_fig11`, `workloads/chatroom/chatroom` from the CMake tree "
-                 f"{ctx.build_dir}. See docs/reproductions/wsc.md for the assumptions.")]
+                 f"{ctx.build_dir}. See docs/reproductions/wsc.md for the assumptions. Wall-clock results "
+                 "depend on the host (kernel entry cost, io_uring's per-request cost, loopback TCP): see "
+                 "the host-cost table and the break-even analysis below.")]
     with steps(total, "wsc") as step:
         if do_a:
-            merged, plains = run_fig11(ctx, trials, runs, step)
-            sections += fig11_outputs(out_dir, merged, plains)
+            merged, plains, spreads = run_fig11(ctx, trials, runs, step, host_between)
+            sections += fig11_outputs(out_dir, merged, plains, spreads, runs)
         if do_b:
-            chat = run_chat(ctx, rooms_list, repeats, sync, step)
+            chat = run_chat(ctx, rooms_list, repeats, sync, step, host_between)
             sections += chat_outputs(out_dir, chat, rooms_list)
             if cg:
                 sections += cachegrind_outputs(out_dir, run_cachegrind(ctx, step))
@@ -398,6 +489,12 @@ def run(args, ctx) -> int:
                 warn("valgrind not found: no cache figures")
             if hb:
                 sections += hackbench_outputs(out_dir, *run_hackbench(rooms_list, 3, step))
+        while have_host and len(host_runs) < host_runs_wanted:
+            host_between()
+    if host_runs:
+        sections.append(hostcost.table_section(host_runs, host_loads))
+    else:
+        sections.append(("Host costs (LMbench-style)", f"`{hostcost.PROGRAM}` is not built in {ctx.build_dir}."))
     write_report(out_dir / "report.md", "wsc: CEFOS Wrapped System Calls (Fig. 11, chatroom, Table 2)", sections)
     print(f"wrote {out_dir / 'report.md'}")
     return 0

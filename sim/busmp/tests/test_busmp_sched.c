@@ -1,6 +1,8 @@
 /* The gang scheduler with scripted processes (no memory traffic): round-robin order and
- * switch costs, the preemption-safe delay and its compensation arithmetic, the bounded delay
- * then forced preemption (and the region resuming unpreemptable), signal costs, barriers. */
+ * switch costs, the preemption-safe delay and its compensation arithmetic under the three
+ * rules (sit out, shorten, ito's skip-whole-turns), the pending switch with the gang stopping
+ * or running on, the fixed tick grid, the bounded delay then forced preemption (and the region
+ * resuming unpreemptable), signal costs, barriers, the time accounting and the fair share. */
 #include "busmp.h"
 #include "ito_test.h"
 
@@ -56,14 +58,57 @@ static busmp_params params(int policy)
 
 static void reset(void) { memset(scr, 0, sizeof scr); }
 
-static void round_robin(void)
+/* Process i of gang g: `before` cycles, a region of `len`, `after` cycles, exit (len < 0: no region). */
+static void prog_script(int g, int i, int before, int len, int after)
+{
+    work(&scr[g][i], before);
+    if (len >= 0) {
+        ev(&scr[g][i], WL_EV_BEGIN);
+        work(&scr[g][i], len);
+        ev(&scr[g][i], WL_EV_END);
+    }
+    work(&scr[g][i], after);
+    ev(&scr[g][i], WL_EV_EXIT);
+}
+
+/* Process 0 works 100 cycles, process 1 300, both meet at a barrier, then 10 each. */
+static void build_barrier(void)
 {
     reset();
-    for (int g = 0; g < 3; g++)
+    work(&scr[0][0], 100);
+    work(&scr[0][1], 300);
+    for (int i = 0; i < 2; i++) {
+        ev(&scr[0][i], WL_EV_BARRIER);
+        work(&scr[0][i], 10);
+        ev(&scr[0][i], WL_EV_EXIT);
+    }
+}
+
+/* n gangs whose processes each work 2500 cycles. */
+static void build_equal(int n)
+{
+    reset();
+    for (int g = 0; g < n; g++)
         for (int i = 0; i < 2; i++) {
             work(&scr[g][i], 2500);
             ev(&scr[g][i], WL_EV_EXIT);
         }
+}
+
+/* Runs the scripts of A (blocked, gang 0) and B (gang 1) under p. */
+static busmp *run_ab(const busmp_params *p)
+{
+    busmp *m = busmp_new(p);
+    CHECK(m != NULL);
+    CHECK_EQ(add(m, 0, "A", 1), 0);
+    CHECK_EQ(add(m, 1, "B", 0), 1);
+    CHECK_EQ(busmp_run(m), 0);
+    return m;
+}
+
+static void round_robin(void)
+{
+    build_equal(3);
     busmp_params p = params(BUSMP_PREEMPT);
     busmp *m = busmp_new(&p);
     CHECK_EQ(add(m, 0, "A", 0), 0);
@@ -93,14 +138,8 @@ static void build_delay(void)
 {
     reset();
     for (int i = 0; i < 2; i++) {
-        work(&scr[0][i], 900);
-        ev(&scr[0][i], WL_EV_BEGIN);
-        work(&scr[0][i], 500);
-        ev(&scr[0][i], WL_EV_END);
-        work(&scr[0][i], 990);
-        ev(&scr[0][i], WL_EV_EXIT);
-        work(&scr[1][i], 3000);
-        ev(&scr[1][i], WL_EV_EXIT);
+        prog_script(0, i, 900, 500, 990);
+        prog_script(1, i, 3000, -1, 0);
     }
 }
 
@@ -108,10 +147,7 @@ static void delay_and_compensation(void)
 {
     build_delay();
     busmp_params p = params(BUSMP_PSAFE);
-    busmp *m = busmp_new(&p);
-    add(m, 0, "A", 1);
-    add(m, 1, "B", 0);
-    CHECK_EQ(busmp_run(m), 0);
+    busmp *m = run_ab(&p);
     int n;
     const busmp_slice *s = busmp_slices(m, &n);
     /* A [0,1400] delayed by 400; B [1500,2500]; A (compensated until 1800) [2600,3590] done;
@@ -140,10 +176,7 @@ static void delay_and_compensation(void)
     build_delay();
     p = params(BUSMP_PSAFE);
     p.comp = BUSMP_COMP_SHORTEN;
-    m = busmp_new(&p);
-    add(m, 0, "A", 1);
-    add(m, 1, "B", 0);
-    CHECK_EQ(busmp_run(m), 0);
+    m = run_ab(&p);
     s = busmp_slices(m, &n);
     CHECK_EQ(s[0].end, 1400);
     CHECK_EQ(s[1].start, 1500);
@@ -157,18 +190,10 @@ static void delay_and_compensation(void)
     /* SHORTEN with a debt above one quantum skips whole turns */
     reset();
     for (int i = 0; i < 2; i++) {
-        ev(&scr[0][i], WL_EV_BEGIN);
-        work(&scr[0][i], 3500);
-        ev(&scr[0][i], WL_EV_END);
-        work(&scr[0][i], 500);
-        ev(&scr[0][i], WL_EV_EXIT);
-        work(&scr[1][i], 5000);
-        ev(&scr[1][i], WL_EV_EXIT);
+        prog_script(0, i, 0, 3500, 500);
+        prog_script(1, i, 5000, -1, 0);
     }
-    m = busmp_new(&p);
-    add(m, 0, "A", 1);
-    add(m, 1, "B", 0);
-    CHECK_EQ(busmp_run(m), 0);
+    m = run_ab(&p);
     /* A [0,3500] delay 2500: skips two turns (debt 500), B runs [3600,4600],[4600,5600],
      * [5600,6600]; A [6700,7200] with quantum 500 finishes exactly then */
     s = busmp_slices(m, &n);
@@ -181,10 +206,7 @@ static void delay_and_compensation(void)
     /* the same programs under preemption: the region does not delay anything */
     build_delay();
     p = params(BUSMP_PREEMPT);
-    m = busmp_new(&p);
-    add(m, 0, "A", 1);
-    add(m, 1, "B", 0);
-    CHECK_EQ(busmp_run(m), 0);
+    m = run_ab(&p);
     CHECK_EQ(busmp_stats(m, 0)->finish, 4790);
     CHECK_EQ(busmp_stats(m, 1)->finish, 5890);
     CHECK_EQ(busmp_stats(m, 0)->delays, 0);
@@ -204,10 +226,7 @@ static void bounded_then_forced(void)
         ev(&scr[1][i], WL_EV_EXIT);
     }
     busmp_params p = params(BUSMP_PSAFE);
-    busmp *m = busmp_new(&p);
-    add(m, 0, "A", 1);
-    add(m, 1, "B", 0);
-    CHECK_EQ(busmp_run(m), 0);
+    busmp *m = run_ab(&p);
     int n;
     const busmp_slice *s = busmp_slices(m, &n);
     /* A [0,4000] forced (delay 3000, compensated until 7000); B [4100,7100] in three quanta;
@@ -270,14 +289,7 @@ static void waiver_and_signals(void)
 
 static void barrier(void)
 {
-    reset();
-    work(&scr[0][0], 100);
-    work(&scr[0][1], 300);
-    for (int i = 0; i < 2; i++) {
-        ev(&scr[0][i], WL_EV_BARRIER);
-        work(&scr[0][i], 10);
-        ev(&scr[0][i], WL_EV_EXIT);
-    }
+    build_barrier();
     busmp_params p = params(BUSMP_PREEMPT);
     busmp *m = busmp_new(&p);
     add(m, 0, "A", 0);
@@ -295,6 +307,141 @@ static void barrier(void)
     busmp_free(m);
 }
 
+/* ito's runtime rule (SKIP): whole turns only, the remainder carried, no waiver when alone. */
+static void skip_rule(void)
+{
+    reset();
+    for (int i = 0; i < 2; i++) {
+        prog_script(0, i, 0, 3500, 900);
+        prog_script(1, i, 5000, -1, 0);
+    }
+    busmp_params p = params(BUSMP_PSAFE);
+    p.comp = BUSMP_COMP_SKIP;
+    busmp *m = run_ab(&p);
+    /* A [0,3500] delay 2500 (debt 2500); B [3600,4600]; A skips (1500); B [4600,5600]; A skips
+     * (500); B [5600,6600]; A [6700,7600] a whole quantum (SHORTEN would give 500) and done;
+     * B [7700,8700], [8700,9700] done. */
+    int n;
+    const busmp_slice *s = busmp_slices(m, &n);
+    CHECK_EQ(s[0].delay, 2500);
+    CHECK_EQ(busmp_stats(m, 0)->turns_skipped, 2);
+    CHECK_EQ(busmp_stats(m, 0)->finish, 7600);
+    CHECK_EQ(busmp_stats(m, 1)->finish, 9700);
+    CHECK_EQ(busmp_idle_cycles(m), 0);
+    busmp_free(m);
+
+    /* alone: the debt is not waived, the machine idles a quantum per quantum of debt */
+    reset();
+    for (int i = 0; i < 2; i++)
+        prog_script(0, i, 0, 3500, 1500);
+    m = busmp_new(&p);
+    add(m, 0, "A", 1);
+    CHECK_EQ(busmp_run(m), 0);
+    /* [0,3500] debt 2500; idle to 4500 and 5500 (debt 500); [5500,6500]; [6500,7000] done */
+    CHECK_EQ(busmp_idle_cycles(m), 2000);
+    CHECK_EQ(busmp_stats(m, 0)->finish, 7000);
+    CHECK_EQ(busmp_stats(m, 0)->comp_waived, 0);
+    busmp_free(m);
+}
+
+/* pending = GANG: a process outside any region runs on while the switch is pending. */
+static void gang_pending(void)
+{
+    for (int mode = BUSMP_PEND_STOP; mode <= BUSMP_PEND_GANG; mode++) {
+        reset();
+        prog_script(0, 0, 900, 500, 990);
+        prog_script(0, 1, 2400, -1, 0);
+        prog_script(1, 0, 3000, -1, 0);
+        prog_script(1, 1, 3000, -1, 0);
+        busmp_params p = params(BUSMP_PSAFE);
+        p.pending = mode;
+        busmp *m = run_ab(&p);
+        int n;
+        const busmp_slice *s = busmp_slices(m, &n);
+        CHECK_EQ(s[0].end, 1400);
+        CHECK_EQ(s[0].delay, 400);
+        /* STOP: process 1 stopped at 1000, so A needs [2600,3600] and [4800,5200];
+         * GANG: process 1 ran to 1400 too, and A is done at the end of [2600,3600]. */
+        CHECK_EQ(busmp_stats(m, 0)->finish, mode == BUSMP_PEND_STOP ? 5200u : 3600u);
+        busmp_free(m);
+    }
+}
+
+/* tick_grid: turns end on multiples of the quantum, so the switch cost comes out of a turn. */
+static void tick_grid(void)
+{
+    build_equal(2);
+    busmp_params p = params(BUSMP_PREEMPT);
+    p.tick_grid = 1;
+    busmp *m = busmp_new(&p);
+    add(m, 0, "A", 0);
+    add(m, 1, "B", 0);
+    CHECK_EQ(busmp_run(m), 0);
+    int n;
+    const busmp_slice *s = busmp_slices(m, &n);
+    CHECK_EQ(s[0].end, 1000);
+    CHECK_EQ(s[1].start, 1100);
+    CHECK_EQ(s[1].end, 2000);
+    CHECK_EQ(s[2].start, 2100);
+    CHECK_EQ(s[2].end, 3000);
+    /* A: 1000 + 900 + 600 of its last turn [4100,5000] */
+    CHECK_EQ(busmp_stats(m, 0)->finish, 4700);
+    busmp_free(m);
+
+    /* with the grid, the turn after a delayed switch is short: A delayed to 1400, B [1500,2000] */
+    build_delay();
+    p = params(BUSMP_PSAFE);
+    p.tick_grid = 1;
+    m = run_ab(&p);
+    s = busmp_slices(m, &n);
+    CHECK_EQ(s[0].end, 1400);
+    CHECK_EQ(s[1].start, 1500);
+    CHECK_EQ(s[1].end, 2000);
+    busmp_free(m);
+}
+
+/* Where the time goes: instructions (ops_scale included), barrier waits, idle; fair share. */
+static void accounting(void)
+{
+    build_barrier();
+    busmp_params p = params(BUSMP_PREEMPT);
+    p.ops_scale = 3;
+    busmp *m = busmp_new(&p);
+    add(m, 0, "A", 0);
+    CHECK_EQ(busmp_run(m), 0);
+    const busmp_pstats *a = busmp_stats(m, 0);
+    CHECK_EQ(a->finish, 930);
+    CHECK_EQ(a->cyc_instr, 3 * (100 + 300 + 20));
+    CHECK_EQ(a->cyc_barrier, 600);
+    CHECK_EQ(a->cyc_penalty, 0);
+    CHECK_EQ(a->cyc_idle, 0);
+    CHECK(a->fair_cycles > 929.99 && a->fair_cycles < 930.01); /* alone: all of it is fair */
+    busmp_free(m);
+
+    /* round robin of three: A's fair share is a third of every slice before it finished */
+    build_equal(3);
+    p = params(BUSMP_PREEMPT);
+    m = busmp_new(&p);
+    for (int g = 0; g < 3; g++)
+        add(m, g, g == 0 ? "A" : g == 1 ? "B" : "C", 0);
+    CHECK_EQ(busmp_run(m), 0);
+    a = busmp_stats(m, 0);
+    CHECK(a->fair_cycles > 6500.0 / 3 - 0.01 && a->fair_cycles < 6500.0 / 3 + 0.01);
+    CHECK_EQ(a->cyc_idle, 0);
+    busmp_free(m);
+
+    /* bad parameters are refused */
+    p = params(BUSMP_PSAFE);
+    p.ops_scale = 0;
+    CHECK(busmp_new(&p) == NULL);
+    p = params(BUSMP_PSAFE);
+    p.comp = 3;
+    CHECK(busmp_new(&p) == NULL);
+    p = params(BUSMP_PSAFE);
+    p.pending = 2;
+    CHECK(busmp_new(&p) == NULL);
+}
+
 int main(void)
 {
     round_robin();
@@ -302,5 +449,9 @@ int main(void)
     bounded_then_forced();
     waiver_and_signals();
     barrier();
+    skip_rule();
+    gang_pending();
+    tick_grid();
+    accounting();
     TEST_DONE();
 }

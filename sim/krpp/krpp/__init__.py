@@ -6,12 +6,14 @@ running the parallel thread-creation schemes of Tsunedomi et al. (1991).
     r.time   # clocks until all 2000 threads are created
 """
 from .engine import Engine, Resource, TraceEntry
-from .params import PAPER, WARM_L, WARM_RATIO, Layout, Model, StageTimes, unit_model
+from .params import (PAPER, START_AFTER_M, START_AFTER_TEMPLATE, WARM_L, WARM_RATIO, Layout, Model,
+                     StageTimes, unit_model)
 from .schemes import PARALLEL_SCHEMES, SCHEMES, SERIAL_SCHEMES, Message, Result, simulate
 from .sweep import (FIGURES, PROCESSORS, PROCESSORS_QUICK, THREADS, THREADS_QUICK, Point,
                     speedup, sweep)
 
-__all__ = ["Engine", "Resource", "TraceEntry", "PAPER", "WARM_L", "WARM_RATIO", "Layout",
+__all__ = ["Engine", "Resource", "TraceEntry", "PAPER", "START_AFTER_M", "START_AFTER_TEMPLATE",
+           "WARM_L", "WARM_RATIO", "Layout",
            "Model", "StageTimes", "unit_model", "PARALLEL_SCHEMES", "SCHEMES",
            "SERIAL_SCHEMES", "Message", "Result", "simulate", "FIGURES", "PROCESSORS",
            "PROCESSORS_QUICK", "THREADS", "THREADS_QUICK", "Point", "speedup", "sweep"]

@@ -65,6 +65,9 @@ class Layout:
 # How a C/S pair costs when the shared data is in the private cache (serial schemes).
 WARM_L = "L"          # the paper's own cached pair, T_L (default; see Model.serial_warm_pair)
 WARM_RATIO = "ratio"  # T_C / cache_remote_ratio + T_S: the whole C stage sped up by 27x
+# When the idle processors start in the template schemes (Model.creators_start).
+START_AFTER_M = "M"
+START_AFTER_TEMPLATE = "template"
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,27 @@ class Model:
         template) find the shared data in memory, not in the cache ("shared data accesses
         for the first thread-creation cause the cache-miss hits", section 4.4.1), so they
         run real C/S pairs; every later thread uses warm pairs.
+
+    Three further readings change the template schemes and the baselines at small thread
+    counts (an independent implementation of the stage model differed from ours by up to
+    53% at <= 50 threads through these alone); each is a reading of the paper's words:
+    creators_start (default "M"): when the idle processors start creating in the template
+        schemes.  "M": "Idle processors are awoken after the execution of the stage M"
+        (4.1, parallel template), so they contend with the issuer's template for C.
+        "template": "multiple threads are created in parallel, where only the private data
+        is produced, after a single processor creates the template" (4.1): they start once
+        the template is built.  No effect on simple and chunk.
+    count_futile (default False): whether the call completes when the last thread is
+        created (and the template built), or only when every creator has also made its
+        final, empty message access ("An idle processor examines the corresponding message
+        queue and creates a thread each time of the message access until all threads are
+        created", 3.3.2: it learns that all are created only by a last access).
+    serial_template_cold_first (default True): whether the serial template scheme's first
+        thread runs cold C/S pairs after the template ("although shared data accesses for
+        the first thread-creation cause the cache-miss hits, the consecutive accesses are
+        performed to the private cache", 4.4.1) or warm ones (the template just built by
+        the same processor brought the shared data into its cache).  Only with
+        cold_first_serial.
     """
     times: StageTimes = field(default_factory=StageTimes)
     layout: Layout = field(default_factory=Layout)
@@ -93,10 +117,15 @@ class Model:
     serial_warm_pair: str = WARM_L
     cold_first_serial: bool = True
     cache_remote_ratio: float = 27
+    creators_start: str = START_AFTER_M
+    count_futile: bool = False
+    serial_template_cold_first: bool = True
 
     def __post_init__(self) -> None:
         if self.serial_warm_pair not in (WARM_L, WARM_RATIO):
             raise ValueError(f"serial_warm_pair must be {WARM_L!r} or {WARM_RATIO!r}")
+        if self.creators_start not in (START_AFTER_M, START_AFTER_TEMPLATE):
+            raise ValueError(f"creators_start must be {START_AFTER_M!r} or {START_AFTER_TEMPLATE!r}")
         if self.cache_remote_ratio <= 0:
             raise ValueError("cache_remote_ratio must be > 0")
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .engine import Engine, TraceEntry
-from .params import PAPER, Model
+from .params import PAPER, START_AFTER_TEMPLATE, Model
 
 SERIAL_SCHEMES = ("serial", "serial_template")
 PARALLEL_SCHEMES = ("simple", "template", "chunk", "combination")
@@ -125,7 +125,7 @@ class _Run:
         if with_template:
             yield from self.template()
         for tid in range(self.threads):
-            first = tid == 0 and m.cold_first_serial
+            first = tid == 0 and m.cold_first_serial and (m.serial_template_cold_first or not with_template)
             yield from self.per_thread(tid, pairs, first, m.warm_pair, "W")
             self.done(tid, ISSUER)
 
@@ -147,10 +147,15 @@ class _Run:
 
     def issuer_prog(self, creators: list, with_template: bool, own):
         yield ("M", None, self.T.M, None)
-        for pid in creators:          # idle processors are awoken after M
-            self.eng.wake(pid)
+        late = with_template and self.model.creators_start == START_AFTER_TEMPLATE
+        if not late:
+            for pid in creators:      # idle processors are awoken after M
+                self.eng.wake(pid)
         if with_template:
             yield from self.template()
+        if late:
+            for pid in creators:      # ... or only once the template is built
+                self.eng.wake(pid)
         if own is not None:
             yield from own
 
@@ -190,6 +195,8 @@ def simulate(scheme: str, processors: int, threads: int, model: Model = PAPER,
     t_all = max(t for t, _ in run.created.values())
     if run.template_done is not None:
         t_all = max(t_all, run.template_done)
+    if model.count_futile:              # the creators' last, empty message accesses count too
+        t_all = max(t_all, end)
     res = {r.name: {"busy": r.busy, "grants": r.grants, "wait": r.wait}
            for r in eng.resources.values()}
     return Result(scheme=scheme, processors=processors, threads=threads, time=t_all, end=end,
