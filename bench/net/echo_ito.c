@@ -24,9 +24,10 @@ static void report_and_exit(void)
     ito_wsc_stats_t ws;
     ito_stats(&st);
     ito_wsc_stats(&ws);
-    fprintf(stderr, "STATS switches=%llu steals=%llu sleeps=%llu posted=%llu crossings=%llu flush_idle=%llu "
-                    "flush_threshold=%llu flush_latency=%llu\n",
+    fprintf(stderr, "STATS switches=%llu steals=%llu sleeps=%llu idles=%llu spin_ms=%.1f posted=%llu crossings=%llu "
+                    "flush_idle=%llu flush_threshold=%llu flush_latency=%llu\n",
             (unsigned long long)st.switches, (unsigned long long)st.steals, (unsigned long long)st.sleeps,
+            (unsigned long long)st.idles, st.idle_spin_ns / 1e6,
             (unsigned long long)ws.posted, (unsigned long long)ws.crossings, (unsigned long long)ws.flush_idle,
             (unsigned long long)ws.flush_threshold, (unsigned long long)ws.flush_latency);
     exit(0);

@@ -28,7 +28,7 @@ typedef void *(*ito_fn_t)(void *arg);
 
 /* Runtime configuration; zero fields take their defaults. */
 typedef struct ito_config {
-    int workers;            /* kernel threads; 0: $ITO_WORKERS, else the online CPUs. Max 256 */
+    int workers;            /* kernel threads; 0: $ITO_WORKERS, else the CPUs of the affinity mask. Max 256 */
     size_t stack_size;      /* default ULT stack in bytes; 0: 64 KiB. Min 16 KiB, max 1 GiB */
 } ito_config_t;
 
@@ -69,6 +69,8 @@ int ito_worker_id(void);             /* the calling ULT's worker, or ITO_ENOTULT
 /* Counters of the calling process since ito_init (for tests and benchmarks). */
 typedef struct ito_stats {
     uint64_t created, finished, switches, steals, sleeps, stacks_mapped, stacks_live;
+    uint64_t idles;         /* times a worker ran out of work and looked for more */
+    uint64_t idle_spin_ns;  /* time workers spent spinning for work before sleeping */
 } ito_stats_t;
 int ito_stats(ito_stats_t *out);
 

@@ -221,6 +221,7 @@ typedef struct itoi_worker {
     int index;
     uint64_t next_id;
     uint32_t tick;                /* scheduling points, for fairness checks */
+    uint64_t spin_ns;             /* how long the next idle spin may last (adaptive) */
     itoi_queue_t parked;          /* gang scheduling: ULTs whose group is not running now */
     uint64_t gang_seen;           /* the group epoch parked ULTs were sorted for */
     itoi_ult_t *prev;             /* the ULT that just switched out (read by post actions) */
@@ -230,7 +231,7 @@ typedef struct itoi_worker {
     void *sched_fake;             /* ASan fake-stack handle of the scheduler context */
     void *dying_fiber;            /* TSan fiber of the ULT that just exited */
     /* counters: written by the owner only, read by anyone (relaxed) */
-    _Atomic uint64_t n_switches, n_created, n_finished, n_steals, n_sleeps;
+    _Atomic uint64_t n_switches, n_created, n_finished, n_steals, n_sleeps, n_idles, n_spin_ns;
     void *mech;                   /* per-worker state of a mechanism */
     /* timers (timer.c): owner-only heap; timer_next read relaxed by others */
     itoi_timer_t *timers;         /* root of the pairing heap */

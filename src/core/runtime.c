@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,10 +45,17 @@ static void stack_bounds_of_self(const void **lo, size_t *size)
     *size = sz;
 }
 
+/* Timer slack: the kernel may delay a sleeping thread's timeout by its slack (50 us by
+ * default); workers sleep until ito's timers are due, so they ask for 1 us. Worker 0 is
+ * the caller's thread: its own slack comes back at ito_finalize. */
+#define WORKER_TIMERSLACK_NS 1000
+static long saved_slack = -1;
+
 static void *worker_main(void *arg)
 {
     itoi_worker_t *w = arg;
     itoi_tls_worker = w;
+    prctl(PR_SET_TIMERSLACK, WORKER_TIMERSLACK_NS);
     atomic_store(&w->tid, (int)syscall(SYS_gettid));
     itoi_altstack_setup(w); /* best effort: without it an overflow is still fatal, just unnamed */
     stack_bounds_of_self(&w->sched_lo, &w->sched_size);
@@ -113,6 +121,8 @@ static void teardown(int started)
     for (int i = nfinis - 1; i >= 0; i--) finis[i]();
     pthread_mutex_unlock(&fini_lock);
     itoi_altstack_teardown(w0);
+    if (saved_slack >= 0) prctl(PR_SET_TIMERSLACK, saved_slack);
+    saved_slack = -1;
     if (w0->sched_stack_map) itoi_munmap(w0->sched_stack_map, w0->sched_stack_size);
 #if defined(ITOI_TSAN)
     if (w0->tsan_sched_fiber) __tsan_destroy_fiber(w0->tsan_sched_fiber);
@@ -143,7 +153,11 @@ int ito_init(const ito_config_t *cfg)
     }
     if ((rc = itoi_env_load()) != ITO_OK) goto fail_early;
     if (n == 0) {
-        long c = itoi_env.workers ? itoi_env.workers : sysconf(_SC_NPROCESSORS_ONLN);
+        /* The CPUs this process may run on (taskset, cgroups' cpusets), as Go and Tokio
+         * count them; all online CPUs if the mask cannot be read. */
+        cpu_set_t set;
+        long avail = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
+        long c = itoi_env.workers ? itoi_env.workers : avail;
         n = c > 0 ? (int)(c > ITOI_MAX_WORKERS ? ITOI_MAX_WORKERS : c) : 1;
     }
     itoi_rt.finalize_grace_ns =
@@ -216,6 +230,8 @@ int ito_init(const ito_config_t *cfg)
     w0->next_id = 1;
     itoi_tls_worker = w0;
     atomic_store(&w0->tid, (int)syscall(SYS_gettid));
+    saved_slack = prctl(PR_GET_TIMERSLACK);
+    prctl(PR_SET_TIMERSLACK, WORKER_TIMERSLACK_NS);
     if (itoi_altstack_setup(w0) != 0 || itoi_overflow_handler_install() != 0) {
         rc = ITO_ENOMEM;
         goto fail;
@@ -410,6 +426,8 @@ int ito_stats(ito_stats_t *out)
         out->switches += atomic_load_explicit(&w->n_switches, memory_order_relaxed);
         out->steals += atomic_load_explicit(&w->n_steals, memory_order_relaxed);
         out->sleeps += atomic_load_explicit(&w->n_sleeps, memory_order_relaxed);
+        out->idles += atomic_load_explicit(&w->n_idles, memory_order_relaxed);
+        out->idle_spin_ns += atomic_load_explicit(&w->n_spin_ns, memory_order_relaxed);
     }
     out->stacks_mapped = itoi_stack_mapped_total();
     out->stacks_live = itoi_stack_live();

@@ -36,10 +36,14 @@ itoi_wake_front_fn itoi_wake_front_hook;
 _Atomic(void *) itoi_gang_group;
 _Atomic uint64_t itoi_gang_epoch;
 
-/* How long an idle worker looks for work before it sleeps: about the cost of a sleep and
- * a wake-up (a futex or epoll round trip), so that short gaps are bridged without
- * system calls, and a worker with nothing to do stops burning its CPU soon. */
+/* How long an idle worker looks for work before it sleeps. At most about the cost of a
+ * sleep and a wake-up (a futex or epoll round trip), so that short gaps are bridged
+ * without system calls; adaptive below that: a spin that ended in sleep halves the next
+ * one (down to IDLE_SPIN_MIN_NS), a spin that found work doubles it, so a worker whose
+ * spins keep failing (say, one waiting for its I/O while the other worker has the ready
+ * threads) stops burning the CPU the other threads of the machine could use. */
 #define IDLE_SPIN_NS 50000
+#define IDLE_SPIN_MIN_NS 2000
 
 bool itoi_queue_remove(itoi_queue_t *q, itoi_ult_t *t)
 {
@@ -575,15 +579,21 @@ static void idle(itoi_worker_t *w)
 {
     atomic_fetch_add(&itoi_rt.want_work, 1);
     atomic_fetch_add(&itoi_rt.spinning, 1);
-    uint64_t until = itoi_now_ns() + IDLE_SPIN_NS;
+    ITOI_BUMP(w->n_idles);
+    if (w->spin_ns == 0) w->spin_ns = IDLE_SPIN_NS;
+    uint64_t t0 = itoi_now_ns(), until = t0 + w->spin_ns, t = t0;
     for (int i = 1;; i++) {
         if (work_visible(w)) {
             atomic_fetch_sub(&itoi_rt.spinning, 1);
+            atomic_store_explicit(&w->n_spin_ns, w->n_spin_ns + (itoi_now_ns() - t0), memory_order_relaxed);
+            w->spin_ns = w->spin_ns * 2 < IDLE_SPIN_NS ? w->spin_ns * 2 : IDLE_SPIN_NS;
             goto out;
         }
         itoi_spin_pause();
-        if ((i & 63) == 0 && itoi_now_ns() >= until) break;
+        if ((i & 15) == 0 && (t = itoi_now_ns()) >= until) break;
     }
+    atomic_store_explicit(&w->n_spin_ns, w->n_spin_ns + (t - t0), memory_order_relaxed);
+    w->spin_ns = w->spin_ns / 2 > IDLE_SPIN_MIN_NS ? w->spin_ns / 2 : IDLE_SPIN_MIN_NS;
     atomic_store(&w->sleep_state, 1);
     atomic_fetch_sub(&itoi_rt.spinning, 1);
     if (!work_visible(w)) {
