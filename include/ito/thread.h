@@ -4,6 +4,20 @@
  * caller into the "main" ULT, bound to worker 0; ito_finalize(), called from main,
  * waits for every other ULT to finish, joins the workers and frees every stack.
  *
+ * The finalize rule: ito_finalize waits for live work (ULTs not finished, ZWTs ready,
+ * split-phase requests in flight, see syscall.h) as long as the runtime makes progress
+ * or holds work that will progress by itself (a timer, an armed timer device, a request
+ * on a regular file). After ITO_FINALIZE_GRACE_MS (default 1000) without progress it
+ * cancels the requests that can never complete by themselves (on sockets, pipes and other
+ * non-file descriptors): their ULTs wake with ECANCELED and run to their end. If ULTs then
+ * stay blocked on ito objects, it returns ITO_EBUSY and the runtime stays up (nothing is
+ * freed); ito_finalize may be called again. Foreign threads that call into the runtime
+ * after a successful finalize get ITO_ESTATE.
+ *
+ * Kernel threads: a ULT may resume on another worker (kernel thread) after any call that
+ * can block or yield; do not keep the address of a thread-local variable across such
+ * calls (errno is handled: see syscall.h).
+ *
  * A ULT is a stackful thread scheduled by ito: it runs until it yields, blocks on an
  * ito synchronization object, joins, or exits. ULTs are created joinable unless
  * ITO_ATTR_DETACHED is set; a joinable ULT must be joined (or detached) exactly once.
