@@ -1,18 +1,21 @@
 /* itoi.h: the core's internal interface (the `itoi_` prefix), shared by src/core,
  * src/sync and the mechanisms. Public headers never include it.
  *
- * Who may touch what (the invariants the whole runtime keeps):
- *  - A worker's private ready queue (w->rq_*) and its pools are touched only by code
- *    running on that worker. A ULT in the private queue is therefore invisible to
+ * Who may touch what (the invariants the whole runtime keeps; the scheduler's own are
+ * at the top of sched.c):
+ *  - A worker's private ready queue (w->rq) and its pools are touched only by code
+ *    running on that worker. A unit in the private queue is therefore invisible to
  *    other workers; this is why the hot paths (yield, create, exit) need no atomics.
- *  - A worker publishes ULTs to others only through w->steal (spinlock), and only
+ *  - A worker publishes units to others only through w->steal (spinlock), and only
  *    ULTs whose context is completely saved: a ULT that is switching out is published
  *    by the post action of the switch, which runs on the next context's stack.
- *  - w->inbox (spinlock) receives ULTs made ready by other workers or by foreign
+ *  - w->inbox (spinlock) receives units made ready by other workers or by foreign
  *    threads for this worker; the owner drains it when w->inbox_n is non-zero.
  *  - A ULT's `state` word is the only field written by two sides at once (exit vs
  *    join/detach); everything else of a ULT is written by whoever runs it or, while it
  *    is not running, by whoever holds it in a queue.
+ *  - Mechanisms keep their state out of these structs: per ULT in slot words, per
+ *    worker in slot pointers (the ITOI_*SLOT_* lists below say who owns which).
  */
 #ifndef ITO_CORE_ITOI_H
 #define ITO_CORE_ITOI_H
@@ -62,6 +65,17 @@ enum {
 struct itoi_ult;
 struct itoi_worker;
 
+/* ---- ready units ----
+ * Whatever a worker's queues hold: a ULT (run == NULL; switched to) or a stackless unit
+ * (a ZWT entry: run(w, unit) runs it to completion on the scheduler context). The unit is
+ * the first member of both, so a queue link costs nothing more. */
+typedef struct itoi_unit itoi_unit_t;
+typedef void (*itoi_run_fn)(struct itoi_worker *w, itoi_unit_t *u);
+struct itoi_unit {
+    itoi_unit_t *next;           /* queue link */
+    itoi_run_fn run;             /* NULL for a ULT */
+};
+
 /* ---- timers (timer.c) ---- */
 typedef struct itoi_timer itoi_timer_t;
 typedef void (*itoi_timer_fn)(struct itoi_worker *w, itoi_timer_t *t);
@@ -91,24 +105,39 @@ typedef struct itoi_ult_common {
     ito_fn_t fn;
     size_t stack_size;
     uint32_t flags;
-    int16_t bound;               /* worker index, or -1 (written only by the ULT itself, or
-                                  * its creator before it is published) */
+    int16_t bound;               /* worker index, or -1 */
     void (*on_exit)(struct itoi_ult *t); /* called as the ULT finishes, or NULL */
-    void *bulk;                  /* the bulk creation it belongs to, or NULL */
 } itoi_ult_common_t;
 
+/* Per-ULT words owned by mechanisms, zero when a ULT is created; core never reads them.
+ * A word holds a number (.w) or a pointer (.p), as its owner chooses. */
+typedef union itoi_uslot {
+    uintptr_t w;
+    void *p;
+} itoi_uslot_t;
+enum {
+    ITOI_USLOT_REGWIN,           /* src/regwin: the ULT's window state */
+    ITOI_USLOT_PSAFE,            /* src/preempt: region depth (preempt_int.h) */
+    ITOI_USLOT_PSAFE_PENDING,    /* src/preempt: a switch was delayed by a region */
+    ITOI_USLOT_PSAFE_SINCE,      /* src/preempt: when the delayed switch was due */
+    ITOI_USLOT_GROUP,            /* src/preempt: the ULT's group */
+    ITOI_USLOT_BULK,             /* src/spawn: the bulk creation it belongs to */
+    ITOI_USLOT_BULK_INDEX,       /* src/spawn: its index there */
+    ITOI_ULT_SLOTS
+};
+
 typedef struct itoi_ult {
+    itoi_unit_t u;               /* queue link; u.run is NULL */
     void *sp;                    /* saved context while not running */
-    struct itoi_ult *next;       /* ready queue / wait queue / free list link */
     itoi_stack_t *stack;         /* NULL until first run (stacks are attached lazily) */
     union {
         struct {                 /* the fields of itoi_ult_common_t, by name */
             ito_fn_t fn;
             size_t stack_size;
             uint32_t flags;
-            int16_t bound;
+            int16_t bound;       /* written only by the ULT itself, or by its creator
+                                  * before it is published */
             void (*on_exit)(struct itoi_ult *t);
-            void *bulk;
         };
         itoi_ult_common_t common;
     };
@@ -116,8 +145,8 @@ typedef struct itoi_ult {
     void *ret;
     _Atomic uintptr_t state;     /* ITOI_LIVE / DONE / DETACHED / joiner */
     uint16_t gen;                /* handle generation, bumped at free */
-    size_t bulk_index;           /* index within its bulk creation */
     uint64_t id;
+    itoi_uslot_t slot[ITOI_ULT_SLOTS];
     uintptr_t wait_data;         /* scratch for the object the ULT waits on */
     int wait_result;
     const char *blocked_on;      /* what it is parked on ("mutex", "recv", ...), or NULL */
@@ -137,13 +166,6 @@ typedef struct itoi_ult {
     _Atomic uint16_t io_call_gen; /* ito_cancel_io's call, for this generation */
     _Atomic int io_call_busy;
     itoi_call_t io_call;
-    void *mech;                  /* per-thread state of a mechanism (register windows, ...) */
-    /* preemption (src/preempt): psafe is written only by the ULT itself and read by the
-     * signal handler running on the same worker; group by ito_group_add */
-    volatile uint32_t psafe;     /* depth of preemption-safe regions */
-    volatile uint32_t psafe_pending; /* a switch was delayed by a region */
-    uint64_t psafe_since;        /* when the delayed switch was due (ns) */
-    void *group;
     char name[ITOI_NAME_LEN];
 #if defined(ITOI_ASAN)
     void *asan_fake_stack;
@@ -156,9 +178,7 @@ typedef struct itoi_ult {
 /* The per-thread state every new ULT starts with (ito_create and bulk creation). */
 static inline void itoi_ult_init_state(itoi_ult_t *t)
 {
-    t->mech = NULL;
-    t->psafe = t->psafe_pending = 0;
-    t->group = NULL;
+    for (int i = 0; i < ITOI_ULT_SLOTS; i++) t->slot[i].w = 0;
     t->wait_result = 0;
     t->blocked_on = NULL;
     t->name[0] = 0;
@@ -167,35 +187,35 @@ static inline void itoi_ult_init_state(itoi_ult_t *t)
     atomic_store_explicit(&t->io_wait, NULL, memory_order_relaxed);
 }
 
-/* A FIFO of ULTs linked through ->next. */
+/* A FIFO of units linked through ->next. */
 typedef struct itoi_queue {
-    itoi_ult_t *head, *tail;
+    itoi_unit_t *head, *tail;
     size_t n;
 } itoi_queue_t;
 
-static inline void itoi_queue_push(itoi_queue_t *q, itoi_ult_t *t)
+static inline void itoi_queue_push(itoi_queue_t *q, itoi_unit_t *u)
 {
-    t->next = NULL;
-    if (q->tail) q->tail->next = t; else q->head = t;
-    q->tail = t;
+    u->next = NULL;
+    if (q->tail) q->tail->next = u; else q->head = u;
+    q->tail = u;
     q->n++;
 }
-static inline void itoi_queue_push_front(itoi_queue_t *q, itoi_ult_t *t)
+static inline void itoi_queue_push_front(itoi_queue_t *q, itoi_unit_t *u)
 {
-    t->next = q->head;
-    q->head = t;
-    if (!q->tail) q->tail = t;
+    u->next = q->head;
+    q->head = u;
+    if (!q->tail) q->tail = u;
     q->n++;
 }
-static inline itoi_ult_t *itoi_queue_pop(itoi_queue_t *q)
+static inline itoi_unit_t *itoi_queue_pop(itoi_queue_t *q)
 {
-    itoi_ult_t *t = q->head;
-    if (t) {
-        q->head = t->next;
+    itoi_unit_t *u = q->head;
+    if (u) {
+        q->head = u->next;
         if (!q->head) q->tail = NULL;
         q->n--;
     }
-    return t;
+    return u;
 }
 static inline void itoi_queue_append(itoi_queue_t *dst, itoi_queue_t *src)
 {
@@ -206,33 +226,46 @@ static inline void itoi_queue_append(itoi_queue_t *dst, itoi_queue_t *src)
     src->head = src->tail = NULL;
     src->n = 0;
 }
-bool itoi_queue_remove(itoi_queue_t *q, itoi_ult_t *t);
+bool itoi_queue_remove(itoi_queue_t *q, itoi_unit_t *u);
 
 /* ---- workers (worker.c) ---- */
+/* Per-worker pointers owned by mechanisms (NULL until they set them up). */
+enum {
+    ITOI_WSLOT_REGWIN,           /* src/regwin: the worker's register windows */
+    ITOI_WSLOT_PREEMPT,          /* src/preempt: its timer, statistics, gang-parked ULTs */
+    ITOI_WORKER_SLOTS
+};
+
 typedef struct itoi_worker {
     /* owner-only, hot */
     itoi_ult_t *cur;              /* the running ULT, or NULL while in the scheduler context */
-    itoi_queue_t rq;              /* private FIFO ready queue */
+    itoi_queue_t rq;              /* private FIFO of ready units */
+    uint32_t tick;                /* scheduling points, for the fairness rule */
+    int poll_due;                 /* visit the scheduler context at the next scheduling point */
+    size_t io_pending;            /* requests a poller must look for (src/wsc sets it): a ULT
+                                   * that yields with nothing else ready still lets the
+                                   * pollers run */
+    itoi_ult_t *prev;             /* the ULT that just switched out (read by post actions) */
+    void *sched_sp;               /* saved context of the scheduler context */
     itoi_ult_t *free_ult;         /* descriptor pool */
     size_t free_ult_n;
     itoi_stack_t *free_stack;     /* stack pool (default size only) */
     size_t free_stack_n;
-    void *sched_sp;               /* saved context of the scheduler (idle loop) */
     int index;
     uint64_t next_id;
-    uint32_t tick;                /* scheduling points, for fairness checks */
     uint64_t spin_ns;             /* how long the next idle spin may last (adaptive) */
-    itoi_queue_t parked;          /* gang scheduling: ULTs whose group is not running now */
-    uint64_t gang_seen;           /* the group epoch parked ULTs were sorted for */
-    itoi_ult_t *prev;             /* the ULT that just switched out (read by post actions) */
+    const itoi_unit_t *unit_cur;  /* the stackless unit running on this worker, or NULL */
     void *dead_sp;                /* where an exiting ULT's last context is "saved" */
     const void *sched_lo;         /* the scheduler context's stack, for the sanitizers */
     size_t sched_size;
     void *sched_fake;             /* ASan fake-stack handle of the scheduler context */
     void *dying_fiber;            /* TSan fiber of the ULT that just exited */
     /* counters: written by the owner only, read by anyone (relaxed) */
-    _Atomic uint64_t n_switches, n_created, n_finished, n_steals, n_sleeps, n_idles, n_spin_ns;
-    void *mech;                   /* per-worker state of a mechanism */
+    _Atomic uint64_t n_switches, n_created, n_finished, n_steals, n_steals_stackless, n_sleeps, n_idles, n_spin_ns;
+    _Atomic uint64_t n_units_ready, n_units_run; /* stackless units made ready here / run here */
+    _Atomic uint64_t n_side_queued, n_side_run;  /* mechanisms' work outside the queues
+                                                  * (requests in flight): posted / done */
+    void *slot[ITOI_WORKER_SLOTS];
     /* timers (timer.c): owner-only heap; timer_next read relaxed by others */
     itoi_timer_t *timers;         /* root of the pairing heap */
     size_t ntimers;
@@ -247,17 +280,6 @@ typedef struct itoi_worker {
     _Atomic size_t steal_n;
     itoi_queue_t steal;
     _Alignas(ITOI_CACHELINE) _Atomic int sleep_state; /* 0 awake, 1 sleeping (futex word) */
-    /* non-ULT work ready on this worker (ZWTs, device events), run by the scheduler
-     * context through the pollers: side_ready is owner-written, side_inbox is raised by
-     * other workers (who then wake this one) */
-    size_t side_ready;
-    int poll_due;                 /* owner: visit the pollers at the next scheduling point */
-    _Atomic size_t side_inbox;
-    size_t io_pending;            /* kernel requests in flight (owner-written): a ULT that
-                                   * yields with nothing else ready still lets the pollers
-                                   * look for their completions */
-    const void *zwt_cur;          /* the ZWT entry running on this worker, or NULL */
-    _Atomic uint64_t n_side_queued, n_side_run; /* side work made ready here / run here */
     /* sleeping on kernel events (idlewait.c): while fds are watched, an idle worker
      * sleeps in epoll_wait on idle_ep (which also holds wake_fd) instead of the futex */
     int idle_ep, wake_fd;
@@ -268,7 +290,6 @@ typedef struct itoi_worker {
     void *altstack;               /* sigaltstack for the overflow handler */
     unsigned long pthread;        /* pthread_t of this worker (0 for worker 0) */
     _Atomic int tid;              /* kernel thread id (timers are aimed at it); set when it runs */
-    void *preempt;                /* per-worker preemption state (src/preempt) */
 #if defined(ITOI_TSAN)
     void *tsan_sched_fiber;
 #endif
@@ -286,9 +307,12 @@ typedef struct itoi_runtime {
     _Atomic int spinning;                            /* ... of which spinning, not asleep */
     _Alignas(ITOI_CACHELINE) _Atomic int64_t live;  /* ULTs created and not yet finished (main excluded) */
     _Atomic uint64_t next_id;
+    /* mechanisms' work that idle workers should poll for (a bulk creation's message,
+     * busy-polled devices): idle workers do not sleep while it is non-zero */
     _Alignas(ITOI_CACHELINE) _Atomic int64_t side_shared;
     _Atomic int64_t foreign_in;   /* foreign threads inside the runtime (itoi_foreign_enter) */
     _Atomic uint64_t foreign_wakeups;
+    _Atomic uint64_t foreign_units; /* stackless units made ready by foreign threads */
     size_t page;
     uint64_t finalize_grace_ns;   /* ITO_FINALIZE_GRACE_MS */
 } itoi_runtime_t;
@@ -313,9 +337,10 @@ static inline itoi_worker_t *itoi_self_worker(void)
     atomic_store_explicit(&(field), atomic_load_explicit(&(field), memory_order_relaxed) + 1, \
                           memory_order_relaxed)
 
-/* scheduler (worker.c) */
-void itoi_ready(itoi_ult_t *t);                 /* make t ready: on the caller's worker, or t's own */
-void itoi_ready_local(itoi_worker_t *w, itoi_ult_t *t);
+/* scheduler (sched.c) */
+void itoi_ready(itoi_ult_t *t);                 /* make ULT t ready: on the caller's worker, or t's own */
+void itoi_unit_ready(itoi_unit_t *u);           /* make a stackless unit ready (any thread) */
+void itoi_ready_local(itoi_worker_t *w, itoi_unit_t *u);
 void itoi_publish_some(itoi_worker_t *w);       /* offload half of w's queue if a worker wants work */
 void itoi_block(itoi_worker_t *w, itoa_post_fn post, void *arg); /* switch away; `post` publishes */
 /* Park the running ULT, which the caller has put on a wait queue guarded by `held`;
@@ -396,13 +421,14 @@ void *itoi_malloc(size_t n);
 void *itoi_calloc(size_t n, size_t m);
 void itoi_fault_reset(void);
 
-/* Pollers: how non-ULT work (ZWTs, device events, bulk-creation messages) reaches the
- * workers. A mechanism registers a poller once; every worker's scheduler context calls
- * the pollers before it picks a ULT, steals or sleeps. A poller runs at most `budget`
- * items and returns how many it ran. A ULT leaves its worker to the scheduler context
- * at its next scheduling point when w->side_ready or w->side_inbox is non-zero.
- * itoi_rt.side_shared counts side work that other workers may steal (idle workers do
- * not go to sleep while it is non-zero). */
+/* Pollers: how work outside the ready queues (device events, completions of requests,
+ * bulk-creation messages) reaches the workers. A mechanism registers a poller once;
+ * every worker's scheduler context calls the pollers before it picks a unit, steals or
+ * sleeps. A poller runs at most `budget` items and returns how many it ran. A ULT leaves
+ * its worker to the scheduler context at its next scheduling point when w->poll_due is
+ * set (every 64 scheduling points while fds are watched or a timer is due).
+ * itoi_rt.side_shared counts work that idle workers should poll for (they do not sleep
+ * while it is non-zero). */
 typedef size_t (*itoi_poll_fn)(itoi_worker_t *w, size_t budget);
 int itoi_poller_add(itoi_poll_fn fn);   /* idempotent; ITO_ENOMEM past 8 pollers */
 /* A mechanism's clean-up, run by ito_finalize after the workers have stopped. */
@@ -445,11 +471,11 @@ void itoi_idlewait_wake(itoi_worker_t *w);
  * NULL when unused; checked with a predicted branch on the switch path. */
 typedef void (*itoi_switch_hook_fn)(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to);
 extern itoi_switch_hook_fn itoi_switch_hook;
-/* Gang scheduling (src/preempt/gang.c): while itoi_gang_group is non-NULL only ULTs of
- * that group, or of no group, are picked; the others wait in their worker's parked
- * queue until the epoch changes (the next group's turn) or gang scheduling stops. */
-extern _Atomic(void *) itoi_gang_group;
-extern _Atomic uint64_t itoi_gang_epoch;
+/* The pick filter (gang scheduling, src/preempt/gang.c): when set, every ULT a worker
+ * is about to run passes through it; it returns false when it took the ULT away (parked
+ * it until its group's turn), and the worker picks another. */
+typedef bool (*itoi_pick_filter_fn)(itoi_worker_t *w, itoi_ult_t *t);
+extern _Atomic(itoi_pick_filter_fn) itoi_pick_filter;
 
 /* Wake-up placement (the register windows' working-set policy): when set and it returns
  * true for a ULT made ready on this worker, the ULT goes to the front of the private

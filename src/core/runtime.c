@@ -266,19 +266,20 @@ fail_early:
 
 int ito_initialized(void) { return atomic_load(&itoi_rt.state) == 1; }
 
-/* ULTs not finished plus side work (ZWTs) not yet run. Completions are summed before
- * creations, so a zero is never seen while something is outstanding. */
+/* ULTs not finished, stackless units (ZWTs) not yet run, mechanisms' requests not yet
+ * done. Completions are summed before creations, so a zero is never seen while
+ * something is outstanding (each unit is counted made-ready before it can run). */
 static int64_t live_work(void)
 {
     uint64_t fin = 0, cre = 0;
     for (int i = 0; i < itoi_rt.nworkers; i++) {
-        fin += atomic_load(&itoi_rt.workers[i].n_finished);
-        fin += atomic_load(&itoi_rt.workers[i].n_side_run);
+        itoi_worker_t *w = &itoi_rt.workers[i];
+        fin += atomic_load(&w->n_finished) + atomic_load(&w->n_units_run) + atomic_load(&w->n_side_run);
     }
+    cre += atomic_load(&itoi_rt.foreign_units);
     for (int i = 0; i < itoi_rt.nworkers; i++) {
-        cre += atomic_load(&itoi_rt.workers[i].n_created);
-        cre += atomic_load(&itoi_rt.workers[i].side_inbox); /* read before n_side_queued */
-        cre += atomic_load(&itoi_rt.workers[i].n_side_queued);
+        itoi_worker_t *w = &itoi_rt.workers[i];
+        cre += atomic_load(&w->n_created) + atomic_load(&w->n_units_ready) + atomic_load(&w->n_side_queued);
     }
     return (int64_t)(cre - fin);
 }
@@ -315,7 +316,8 @@ static uint64_t progress(void)
     uint64_t p = atomic_load(&itoi_rt.foreign_wakeups);
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         itoi_worker_t *w = &itoi_rt.workers[i];
-        p += atomic_load(&w->n_wakeups) + atomic_load(&w->n_finished) + atomic_load(&w->n_side_run);
+        p += atomic_load(&w->n_wakeups) + atomic_load(&w->n_finished) + atomic_load(&w->n_side_run) +
+             atomic_load(&w->n_units_run);
     }
     return p;
 }
@@ -326,7 +328,7 @@ static bool pending(void)
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         itoi_worker_t *w = &itoi_rt.workers[i];
         if ((i > 0 && atomic_load(&w->sleep_state) != 1) || atomic_load(&w->steal_n) || atomic_load(&w->inbox_n) ||
-            atomic_load(&w->side_inbox) || atomic_load(&w->calls) ||
+            atomic_load(&w->calls) ||
             atomic_load_explicit(&w->timer_next, memory_order_relaxed) != ITO_FOREVER)
             return true;
     }
@@ -376,8 +378,7 @@ int ito_finalize(void)
             continue;
         }
         w = itoi_self_worker();
-        if (w->rq.n || w->parked.n || atomic_load(&w->inbox_n) || atomic_load(&w->steal_n) || w->side_ready ||
-            atomic_load(&w->side_inbox)) {
+        if (w->rq.n || atomic_load(&w->inbox_n) || atomic_load(&w->steal_n)) {
             itoi_yield_worker(w); /* worker 0 has work: run it */
             continue;
         }

@@ -89,14 +89,14 @@ itoi_ult_t *itoi_ult_alloc(itoi_worker_t *w)
         if (!s) return NULL;
         if (slab_register(s) != 0) { free(s); return NULL; }
         for (int i = SLAB - 1; i >= 0; i--) {
-            s[i].next = w->free_ult;
+            s[i].u.next = (itoi_unit_t *)w->free_ult;
             s[i].gen = 1;
             w->free_ult = &s[i];
         }
         w->free_ult_n += SLAB;
         t = w->free_ult;
     }
-    w->free_ult = t->next;
+    w->free_ult = (itoi_ult_t *)t->u.next;
     w->free_ult_n--;
     return t;
 }
@@ -106,14 +106,14 @@ void itoi_ult_free(itoi_worker_t *w, itoi_ult_t *t)
     t->gen++;
     if (t->gen == 0) t->gen = 1;
     atomic_store_explicit(&t->state, ITOI_REAPED, memory_order_relaxed);
-    t->next = w->free_ult;
+    t->u.next = (itoi_unit_t *)w->free_ult;
     w->free_ult = t;
     if (ITOI_UNLIKELY(++w->free_ult_n >= 2 * BATCH)) {
         itoi_ult_t *head = w->free_ult, *x = head;
-        for (int i = 1; i < BATCH; i++) x = x->next;
-        w->free_ult = x->next;
+        for (int i = 1; i < BATCH; i++) x = (itoi_ult_t *)x->u.next;
+        w->free_ult = (itoi_ult_t *)x->u.next;
         w->free_ult_n -= BATCH;
-        x->next = NULL;
+        x->u.next = NULL;
         itoi_spin_lock(&gdesc_lock);
         head->arg = gdesc;
         gdesc = head;
@@ -208,7 +208,6 @@ int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr
     t->bound = (int16_t)bound;
     t->id = home->next_id++ * ITOI_MAX_WORKERS + (uint64_t)home->index;
     t->on_exit = NULL;
-    t->bulk = NULL;
     itoi_ult_init_state(t); /* unnamed: named lazily "ult-<id>" (see ito_thread_name) */
     if (attr && attr->name) {
         strncpy(t->name, attr->name, ITOI_NAME_LEN - 1);
@@ -221,10 +220,10 @@ int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr
     if (bound >= 0 && bound != home->index) {
         itoi_ready(t); /* to the bound worker's inbox */
     } else if ((flags & ITO_ATTR_CHILD_FIRST) && home->cur) {
-        itoi_queue_push_front(&home->rq, t);
+        itoi_queue_push_front(&home->rq, &t->u);
         itoi_yield_to(home, t);
     } else {
-        itoi_ready_local(home, t);
+        itoi_ready_local(home, &t->u);
     }
     return ITO_OK;
 }
@@ -241,7 +240,7 @@ static void join_post(void *arg)
         return; /* t's exit will wake us */
     /* t finished meanwhile (DONE), or another joiner/detacher got there first. */
     me->wait_result = expect == ITOI_DONE ? ITO_OK : ITO_EJOINED;
-    itoi_ready_local(w, me);
+    itoi_ready_local(w, &me->u);
 }
 
 static int reap(itoi_worker_t *w, itoi_ult_t *t, void **retval)

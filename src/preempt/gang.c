@@ -2,8 +2,9 @@
  *
  * Groups take turns round-robin, one quantum each, advanced by worker 0's timer: the
  * running group is published in itoi_gang_group with a new epoch, every worker is woken,
- * and the scheduler (src/core/worker.c) runs only ULTs of that group or of no group,
- * parking the others until their turn. A ULT of another group that is running when the
+ * and the scheduler (src/core/sched.c) passes every ULT it is about to run through this
+ * file's pick filter, which parks the ULTs of other groups in the worker's parked queue
+ * (itoi_pworker_t) until their turn; a poller gives them back when the epoch changes. A ULT of another group that is running when the
  * turn ends is preempted by its worker's own tick, at its next safe point.
  * Preemption-safe regions act on the whole gang, as in the paper: while any ULT of the
  * running group is inside a region, worker 0's tick extends the group's turn (a delayed
@@ -20,6 +21,9 @@
 #include <unistd.h>
 
 #include "preempt_int.h"
+
+_Atomic(void *) itoi_gang_group;
+_Atomic uint64_t itoi_gang_epoch;
 
 static itoi_group_t *groups[ITOI_MAX_GROUPS];
 static itoi_spinlock_t groups_lock;
@@ -69,7 +73,7 @@ int ito_group_destroy(ito_group_t *gp)
 
 static void leave_group(itoi_ult_t *t)
 {
-    itoi_group_t *g = t->group;
+    itoi_group_t *g = itoi_group_of(t);
     if (g) atomic_fetch_sub(&g->members, 1);
 }
 
@@ -79,10 +83,10 @@ int ito_group_add(ito_group_t *gp, ito_thread_t h)
     if (!g || !h) return ITO_EINVAL;
     itoi_ult_t *t = itoi_handle_get(h);
     if (!t) return ITO_EJOINED;
-    if (t->group || t->on_exit) return ITO_EBUSY; /* one group per ULT; not for bulk-created ones */
+    if (itoi_group_of(t) || t->on_exit) return ITO_EBUSY; /* one group per ULT; not for bulk-created ones */
     if (atomic_load(&t->state) != ITOI_LIVE && atomic_load(&t->state) != ITOI_DETACHED) return ITO_ESTATE;
     atomic_fetch_add(&g->members, 1);
-    t->group = g;
+    t->slot[ITOI_USLOT_GROUP].p = g;
     t->on_exit = leave_group;
     return ITO_OK;
 }
@@ -100,8 +104,56 @@ int ito_group_stats(ito_group_t *gp, ito_preempt_stats_t *out)
     return ITO_OK;
 }
 
+/* ---- the scheduler's side: parking ULTs whose group's turn it is not ---- */
+
+/* Give back the parked ULTs when another group's turn has come (or gang scheduling
+ * stopped): they waited a whole turn, so they go first. */
+static size_t unpark(itoi_worker_t *w)
+{
+    itoi_pworker_t *pw = itoi_pworker(w);
+    if (!pw || !pw->parked.head) return 0;
+    uint64_t e = atomic_load_explicit(&itoi_gang_epoch, memory_order_acquire);
+    if (e == pw->gang_seen && atomic_load_explicit(&itoi_gang_group, memory_order_relaxed)) return 0;
+    pw->gang_seen = e;
+    size_t n = pw->parked.n;
+    itoi_queue_append(&pw->parked, &w->rq);
+    w->rq = pw->parked;
+    pw->parked = (itoi_queue_t){0};
+    return n;
+}
+
+static bool gang_filter(itoi_worker_t *w, itoi_ult_t *t)
+{
+    itoi_pworker_t *pw = itoi_pworker(w);
+    if (!pw) return true;
+    unpark(w);
+    void *g = atomic_load_explicit(&itoi_gang_group, memory_order_relaxed);
+    itoi_group_t *tg = itoi_group_of(t);
+    if (!g || !tg || tg == g) return true;
+    itoi_queue_push(&pw->parked, &t->u);
+    return false;
+}
+
+/* An idle worker with parked ULTs whose turn has come must not sleep; its poller
+ * (below) gives them back. */
+static bool gang_probe(itoi_worker_t *w)
+{
+    itoi_pworker_t *pw = itoi_pworker(w);
+    return pw && pw->parked.head &&
+           (atomic_load(&itoi_gang_epoch) != pw->gang_seen || !atomic_load(&itoi_gang_group));
+}
+
+static size_t gang_poll(itoi_worker_t *w, size_t budget)
+{
+    (void)budget;
+    return unpark(w);
+}
+
 void itoi_gang_start(void)
 {
+    itoi_poller_add(gang_poll);
+    itoi_idle_probe_add(gang_probe);
+    atomic_store(&itoi_pick_filter, gang_filter);
     turn = -1;
     itoi_spin_lock(&turn_lock);
     advance(itoi_mono_ns(), 0);
@@ -110,6 +162,7 @@ void itoi_gang_start(void)
 
 void itoi_gang_stop(void)
 {
+    atomic_store(&itoi_pick_filter, NULL);
     atomic_store(&itoi_gang_group, NULL);
     atomic_fetch_add(&itoi_gang_epoch, 1);
     itoi_wake_all();
@@ -121,7 +174,7 @@ static int in_region(itoi_group_t *g)
 {
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         itoi_ult_t *c = __atomic_load_n(&itoi_rt.workers[i].cur, __ATOMIC_RELAXED);
-        if (c && c->group == g && c->psafe) return 1;
+        if (c && itoi_group_of(c) == g && ITOI_PSAFE(c)) return 1;
     }
     return 0;
 }
@@ -134,7 +187,7 @@ static void kick_others(itoi_group_t *old)
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         itoi_worker_t *w = &itoi_rt.workers[i];
         itoi_ult_t *c = __atomic_load_n(&w->cur, __ATOMIC_RELAXED);
-        if (w != self && c && c->group == old) syscall(SYS_tgkill, pid, atomic_load(&w->tid), SIGURG);
+        if (w != self && c && itoi_group_of(c) == old) syscall(SYS_tgkill, pid, atomic_load(&w->tid), SIGURG);
     }
 }
 

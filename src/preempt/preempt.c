@@ -71,7 +71,7 @@ static inline int safe_pc(uintptr_t pc) { return pc >= itoi_pre.exe_lo && pc < i
  * (With gang scheduling the whole turn is charged once, in gang.c.) */
 static void charge(itoi_ult_t *t, uint64_t extra_ns, int forced)
 {
-    itoi_group_t *g = t->group;
+    itoi_group_t *g = itoi_group_of(t);
     if (!g) return;
     atomic_fetch_add(&g->st.delay_ns, extra_ns);
     atomic_fetch_add(&g->debt_ns, extra_ns / (uint64_t)itoi_rt.nworkers);
@@ -84,8 +84,8 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
     (void)si;
     int saved_errno = errno;
     itoi_worker_t *w = itoi_tls_worker;
-    if (!w || !w->preempt) goto out;
-    itoi_pworker_t *pw = w->preempt;
+    if (!w || !itoi_pworker(w)) goto out;
+    itoi_pworker_t *pw = itoi_pworker(w);
     ITOI_BUMP(pw->st.ticks);
     if (w->index == 0 && itoi_pre.gang) itoi_gang_tick();
     ito_coop_flag = 1; /* compiled yield points switch at their next check */
@@ -94,26 +94,26 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
     if (!t) goto out;
     uint64_t now = mono_ns();
     int forced = 0;
-    if (itoi_pre.gang && t->group) {
+    if (itoi_pre.gang && itoi_group_of(t)) {
         /* Gang scheduling decides at the group's level (gang.c): a ULT of the running
          * group keeps its worker while in a region; a ULT of another group leaves now,
          * forced if its group's turn ended while it was inside a region. */
-        if (t->group == atomic_load(&itoi_gang_group)) {
-            if (t->psafe) goto out;
-        } else if (t->psafe) {
+        if (itoi_group_of(t) == atomic_load(&itoi_gang_group)) {
+            if (ITOI_PSAFE(t)) goto out;
+        } else if (ITOI_PSAFE(t)) {
             ITOI_BUMP(pw->st.forced);
         }
         goto preempt;
     }
-    if (t->psafe) {
-        if (!t->psafe_pending) {
-            t->psafe_pending = 1;
-            t->psafe_since = now;
+    if (ITOI_PSAFE(t)) {
+        if (!ITOI_PSAFE_PENDING(t)) {
+            ITOI_PSAFE_PENDING(t) = 1;
+            ITOI_PSAFE_SINCE(t) = now;
             ITOI_BUMP(pw->st.delayed);
-            if (t->group) atomic_fetch_add(&((itoi_group_t *)t->group)->st.delayed, 1);
+            if (itoi_group_of(t)) atomic_fetch_add(&(itoi_group_of(t))->st.delayed, 1);
             goto out;
         }
-        if (now - t->psafe_since < itoi_pre.max_delay_ns) goto out;
+        if (now - ITOI_PSAFE_SINCE(t) < itoi_pre.max_delay_ns) goto out;
         forced = 1; /* the bound is reached: preempt anyway */
     }
     /* With gang scheduling, a ULT of a group whose turn is over must go now. */
@@ -125,13 +125,13 @@ preempt:;
     }
     if (forced) {
         ITOI_BUMP(pw->st.forced);
-        uint64_t extra = now - t->psafe_since;
+        uint64_t extra = now - ITOI_PSAFE_SINCE(t);
         atomic_fetch_add(&pw->st.delay_ns, extra);
         charge(t, extra, 1);
-        t->psafe_pending = 0;
+        ITOI_PSAFE_PENDING(t) = 0;
     }
     ITOI_BUMP(pw->st.preemptions);
-    if (t->group) atomic_fetch_add(&((itoi_group_t *)t->group)->st.preemptions, 1);
+    if (itoi_group_of(t)) atomic_fetch_add(&(itoi_group_of(t))->st.preemptions, 1);
     /* Pin to this worker while switched out from inside the handler. */
     int16_t bound = t->bound;
     t->bound = (int16_t)w->index;
@@ -147,7 +147,7 @@ out:
 
 static int arm(itoi_worker_t *w, uint64_t quantum_ns)
 {
-    itoi_pworker_t *pw = w->preempt;
+    itoi_pworker_t *pw = itoi_pworker(w);
     struct sigevent sev;
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = SIGEV_THREAD_ID;
@@ -215,7 +215,7 @@ int ito_preempt_enable(const ito_preempt_config_t *cfg)
         itoi_pre.pw = NULL;
         return ITO_EIO;
     }
-    for (int i = 0; i < n; i++) itoi_rt.workers[i].preempt = &itoi_pre.pw[i];
+    for (int i = 0; i < n; i++) itoi_rt.workers[i].slot[ITOI_WSLOT_PREEMPT] = &itoi_pre.pw[i];
     if (itoi_pre.gang) itoi_gang_start();
     for (int i = 0; i < n; i++) {
         if (arm(&itoi_rt.workers[i], itoi_pre.quantum_ns) != ITO_OK) {
@@ -239,7 +239,7 @@ int ito_preempt_disable(void)
         pw->armed = 0;
     }
     if (itoi_pre.gang) itoi_gang_stop();
-    for (int i = 0; i < n; i++) itoi_rt.workers[i].preempt = NULL;
+    for (int i = 0; i < n; i++) itoi_rt.workers[i].slot[ITOI_WSLOT_PREEMPT] = NULL;
     /* Keep the totals for ito_preempt_stats after disabling. */
     for (int i = 0; i < n; i++) itoi_preempt_add(&itoi_pre.total, &itoi_pre.pw[i].st);
     itoi_pre.on = 0;
@@ -250,7 +250,7 @@ void itoi_preempt_fini(void)
 {
     if (itoi_pre.on) ito_preempt_disable();
     if (itoi_pre.pw) {
-        /* A late SIGURG finds w->preempt NULL and does nothing; now the handler goes too. */
+        /* A late SIGURG finds the slot NULL and does nothing; now the handler goes too. */
         sigaction(SIGURG, &itoi_pre.old_sa, NULL);
         free(itoi_pre.pw);
         itoi_pre.pw = NULL;
@@ -290,7 +290,7 @@ int ito_psafe_begin(void)
 {
     itoi_worker_t *w = itoi_self_worker();
     if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
-    w->cur->psafe++;
+    ITOI_PSAFE(w->cur)++;
     return ITO_OK;
 }
 
@@ -299,20 +299,20 @@ int ito_psafe_end(void)
     itoi_worker_t *w = itoi_self_worker();
     if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
     itoi_ult_t *t = w->cur;
-    if (ITOI_UNLIKELY(t->psafe == 0)) return ITO_ESTATE;
-    if (--t->psafe == 0 && ITOI_UNLIKELY(itoi_pre.gang && t->group)) {
-        itoi_group_t *g = t->group;
+    if (ITOI_UNLIKELY(ITOI_PSAFE(t) == 0)) return ITO_ESTATE;
+    if (--ITOI_PSAFE(t) == 0 && ITOI_UNLIKELY(itoi_pre.gang && itoi_group_of(t))) {
+        itoi_group_t *g = itoi_group_of(t);
         if (g->turn_delayed) {
             itoi_gang_region_ended(g);
             if (atomic_load(&itoi_gang_group) != (void *)g) itoi_yield_worker(w); /* its turn is over */
         }
         return ITO_OK;
     }
-    if (t->psafe == 0 && ITOI_UNLIKELY(t->psafe_pending)) {
+    if (ITOI_PSAFE(t) == 0 && ITOI_UNLIKELY(ITOI_PSAFE_PENDING(t))) {
         /* The quantum expired inside the region: switch now, and charge the extra time. */
-        t->psafe_pending = 0;
-        uint64_t extra = mono_ns() - t->psafe_since;
-        if (w->preempt) atomic_fetch_add(&((itoi_pworker_t *)w->preempt)->st.delay_ns, extra);
+        ITOI_PSAFE_PENDING(t) = 0;
+        uint64_t extra = mono_ns() - ITOI_PSAFE_SINCE(t);
+        if (itoi_pworker(w)) atomic_fetch_add(&itoi_pworker(w)->st.delay_ns, extra);
         charge(t, extra, 0);
         itoi_yield_worker(w);
     }

@@ -13,12 +13,31 @@ typedef struct itoi_pstats {
     _Atomic uint64_t ticks, preemptions, deferred, delayed, delay_ns, forced;
 } itoi_pstats_t;
 
+/* Per worker (w->slot[ITOI_WSLOT_PREEMPT]); touched by its worker only, signal handler
+ * included, except the statistics (read by anyone). */
 typedef struct itoi_pworker {
     timer_t timer;
     int armed;
     itoi_pstats_t st;
-    uint64_t gang_epoch;        /* the group epoch this worker last sorted its ULTs for */
+    itoi_queue_t parked;        /* gang scheduling: ULTs whose group's turn it is not */
+    uint64_t gang_seen;         /* the group epoch the parked ULTs were set aside for */
 } itoi_pworker_t;
+
+static inline itoi_pworker_t *itoi_pworker(itoi_worker_t *w)
+{
+    return (itoi_pworker_t *)w->slot[ITOI_WSLOT_PREEMPT];
+}
+
+/* A ULT's preemption state, in its slot words (src/core/itoi.h): written by the ULT
+ * itself and read by the signal handler on the same worker (volatile: the handler
+ * interrupts the ULT, no atomics needed); the group is set by ito_group_add. */
+#define ITOI_PSAFE(t) (*(volatile uintptr_t *)&(t)->slot[ITOI_USLOT_PSAFE].w)
+#define ITOI_PSAFE_PENDING(t) (*(volatile uintptr_t *)&(t)->slot[ITOI_USLOT_PSAFE_PENDING].w)
+#define ITOI_PSAFE_SINCE(t) ((t)->slot[ITOI_USLOT_PSAFE_SINCE].w)
+static inline struct itoi_group *itoi_group_of(const itoi_ult_t *t)
+{
+    return (struct itoi_group *)t->slot[ITOI_USLOT_GROUP].p;
+}
 
 #define ITOI_MAX_GROUPS 64
 typedef struct itoi_group {
@@ -48,5 +67,10 @@ void itoi_gang_stop(void);
 void itoi_gang_tick(void);      /* worker 0's timer: the next group's turn */
 void itoi_gang_region_ended(itoi_group_t *g); /* from ito_psafe_end: end a delayed turn now */
 uint64_t itoi_mono_ns(void);
+
+/* Gang scheduling's state (gang.c): the group whose turn it is (NULL: gang scheduling is
+ * off) and a counter bumped at every change of turn. */
+extern _Atomic(void *) itoi_gang_group;
+extern _Atomic uint64_t itoi_gang_epoch;
 
 #endif

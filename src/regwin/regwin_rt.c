@@ -5,7 +5,7 @@
  * them while a run is attached (ito_regwin_attach .. ito_regwin_detach):
  *   - one window file per worker, g_file[worker index], made from the installed
  *     configuration (ito_regwin_configure);
- *   - one window state per ULT (rt_thread_t, in ult->mech), made at the ULT's first
+ *   - one window state per ULT (rt_thread_t, in ult->slot[ITOI_USLOT_REGWIN]), made at the ULT's first
  *     switch-in and freed when it exits;
  *   - itoi_switch_hook: every ULT switch on a worker is a switch of its file;
  *   - itoi_wake_front_hook (only with the working-set policy): a ULT made ready on a
@@ -16,7 +16,7 @@
  *
  * INVARIANTS (while attached).
  *   R1 For every worker w: the current thread of g_file[w] is the window state of the
- *      ULT running on w (w->cur->mech), or NULL when w runs its scheduler context or a
+ *      ULT running on w (its slot), or NULL when w runs its scheduler context or a
  *      ULT without a window state (one whose state could not be allocated).
  *      Kept because the core calls the switch hook on every switch, before the stack
  *      switch, with (w, from, to): we suspend from's state and resume to's.
@@ -29,7 +29,7 @@
  *      with tracked == 0 belongs to a frame entered before (main's caller frames), and
  *      is ignored, so save and restore always pair.
  *   R4 Every live state is on g_live (under g_lock); detach frees them all and clears
- *      their ULTs' mech (those ULTs have not exited, so their descriptors are valid).
+ *      their ULTs' slots (those ULTs have not exited, so their descriptors are valid).
  * COST WHEN OFF. Both core hooks are NULL (a predicted branch in the core); each
  * instrumentation hook is one call here, which reads g_attached once and returns.
  * Caveats: attach and detach must run while no other ULT runs (the hooks are plain
@@ -39,6 +39,9 @@
 
 #include "core/itoi.h"
 #include "regwin.h"
+
+/* A ULT's window state, in its slot (src/core/itoi.h). */
+#define RT_STATE(t) ((t)->slot[ITOI_USLOT_REGWIN].p)
 
 #define NI __attribute__((no_instrument_function))
 
@@ -82,7 +85,7 @@ NI static rt_thread_t *state_new(itoi_ult_t *u)
     if (g_live) g_live->prev = s;
     g_live = s;
     itoi_spin_unlock(&g_lock);
-    u->mech = s;
+    RT_STATE(u) = s;
     return s;
 }
 
@@ -115,7 +118,7 @@ NI static void on_switch(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to)
     }
     rt_thread_t *b = NULL;
     if (to) {
-        b = to->mech;
+        b = RT_STATE(to);
         if (!b && !(b = state_new(to))) note_error(ITO_ENOMEM); /* to runs unemulated */
     }
     int rc = itoi_regwin_switch(f, a ? &a->rw : NULL, b ? &b->rw : NULL, kind);
@@ -131,7 +134,7 @@ NI static void on_switch(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to)
 
 NI static bool on_wake(itoi_worker_t *w, itoi_ult_t *t)
 {
-    rt_thread_t *s = t->mech;
+    rt_thread_t *s = RT_STATE(t);
     return s && itoi_regwin_wake_front(&s->rw) == w->index;
 }
 
@@ -140,7 +143,7 @@ NI static inline rt_thread_t *running(itoi_regwin_file_t **f)
 {
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return NULL;
-    rt_thread_t *s = w->cur->mech;
+    rt_thread_t *s = RT_STATE(w->cur);
     if (!s || !s->rw.running) return NULL;
     *f = g_file[w->index];
     return *f ? s : NULL;
@@ -208,14 +211,14 @@ int ito_regwin_attach(void)
             return err != ITO_OK ? err : ITO_ENOMEM;
         }
     }
-    rt_thread_t *me = w->cur->mech ? w->cur->mech : state_new(w->cur);
+    rt_thread_t *me = RT_STATE(w->cur) ? RT_STATE(w->cur) : state_new(w->cur);
     if (!me) {
         free_files();
         return ITO_ENOMEM;
     }
     int rc = itoi_regwin_switch(g_file[w->index], NULL, &me->rw, ITOI_REGWIN_LEAVE);
     if (rc != ITO_OK) {
-        w->cur->mech = NULL;
+        RT_STATE(w->cur) = NULL;
         state_free(me);
         free_files();
         return rc;
@@ -242,7 +245,7 @@ int ito_regwin_detach(void)
     }
     while (g_live) { /* R4 */
         rt_thread_t *s = g_live;
-        s->ult->mech = NULL;
+        RT_STATE(s->ult) = NULL;
         state_free(s);
     }
     free_files();
@@ -256,7 +259,7 @@ int ito_regwin_self_stats(ito_regwin_thread_stats_t *out)
     if (!out) return ITO_EINVAL;
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return ITO_ENOTULT;
-    rt_thread_t *s = w->cur->mech;
+    rt_thread_t *s = RT_STATE(w->cur);
     if (!atomic_load(&g_attached) || !s) return ITO_ESTATE;
     *out = s->stats;
     return ITO_OK;
@@ -266,7 +269,7 @@ int ito_regwin_flush_next(void)
 {
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return ITO_ENOTULT;
-    rt_thread_t *s = w->cur->mech;
+    rt_thread_t *s = RT_STATE(w->cur);
     if (!atomic_load(&g_attached) || !s) return ITO_ESTATE;
     s->flush_next = true;
     return ITO_OK;

@@ -45,7 +45,7 @@ static void bulk_release(bulk_t *b)
     if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) free(b);
 }
 
-static void on_exit_bulk(itoi_ult_t *t) { bulk_release(t->bulk); }
+static void on_exit_bulk(itoi_ult_t *t) { bulk_release(t->slot[ITOI_USLOT_BULK].p); }
 
 int ito_spawn_attr_init(ito_spawn_attr_t *attr)
 {
@@ -58,8 +58,8 @@ int ito_spawn_index(size_t *index)
 {
     if (!index) return ITO_EINVAL;
     itoi_worker_t *w = itoi_self_worker();
-    if (!w || !w->cur || !w->cur->bulk) return ITO_EPERM;
-    *index = w->cur->bulk_index;
+    if (!w || !w->cur || !w->cur->slot[ITOI_USLOT_BULK].p) return ITO_EPERM;
+    *index = w->cur->slot[ITOI_USLOT_BULK_INDEX].w;
     return ITO_OK;
 }
 
@@ -76,19 +76,19 @@ static inline int make_one(itoi_worker_t *w, bulk_t *b, size_t i, int use_templa
         t->flags = b->tmpl.flags;
         t->bound = -1;
         t->on_exit = on_exit_bulk;
-        t->bulk = b;
     }
     t->stack = NULL; /* attached when first picked */
     t->arg = b->private_init ? b->private_init(i, b->common) : b->common;
     t->ret = NULL;
-    t->bulk_index = i;
     t->id = w->next_id++ * ITOI_MAX_WORKERS + (uint64_t)w->index;
     itoi_ult_init_state(t);
+    t->slot[ITOI_USLOT_BULK].p = b;
+    t->slot[ITOI_USLOT_BULK_INDEX].w = i;
     atomic_store_explicit(&t->state, (b->tmpl.flags & ITOI_F_DETACHED) ? ITOI_DETACHED : ITOI_LIVE,
                           memory_order_relaxed);
     ITOI_BUMP(w->n_created);
     if (b->out) b->out[i] = itoi_handle_of(t);
-    itoi_queue_push(&w->rq, t); /* private: published, if wanted, once per access */
+    itoi_queue_push(&w->rq, &t->u); /* private: published, if wanted, once per access */
     return ITO_OK;
 }
 
@@ -176,7 +176,6 @@ int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_siz
     b->tmpl.flags = (a.flags & ITO_ATTR_DETACHED) ? ITOI_F_DETACHED : 0;
     b->tmpl.bound = -1;
     b->tmpl.on_exit = on_exit_bulk;
-    b->tmpl.bulk = b;
     int p = a.workers ? a.workers : itoi_rt.nworkers;
     if (a.scheme == ITO_SPAWN_SERIAL) p = 1;
     b->chunk = (a.scheme == ITO_SPAWN_CHUNK || a.scheme == ITO_SPAWN_COMBINED) ? (n + (size_t)p - 1) / (size_t)p

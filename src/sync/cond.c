@@ -36,7 +36,7 @@ int ito_cond_destroy(ito_cond_t *c)
 static bool cond_unlink(itoi_ult_t *t, void *obj)
 {
     cond_impl_t *x = obj;
-    return itoi_queue_remove(&x->waiters, t);
+    return itoi_queue_remove(&x->waiters, &t->u);
 }
 
 int ito_cond_wait(ito_cond_t *c, ito_mutex_t *m) { return ito_cond_wait_until(c, m, ITO_FOREVER); }

@@ -57,7 +57,7 @@ int ito_mutex_trylock(ito_mutex_t *m)
 static bool mutex_unlink(itoi_ult_t *t, void *obj)
 {
     mutex_impl_t *x = obj;
-    if (!itoi_queue_remove(&x->waiters, t)) return false; /* handed the mutex meanwhile */
+    if (!itoi_queue_remove(&x->waiters, &t->u)) return false; /* handed the mutex meanwhile */
     if (!x->waiters.head) atomic_fetch_and_explicit(&x->owner, ~WAITERS, memory_order_relaxed);
     return true;
 }
@@ -112,7 +112,7 @@ int ito_mutex_unlock(ito_mutex_t *m)
         return ITO_OK;
     if ((v & ~WAITERS) != me) return ITO_EPERM;
     itoi_spin_lock(&x->lock);
-    itoi_ult_t *next = itoi_queue_pop(&x->waiters);
+    itoi_ult_t *next = (itoi_ult_t *)itoi_queue_pop(&x->waiters);
     atomic_store_explicit(&x->owner, (uintptr_t)next | (x->waiters.head ? WAITERS : 0),
                           memory_order_release);
     itoi_spin_unlock(&x->lock);

@@ -82,7 +82,7 @@ static void pass_on(ito_stream_t *s)
 static bool stream_unlink(itoi_ult_t *t, void *obj)
 {
     ito_stream_t *s = obj;
-    return itoi_queue_remove(&s->putters, t) || itoi_queue_remove(&s->getters, t);
+    return itoi_queue_remove(&s->putters, &t->u) || itoi_queue_remove(&s->getters, &t->u);
 }
 
 int ito_stream_put_until(ito_stream_t *s, const void *buf, size_t len, uint64_t deadline, size_t *put)

@@ -16,7 +16,7 @@ static inline itoi_worker_t *itoi_ult_worker(void)
  * returns with `l` released, once somebody has made the ULT ready again. */
 static inline void itoi_wait_on(itoi_worker_t *w, itoi_queue_t *q, itoi_spinlock_t *l)
 {
-    itoi_queue_push(q, w->cur);
+    itoi_queue_push(q, &w->cur->u);
     itoi_park(w, l);
 }
 
@@ -26,7 +26,7 @@ static inline int itoi_wait_on_until(itoi_worker_t *w, itoi_queue_t *q, itoi_spi
                                      itoi_unlink_fn unlink, void *obj, const char *what)
 {
     w->cur->wait_result = ITO_OK;
-    itoi_queue_push(q, w->cur);
+    itoi_queue_push(q, &w->cur->u);
     return itoi_park_until(w, l, deadline, unlink, obj, what);
 }
 
@@ -39,7 +39,7 @@ static inline bool itoi_deadline_passed(uint64_t deadline)
 /* Make the first ULT of q ready (caller holds q's lock); returns whether there was one. */
 static inline bool itoi_wake_first(itoi_queue_t *q)
 {
-    itoi_ult_t *t = itoi_queue_pop(q);
+    itoi_ult_t *t = (itoi_ult_t *)itoi_queue_pop(q); /* wait queues hold ULTs only */
     if (t) itoi_ready(t);
     return t != NULL;
 }

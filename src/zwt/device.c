@@ -394,9 +394,9 @@ static size_t dev_poll(itoi_worker_t *w, size_t budget)
     /* tab is published (release) after epfd is set: acquire it before reading epfd */
     struct ito_device *t = atomic_load_explicit((_Atomic(struct ito_device *) *)&tab, memory_order_acquire);
     if (!t) return 0;
-    /* A worker with ZWTs queued looks at the devices every 8th round only: a system
-     * call per round would cost more than the 64 ZWTs the round runs. */
-    if (w->side_ready && (++poll_tick & 7)) return 0;
+    /* A worker with units queued looks at the devices every 8th round only: a system
+     * call per round would cost more than the units the round runs. */
+    if (w->rq.head && (++poll_tick & 7)) return 0;
     struct epoll_event evs[32];
     int max = budget < 32 ? (int)budget : 32;
     int n = epoll_wait(epfd, evs, max, 0);
@@ -409,10 +409,10 @@ static size_t dev_poll(itoi_worker_t *w, size_t budget)
         uint64_t value;
         if (d->state == DEV_OPEN && d->gen == gen && !d->masked && take_event(d, evs[i].events, &value)) {
             d->masked = 1;
-            const void *saved = w->zwt_cur;
-            w->zwt_cur = &io_controller;
+            const itoi_unit_t *saved = w->unit_cur;
+            w->unit_cur = &io_controller.u;
             int rc = ito_continue_value(d->frame, d->entry, value);
-            w->zwt_cur = saved;
+            w->unit_cur = saved;
             if (rc == ITO_OK) {
                 atomic_fetch_add_explicit(&d->delivered, 1, memory_order_relaxed);
                 did++;

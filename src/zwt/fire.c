@@ -4,8 +4,22 @@
 /* The mode of the caller: a running ZWT's own, else user (ULTs, foreign threads). */
 static inline int caller_mode(itoi_worker_t *w)
 {
-    const itoi_zentry_t *cur = w ? w->zwt_cur : NULL;
+    const itoi_zentry_t *cur = w ? (const itoi_zentry_t *)w->unit_cur : NULL;
     return cur ? cur->mode : ITO_MODE_USER;
+}
+
+void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u)
+{
+    (void)w;
+    itoi_zentry_t *e = (itoi_zentry_t *)u;
+    atomic_store_explicit(&e->queued, 0, memory_order_relaxed);
+    e->code(e->frame, e->index, atomic_load_explicit(&e->value, memory_order_relaxed));
+}
+
+static inline void make_ready(itoi_zentry_t *e)
+{
+    atomic_store_explicit(&e->queued, 1, memory_order_relaxed);
+    itoi_unit_ready(&e->u);
 }
 
 static void wake_waiter(itoi_zentry_t *e)
@@ -29,7 +43,7 @@ static inline int do_continue(ito_frame_t *f, int entry, int has_value, uint64_t
         atomic_fetch_add(&e->sync, 1); /* more continuations than the arming expected */
         return ITO_ESTATE;
     }
-    if (e->code) itoi_zwt_make_ready(e);
+    if (e->code) make_ready(e);
     else wake_waiter(e);
     return ITO_OK;
 }
@@ -75,7 +89,7 @@ int ito_zwt_self(ito_frame_t **f, int *entry)
 {
     if (!f || !entry) return ITO_EINVAL;
     itoi_worker_t *w = itoi_self_worker();
-    const itoi_zentry_t *e = w ? w->zwt_cur : NULL;
+    const itoi_zentry_t *e = w ? (const itoi_zentry_t *)w->unit_cur : NULL;
     if (!e) return ITO_EPERM;
     *f = e->frame;
     *entry = e->index;
@@ -103,7 +117,7 @@ static void wait_post(void *arg)
                                                 memory_order_acquire))
         return; /* the firing continuation will ready us */
     me->wait_result = expect == ITOI_ZW_FIRED ? ITO_OK : ITO_EBUSY;
-    itoi_ready_local(w, me);
+    itoi_ready_local(w, &me->u);
 }
 
 /* A timed wait gives up: still the registered waiter unless the firing exchanged it. */
@@ -132,4 +146,18 @@ int ito_frame_wait_until(ito_frame_t *f, int entry, uint64_t deadline)
     if (deadline != ITO_FOREVER && itoi_now_ns() >= deadline) return ITO_ETIMEDOUT;
     w->cur->wait_result = ITO_OK;
     return itoi_block_until(w, wait_post, e, deadline, NULL, wait_unlink, e, "frame");
+}
+
+int ito_zwt_stats(uint64_t *fired, uint64_t *stolen)
+{
+    if (!fired && !stolen) return ITO_EINVAL;
+    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
+    uint64_t f = 0, s = 0;
+    for (int i = 0; i < itoi_rt.nworkers; i++) { /* stackless units are ZWTs */
+        f += atomic_load_explicit(&itoi_rt.workers[i].n_units_run, memory_order_relaxed);
+        s += atomic_load_explicit(&itoi_rt.workers[i].n_steals_stackless, memory_order_relaxed);
+    }
+    if (fired) *fired = f;
+    if (stolen) *stolen = s;
+    return ITO_OK;
 }

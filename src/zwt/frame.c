@@ -34,8 +34,7 @@ int itoi_zwt_setup(void)
             rc = ITO_ENOMEM;
         } else {
             memset(p, 0, sizeof(itoi_zworker_t) * (size_t)itoi_rt.nworkers);
-            extern size_t itoi_zwt_poll(itoi_worker_t *, size_t);
-            if (itoi_poller_add(itoi_zwt_poll) != ITO_OK || itoi_fini_add(itoi_zwt_teardown) != ITO_OK) {
+            if (itoi_fini_add(itoi_zwt_teardown) != ITO_OK) {
                 free(p);
                 rc = ITO_ENOMEM;
             } else {
@@ -117,6 +116,7 @@ int ito_frame_create(ito_frame_t **out, int nentries, size_t data_size)
     f->next_free = NULL;
     memset(f->e, 0, (size_t)nentries * sizeof(itoi_zentry_t));
     for (int i = 0; i < nentries; i++) {
+        f->e[i].u.run = itoi_zwt_run;
         f->e[i].frame = f;
         f->e[i].index = i;
     }

@@ -1,15 +1,14 @@
-/* zwt.h: internals of zero-wait threads shared by frame.c, fire.c and rtq.c.
+/* zwt.h: internals of zero-wait threads shared by frame.c, fire.c and device.c.
  *
  * Who touches what:
  *  - An entry's sync count is decremented by any thread (atomic); the continuation that
- *    brings it to zero owns the firing: it sets `queued` and puts the entry on a ready
- *    queue (RTQ). The worker that pops it clears `queued` and runs the code.
+ *    brings it to zero owns the firing: it sets `queued` and makes the entry ready as a
+ *    stackless unit of the one scheduler (src/core/sched.c: the same queues, stealing,
+ *    fairness and wake-ups as ULTs; there is no separate ready queue for ZWTs). The
+ *    worker that runs it clears `queued` and runs the code (zwt_run in fire.c).
  *  - `waiter` is used only by entries without code: 0 (armed), FIRED, or the ULT that
  *    waits; firing exchanges it to FIRED, and a waiter installs itself with a CAS from
- *    the post action of its park, so exactly one side readies the ULT.
- *  - Each worker's RTQ has a private FIFO (owner only), a shared FIFO (spinlock) that
- *    idle workers steal from, and an inbox (spinlock) for entries made ready by
- *    threads that are not workers. */
+ *    the post action of its park, so exactly one side readies the ULT. */
 #ifndef ITO_ZWT_INTERNAL_H
 #define ITO_ZWT_INTERNAL_H
 
@@ -22,7 +21,7 @@
 #define ITOI_NCLASSES 24
 
 typedef struct itoi_zentry {
-    struct itoi_zentry *next;   /* RTQ link */
+    itoi_unit_t u;              /* the ready-queue link; u.run = zwt_run */
     _Atomic int32_t sync;
     uint32_t fan_in;
     ito_zwt_fn code;
@@ -46,27 +45,14 @@ struct ito_frame {
     itoi_zentry_t e[];
 };
 
-typedef struct itoi_zq {
-    itoi_zentry_t *head, *tail;
-    size_t n;
-} itoi_zq_t;
-
-/* Per-worker ZWT state (the RTQ and the frame pools). */
+/* Per-worker ZWT state: the frame pools. */
 typedef struct itoi_zworker {
-    itoi_zq_t rtq;                       /* private */
-    _Alignas(ITOI_CACHELINE) itoi_spinlock_t shared_lock;
-    _Atomic size_t shared_n;
-    itoi_zq_t shared;                    /* stealable */
-    _Alignas(ITOI_CACHELINE) itoi_spinlock_t inbox_lock;
-    itoi_zq_t inbox;                     /* from non-workers */
     _Alignas(ITOI_CACHELINE) struct ito_frame *free[ITOI_NCLASSES];
-    _Atomic uint64_t fired, stolen;
-    uint32_t polls;                      /* owner: poll calls, for the fairness check */
 } itoi_zworker_t;
 
 int itoi_zwt_setup(void);                   /* once per ito_init, on first use */
 itoi_zworker_t *itoi_zwt_worker(itoi_worker_t *w);
-void itoi_zwt_make_ready(itoi_zentry_t *e); /* e's count reached zero and e has code */
+void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u); /* the unit's run: the entry's code */
 
 /* Validate (frame, entry): the entry, or NULL with *rc set. */
 static inline itoi_zentry_t *itoi_zwt_entry(ito_frame_t *f, int entry, int *rc)

@@ -1,0 +1,774 @@
+/* sched.c: the scheduler. One set of per-worker queues holds every kind of ready unit:
+ * stackful ULTs and stackless units (zero-wait threads), scheduled together.
+ *
+ * Units. A ready unit is an itoi_unit_t {next, run}: a ULT (run == NULL) is switched to;
+ * a stackless unit (run != NULL: a ZWT entry) is run to completion by a call of
+ * run(w, unit) on the worker's scheduler context, between ULTs. Both are made ready by
+ * itoi_unit_ready (ULTs by itoi_ready), both wait in the same FIFO, are published and
+ * stolen the same way, and are counted by the same rules.
+ *
+ * Per worker (who may touch what):
+ *  - rq: the private FIFO. Touched only by code running on the worker. The hot paths
+ *    (yield, create, exit, a ZWT firing the next) use only it: no atomic
+ *    read-modify-write, no lock, no system call.
+ *  - steal (steal_lock): units the worker published for thieves, taken half at a time by
+ *    idle workers. A worker publishes only while some worker wants work
+ *    (itoi_rt.want_work, a relaxed load at scheduling points), and only units whose
+ *    context is completely saved: a ULT that switches out is published by the post action
+ *    of its switch, which runs on the next context's stack.
+ *  - inbox (inbox_lock): units made ready for this worker by other workers (bound ULTs,
+ *    a timed waiter's wake-up) or by foreign threads; drained by the owner.
+ *  - calls: functions other threads want run on this worker (itoi_worker_call).
+ *  - timers (timer.c): the owner's heap; fired in the scheduler context.
+ *
+ * The one fairness rule: every 64 scheduling points a worker takes back what it
+ * published and nobody stole (so a unit in the steal queue, say the holder of a lock
+ * that others retry for, cannot starve behind units that keep re-queueing themselves,
+ * whatever kind either is), and visits its scheduler context if kernel events may wait
+ * (watched fds), a timer is due, or a mechanism's idle probe says its poller has work.
+ *
+ * The one steal path: an idle worker takes half of a victim's steal queue, any kind.
+ *
+ * The one sleep/wake protocol: an idle worker spins a while (adaptive, up to 50 us)
+ * looking for work, then stores sleep_state = 1, looks once more, and sleeps on its futex
+ * (or in epoll_wait when mechanisms watch fds, see idlewait.c), until its earliest timer.
+ * A waker publishes work first and then reads sleep_state (both sequentially
+ * consistent), so no wake-up is lost. Publishing for thieves wakes a sleeper only when
+ * nobody spins.
+ *
+ * Where a unit made ready goes (itoi_unit_ready): a bound ULT to its worker (inbox if
+ * that is not the caller's worker); otherwise, on a worker, to the private queue, or to
+ * the steal queue at once while some worker wants work and this one has something else
+ * to do (a ULT is running, or the queue is not empty: a ZWT chain fired from the
+ * scheduler context keeps its next unit instead of bouncing it between workers); from a
+ * foreign thread, to an inbox (a ULT's home worker, worker 0 for stackless units).
+ *
+ * Mechanisms plug in through hooks, never through fields of this file: pollers (run by
+ * the scheduler context), sleep hooks and idle probes (idlewait.c), the switch hook and
+ * the wake-front hook (register windows), the pick filter (gang scheduling parks the ULTs
+ * of groups whose turn it is not), calls between workers, timers, and per-worker and
+ * per-ULT slots (itoi.h).
+ *
+ * Every switch goes through switch_with(): the sanitizers' fiber annotations, the switch
+ * hook, the counter, and a switch primitive with an optional post action that runs on
+ * the new stack once the old context is saved. */
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ito/coop.h"
+#include "itoi.h"
+#include "sanitizer.h"
+
+_Thread_local itoi_worker_t *itoi_tls_worker;
+itoi_switch_hook_fn itoi_switch_hook;
+itoi_wake_front_fn itoi_wake_front_hook;
+_Atomic(itoi_pick_filter_fn) itoi_pick_filter;
+
+/* How long an idle worker looks for work before it sleeps. At most about the cost of a
+ * sleep and a wake-up (a futex or epoll round trip), so that short gaps are bridged
+ * without system calls; adaptive below that: a spin that ended in sleep halves the next
+ * one (down to IDLE_SPIN_MIN_NS), a spin that found work doubles it, so a worker whose
+ * spins keep failing (say, one waiting for its I/O while the other worker has the ready
+ * threads) stops burning the CPU the other threads of the machine could use. */
+#define IDLE_SPIN_NS 50000
+#define IDLE_SPIN_MIN_NS 2000
+#define OFFLOAD_MAX 64
+#define UNITS_PER_ROUND 64 /* stackless units run per scheduler round before the pollers again */
+
+bool itoi_queue_remove(itoi_queue_t *q, itoi_unit_t *u)
+{
+    itoi_unit_t *prev = NULL;
+    for (itoi_unit_t *x = q->head; x; prev = x, x = x->next) {
+        if (x != u) continue;
+        if (prev) prev->next = x->next; else q->head = x->next;
+        if (q->tail == x) q->tail = prev;
+        q->n--;
+        return true;
+    }
+    return false;
+}
+
+/* ---- sleeping and waking ---- */
+
+/* Sleep on *addr while it holds val, until `deadline` (ITO_FOREVER: no limit). */
+static void futex_wait(_Atomic int *addr, int val, uint64_t deadline)
+{
+    struct timespec ts, *tp = NULL;
+    if (deadline != ITO_FOREVER) {
+        uint64_t now = itoi_now_ns(), d = deadline > now ? deadline - now : 0;
+        ts.tv_sec = (time_t)(d / 1000000000u);
+        ts.tv_nsec = (long)(d % 1000000000u);
+        tp = &ts;
+    }
+    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, tp, NULL, 0);
+}
+
+static void futex_wake(_Atomic int *addr)
+{
+    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void itoi_wake_worker(itoi_worker_t *w)
+{
+    if (atomic_load(&w->sleep_state) == 1 && atomic_exchange(&w->sleep_state, 0) == 1) {
+        futex_wake(&w->sleep_state);
+        if (atomic_load(&w->watched) > 0) itoi_idlewait_wake(w);
+    }
+}
+
+void itoi_wake_all(void)
+{
+    for (int i = 0; i < itoi_rt.nworkers; i++) itoi_wake_worker(&itoi_rt.workers[i]);
+}
+
+/* Work was just published for thieves: make sure some worker will look at it. A worker
+ * that is spinning in its idle loop will (it checks again after it announces that it
+ * sleeps), so a sleeper is woken only when nobody spins: one futex call per burst of
+ * work instead of one per unit. */
+static void wake_one_sleeper(itoi_worker_t *self)
+{
+    if (atomic_load(&itoi_rt.spinning) > 0) return;
+    for (int i = 1; i < itoi_rt.nworkers; i++) {
+        itoi_worker_t *v = &itoi_rt.workers[(self->index + i) % itoi_rt.nworkers];
+        if (atomic_load(&v->sleep_state) == 1) {
+            itoi_wake_worker(v);
+            return;
+        }
+    }
+}
+
+/* ---- calls posted to a worker by other threads ---- */
+
+void itoi_worker_call(itoi_worker_t *to, itoi_call_t *c)
+{
+    itoi_call_t *head = atomic_load_explicit(&to->calls, memory_order_relaxed);
+    do c->next = head;
+    while (!atomic_compare_exchange_weak_explicit(&to->calls, &head, c, memory_order_release,
+                                                  memory_order_relaxed));
+    itoi_wake_worker(to);
+}
+
+static size_t run_calls(itoi_worker_t *w)
+{
+    if (atomic_load_explicit(&w->calls, memory_order_relaxed) == NULL) return 0;
+    itoi_call_t *c = atomic_exchange_explicit(&w->calls, NULL, memory_order_acquire), *rev = NULL;
+    while (c) { /* oldest first */
+        itoi_call_t *next = c->next;
+        c->next = rev;
+        rev = c;
+        c = next;
+    }
+    size_t n = 0;
+    while (rev) {
+        itoi_call_t *next = rev->next; /* fn may free or reuse the node */
+        rev->fn(w, rev);
+        rev = next;
+        n++;
+    }
+    return n;
+}
+
+/* Whether a timer of w is due (one clock read, only when timers are armed). */
+static inline bool timer_due(itoi_worker_t *w)
+{
+    uint64_t next = atomic_load_explicit(&w->timer_next, memory_order_relaxed);
+    return next != ITO_FOREVER && itoi_now_ns() >= next;
+}
+
+/* ---- pollers (mechanisms' work outside the queues) ---- */
+
+#define MAX_POLLERS 8
+static itoi_poll_fn pollers[MAX_POLLERS];
+static _Atomic int npollers;
+static itoi_spinlock_t pollers_lock;
+
+int itoi_poller_add(itoi_poll_fn fn)
+{
+    int rc = ITO_OK;
+    itoi_spin_lock(&pollers_lock);
+    int n = atomic_load(&npollers);
+    for (int i = 0; i < n; i++)
+        if (pollers[i] == fn) goto out;
+    if (n == MAX_POLLERS) {
+        rc = ITO_ENOMEM;
+        goto out;
+    }
+    pollers[n] = fn;
+    atomic_store_explicit(&npollers, n + 1, memory_order_release);
+out:
+    itoi_spin_unlock(&pollers_lock);
+    return rc;
+}
+
+static size_t run_pollers(itoi_worker_t *w)
+{
+    size_t did = 0;
+    int n = atomic_load_explicit(&npollers, memory_order_acquire);
+    for (int i = 0; i < n; i++) did += pollers[i](w, 64);
+    return did;
+}
+
+/* Something for the scheduler context (not a ULT) to do before the next ULT. */
+static inline bool sched_due(itoi_worker_t *w)
+{
+    return w->poll_due || atomic_load_explicit(&w->calls, memory_order_relaxed) != NULL;
+}
+
+/* ---- queues ---- */
+
+static void drain_inbox(itoi_worker_t *w)
+{
+    itoi_spin_lock(&w->inbox_lock);
+    itoi_queue_append(&w->rq, &w->inbox);
+    atomic_store_explicit(&w->inbox_n, 0, memory_order_relaxed);
+    itoi_spin_unlock(&w->inbox_lock);
+}
+
+static inline bool unit_bound(const itoi_unit_t *u)
+{
+    return u->run == NULL && ((const itoi_ult_t *)u)->bound >= 0;
+}
+
+/* Publish part of the private queue (unbound units only, from its head) for thieves:
+ * half of it, at most OFFLOAD_MAX, and only when the thieves have taken the previous
+ * batch; the scan is bounded too, so a queue full of bound ULTs costs O(1) here. */
+static void offload(itoi_worker_t *w)
+{
+    if (atomic_load_explicit(&w->steal_n, memory_order_relaxed) != 0) return;
+    size_t k = w->rq.n / 2;
+    if (k > OFFLOAD_MAX) k = OFFLOAD_MAX;
+    itoi_queue_t give = {0}, keep = {0};
+    for (size_t bound_seen = 0; k && w->rq.head && bound_seen < 8;) {
+        itoi_unit_t *u = itoi_queue_pop(&w->rq);
+        if (unit_bound(u)) {
+            itoi_queue_push(&keep, u);
+            bound_seen++;
+        } else {
+            itoi_queue_push(&give, u);
+            k--;
+        }
+    }
+    itoi_queue_append(&keep, &w->rq);
+    w->rq = keep;
+    if (!give.n) return;
+    itoi_spin_lock(&w->steal_lock);
+    itoi_queue_append(&w->steal, &give);
+    atomic_store(&w->steal_n, w->steal.n);
+    itoi_spin_unlock(&w->steal_lock);
+    wake_one_sleeper(w);
+}
+
+void itoi_publish_some(itoi_worker_t *w)
+{
+    if (atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) > 0 && w->rq.n > 1) offload(w);
+}
+
+static void reclaim(itoi_worker_t *w)
+{
+    itoi_spin_lock(&w->steal_lock);
+    itoi_queue_append(&w->rq, &w->steal);
+    atomic_store(&w->steal_n, 0);
+    itoi_spin_unlock(&w->steal_lock);
+}
+
+/* A ULT created without a stack gets one when first picked. Stacks are reserved when
+ * the ULT is created (stack.c), so this only fails when the kernel refuses memory it
+ * promised; the ULT then waits at the tail of the queue (said once on stderr). */
+static bool give_stack(itoi_worker_t *w, itoi_ult_t *t)
+{
+    static _Atomic int warned;
+    if (ITOI_LIKELY(itoi_ult_attach_stack(w, t))) return true;
+    if (!atomic_exchange(&warned, 1))
+        fprintf(stderr, "ito: no memory for the stack of a ULT created in bulk; it waits until "
+                        "another ULT frees one\n");
+    itoi_queue_push(&w->rq, &t->u);
+    return false;
+}
+
+/* The next unit to run on w, or NULL; the slow part of pick (rarely taken). */
+static itoi_unit_t *pick_slow(itoi_worker_t *w)
+{
+    if (atomic_load_explicit(&w->inbox_n, memory_order_relaxed) != 0) drain_inbox(w);
+    /* The fairness rule: take back what was published and nobody stole; look at the
+     * scheduler context's sources (kernel events, timers) now and then. */
+    if ((w->tick & 63) == 0) {
+        if (atomic_load_explicit(&w->steal_n, memory_order_relaxed)) reclaim(w);
+        if (atomic_load_explicit(&w->watched, memory_order_relaxed) > 0 || timer_due(w) || itoi_idle_probe(w))
+            w->poll_due = 1;
+    }
+    itoi_unit_t *u = itoi_queue_pop(&w->rq);
+    if (!u && atomic_load_explicit(&w->steal_n, memory_order_relaxed) != 0) {
+        reclaim(w);
+        u = itoi_queue_pop(&w->rq);
+    }
+    return u;
+}
+
+/* Prepare a ULT unit to run: its stack, the gang filter. false: it cannot run now (it
+ * was put elsewhere). */
+static inline bool ult_runnable(itoi_worker_t *w, itoi_ult_t *t)
+{
+    if (ITOI_UNLIKELY(!t->stack) && !give_stack(w, t)) return false;
+    itoi_pick_filter_fn f = atomic_load_explicit(&itoi_pick_filter, memory_order_relaxed);
+    return ITOI_LIKELY(f == NULL) || f(w, t);
+}
+
+/* The next unit for w; NULL when there is none. Hot: a yield between two ULTs takes the
+ * fast path (one pop, three relaxed loads). */
+static inline itoi_unit_t *pick_unit(itoi_worker_t *w)
+{
+    itoi_unit_t *u;
+    if (ITOI_LIKELY((++w->tick & 63) != 0 &&
+                    atomic_load_explicit(&w->inbox_n, memory_order_relaxed) == 0 && (u = itoi_queue_pop(&w->rq))))
+        ;
+    else
+        u = pick_slow(w);
+    if (ITOI_UNLIKELY(atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) > 0) && w->rq.n > 0)
+        offload(w);
+    return u;
+}
+
+/* The next ULT for a ULT's scheduling point; NULL means "go to the scheduler context":
+ * nothing is ready, or it has work (a stackless unit is next, pollers, calls). */
+static inline itoi_ult_t *pick_ult(itoi_worker_t *w)
+{
+    for (;;) {
+        if (ITOI_UNLIKELY(sched_due(w))) return NULL;
+        itoi_unit_t *u = pick_unit(w);
+        if (!u) return NULL;
+        if (ITOI_UNLIKELY(u->run != NULL)) { /* stackless: the scheduler context runs it */
+            itoi_queue_push_front(&w->rq, u);
+            return NULL;
+        }
+        itoi_ult_t *t = (itoi_ult_t *)u;
+        if (ITOI_LIKELY(ult_runnable(w, t))) return t;
+    }
+}
+
+static itoi_unit_t *steal(itoi_worker_t *w)
+{
+    int n = itoi_rt.nworkers;
+    for (int i = 1; i < n; i++) {
+        itoi_worker_t *v = &itoi_rt.workers[(w->index + i) % n];
+        if (atomic_load_explicit(&v->steal_n, memory_order_relaxed) == 0) continue;
+        if (!itoi_spin_trylock(&v->steal_lock)) continue;
+        size_t k = (v->steal.n + 1) / 2;
+        while (k-- && v->steal.head) {
+            itoi_unit_t *u = itoi_queue_pop(&v->steal);
+            if (u->run) ITOI_BUMP(w->n_steals_stackless);
+            itoi_queue_push(&w->rq, u);
+        }
+        atomic_store(&v->steal_n, v->steal.n);
+        itoi_spin_unlock(&v->steal_lock);
+        if (w->rq.head) {
+            ITOI_BUMP(w->n_steals);
+            return itoi_queue_pop(&w->rq);
+        }
+    }
+    return NULL;
+}
+
+static bool work_visible(itoi_worker_t *w)
+{
+    if (atomic_load(&w->inbox_n) || atomic_load(&itoi_rt.shutdown) || sched_due(w) ||
+        atomic_load(&itoi_rt.side_shared) > 0)
+        return true;
+    if (timer_due(w) || itoi_idle_probe(w)) return true;
+    for (int i = 0; i < itoi_rt.nworkers; i++)
+        if (atomic_load(&itoi_rt.workers[i].steal_n)) return true;
+    return false;
+}
+
+/* ---- making units ready ---- */
+
+void itoi_ready_local(itoi_worker_t *w, itoi_unit_t *u)
+{
+    if (ITOI_UNLIKELY(atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) > 0) && !unit_bound(u) &&
+        (w->cur || w->rq.head) && atomic_load_explicit(&w->steal_n, memory_order_relaxed) < OFFLOAD_MAX) {
+        /* Someone is idle and this worker has other work: make it stealable at once. */
+        itoi_spin_lock(&w->steal_lock);
+        itoi_queue_push(&w->steal, u);
+        atomic_store(&w->steal_n, w->steal.n);
+        itoi_spin_unlock(&w->steal_lock);
+        wake_one_sleeper(w);
+        return;
+    }
+    if (ITOI_UNLIKELY(itoi_wake_front_hook != NULL) && u->run == NULL &&
+        itoi_wake_front_hook(w, (itoi_ult_t *)u))
+        itoi_queue_push_front(&w->rq, u);
+    else
+        itoi_queue_push(&w->rq, u);
+}
+
+static void to_inbox(itoi_worker_t *to, itoi_unit_t *u)
+{
+    itoi_spin_lock(&to->inbox_lock);
+    itoi_queue_push(&to->inbox, u);
+    atomic_store(&to->inbox_n, to->inbox.n);
+    itoi_spin_unlock(&to->inbox_lock);
+    itoi_wake_worker(to);
+}
+
+void itoi_ready(itoi_ult_t *t)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    if (w) ITOI_BUMP(w->n_wakeups);
+    else atomic_fetch_add_explicit(&itoi_rt.foreign_wakeups, 1, memory_order_relaxed);
+    if (w && (t->bound < 0 || t->bound == w->index)) {
+        itoi_ready_local(w, &t->u);
+        return;
+    }
+    to_inbox(&itoi_rt.workers[t->bound >= 0 ? t->bound : (int)(t->id % (uint64_t)itoi_rt.nworkers)], &t->u);
+}
+
+void itoi_unit_ready(itoi_unit_t *u)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    if (ITOI_LIKELY(w != NULL)) {
+        ITOI_BUMP(w->n_units_ready);
+        itoi_ready_local(w, u);
+        return;
+    }
+    /* A foreign thread: counted as live work at once (finalize), queued on worker 0. */
+    atomic_fetch_add_explicit(&itoi_rt.foreign_units, 1, memory_order_relaxed);
+    to_inbox(&itoi_rt.workers[0], u);
+}
+
+/* ---- switching ---- */
+
+__attribute__((unused)) static inline void san_ctx(itoi_worker_t *w, itoi_ult_t *t, itoi_san_ctx_t *c)
+{
+    if (t) {
+        c->stack_lo = t->stack ? (const void *)t->stack->base : NULL;
+        c->stack_size = t->stack ? t->stack->size : 0;
+#if defined(ITOI_TSAN)
+        c->tsan_fiber = t->tsan_fiber;
+#endif
+    } else {
+        c->stack_lo = w->sched_lo;
+        c->stack_size = w->sched_size;
+#if defined(ITOI_TSAN)
+        c->tsan_fiber = w->tsan_sched_fiber;
+#endif
+    }
+}
+
+__attribute__((unused)) static inline void **fake_slot(itoi_worker_t *w, itoi_ult_t *t)
+{
+#if defined(ITOI_ASAN)
+    return t ? &t->asan_fake_stack : &w->sched_fake;
+#else
+    (void)w; (void)t;
+    return NULL;
+#endif
+}
+
+/* Switch from `from` (NULL: the scheduler context) to `to` (NULL: the scheduler
+ * context). Returns when `from` is resumed, possibly on another worker. */
+typedef void (*switch_fn)(void **, void *, itoa_post_fn, void *);
+
+static inline void switch_with(switch_fn sw, itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to,
+                               itoa_post_fn post, void *arg)
+{
+    void **save = from ? &from->sp : &w->sched_sp;
+    void *load = to ? to->sp : w->sched_sp;
+    w->cur = to;
+    w->prev = from;
+    ITOI_BUMP(w->n_switches);
+    if (ITOI_UNLIKELY(itoi_switch_hook != NULL)) itoi_switch_hook(w, from, to);
+#if defined(ITOI_ASAN) || defined(ITOI_TSAN)
+    itoi_san_ctx_t c;
+    san_ctx(w, to, &c);
+    itoi_san_before(fake_slot(w, from), 0, &c);
+#endif
+    sw(save, load, post, arg);
+#if defined(ITOI_ASAN)
+    itoi_worker_t *now = itoi_self_worker();
+    itoi_san_after(*fake_slot(now, from));
+#endif
+}
+
+static inline void switch_to(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to, itoa_post_fn post, void *arg)
+{
+    switch_with(itoa_switch_abi, w, from, to, post, arg);
+}
+
+/* Whether a ULT with nothing else ready should still visit its scheduler context:
+ * mechanisms have work there (requests in flight to reap, calls, due pollers). */
+static inline bool visit_anyway(itoi_worker_t *w)
+{
+    return w->io_pending || sched_due(w) || atomic_load_explicit(&w->inbox_n, memory_order_relaxed);
+}
+
+/* A yield that saves everything, as a preemptive switch must (ito_coop_yield_full
+ * and the preemption signal handler use it). */
+void itoi_yield_worker_full(itoi_worker_t *w)
+{
+    itoi_ult_t *cur = w->cur;
+    itoi_ult_t *next = pick_ult(w);
+    if (!next && !w->rq.head && !visit_anyway(w)) return;
+    itoi_queue_push(&w->rq, &cur->u);
+    switch_with(itoa_switch_full, w, cur, next, NULL, NULL);
+}
+
+static inline void yield_on(itoi_worker_t *w)
+{
+    itoi_ult_t *cur = w->cur;
+    itoi_ult_t *next = pick_ult(w);
+    if (ITOI_UNLIKELY(!next) && !w->rq.head && !visit_anyway(w)) return;
+    itoi_queue_push(&w->rq, &cur->u);
+    switch_to(w, cur, next, NULL, NULL);
+}
+
+void itoi_yield_worker(itoi_worker_t *w) { yield_on(w); }
+
+/* Let the scheduler context run once (its pollers: buffered requests, completions),
+ * then come back. */
+void itoi_visit_sched(itoi_worker_t *w)
+{
+    itoi_ult_t *cur = w->cur;
+    itoi_queue_push_front(&w->rq, &cur->u);
+    switch_to(w, cur, NULL, NULL, NULL);
+}
+
+/* The public yield lives here so that the whole path is one function. */
+int ito_yield(void)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
+    yield_on(w);
+    return ITO_OK;
+}
+
+int itoi_yield_to(itoi_worker_t *w, itoi_ult_t *t)
+{
+    itoi_ult_t *cur = w->cur;
+    if (t == cur) return ITO_OK;
+    if (!itoi_queue_remove(&w->rq, &t->u)) {
+        itoi_yield_worker(w);
+        return ITO_OK;
+    }
+    if (!t->stack && !itoi_ult_attach_stack(w, t)) {
+        itoi_queue_push_front(&w->rq, &t->u);
+        itoi_yield_worker(w);
+        return ITO_OK;
+    }
+    itoi_queue_push(&w->rq, &cur->u);
+    switch_to(w, cur, t, NULL, NULL);
+    return ITO_OK;
+}
+
+void itoi_block(itoi_worker_t *w, itoa_post_fn post, void *arg)
+{
+    itoi_ult_t *cur = w->cur;
+    itoi_ult_t *next = pick_ult(w);
+    switch_to(w, cur, next, post, arg);
+}
+
+static void exit_post(void *stack)
+{
+    itoi_worker_t *w = itoi_self_worker();
+#if defined(ITOI_TSAN)
+    __tsan_destroy_fiber(w->dying_fiber);
+    w->dying_fiber = NULL;
+#endif
+    itoi_stack_put(w, stack);
+}
+
+_Noreturn void itoi_exit_current(itoi_worker_t *w)
+{
+    itoi_ult_t *t = w->cur;
+    itoi_stack_t *stack = t->stack;
+#if defined(ITOI_TSAN)
+    w->dying_fiber = t->tsan_fiber;
+#endif
+    if (ITOI_UNLIKELY(t->on_exit != NULL)) t->on_exit(t);
+    ITOI_BUMP(w->n_finished);
+    /* After this exchange a joiner may free t at any moment: t is not touched again. */
+    uintptr_t old = atomic_exchange_explicit(&t->state, ITOI_DONE, memory_order_acq_rel);
+    if (old == ITOI_DETACHED) itoi_ult_free(w, t);
+    else if (old != ITOI_LIVE) itoi_ready((itoi_ult_t *)old);
+    itoi_ult_t *next = pick_ult(w);
+    w->cur = next;
+    w->prev = NULL;
+    ITOI_BUMP(w->n_switches);
+    if (ITOI_UNLIKELY(itoi_switch_hook != NULL)) itoi_switch_hook(w, NULL, next);
+#if defined(ITOI_ASAN) || defined(ITOI_TSAN)
+    itoi_san_ctx_t c;
+    san_ctx(w, next, &c);
+    itoi_san_before(NULL, 1, &c);
+#endif
+    itoa_switch_abi(&w->dead_sp, next ? next->sp : w->sched_sp, exit_post, stack);
+    __builtin_unreachable();
+}
+
+/* The minimal-save yield (ito_coop_yield, assembly) asks here for the next context. */
+void *itoi_coop_next(void *sp)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    itoi_ult_t *cur = w ? w->cur : NULL;
+    ito_coop_flag = 0;
+    if (!cur) return sp;
+    itoi_ult_t *next = pick_ult(w);
+    if (!next && !w->rq.head && !visit_anyway(w)) return sp;
+    cur->sp = sp;
+    itoi_queue_push(&w->rq, &cur->u);
+    w->cur = next;
+    w->prev = cur;
+    ITOI_BUMP(w->n_switches);
+    if (ITOI_UNLIKELY(itoi_switch_hook != NULL)) itoi_switch_hook(w, cur, next);
+    return next ? next->sp : w->sched_sp;
+}
+
+/* ---- the scheduler context ---- */
+
+static void idle(itoi_worker_t *w)
+{
+    atomic_fetch_add(&itoi_rt.want_work, 1);
+    atomic_fetch_add(&itoi_rt.spinning, 1);
+    ITOI_BUMP(w->n_idles);
+    if (w->spin_ns == 0) w->spin_ns = IDLE_SPIN_NS;
+    uint64_t t0 = itoi_now_ns(), until = t0 + w->spin_ns, t = t0;
+    for (int i = 1;; i++) {
+        if (work_visible(w)) {
+            atomic_fetch_sub(&itoi_rt.spinning, 1);
+            atomic_store_explicit(&w->n_spin_ns, w->n_spin_ns + (itoi_now_ns() - t0), memory_order_relaxed);
+            w->spin_ns = w->spin_ns * 2 < IDLE_SPIN_NS ? w->spin_ns * 2 : IDLE_SPIN_NS;
+            goto out;
+        }
+        itoi_spin_pause();
+        if ((i & 15) == 0 && (t = itoi_now_ns()) >= until) break;
+    }
+    atomic_store_explicit(&w->n_spin_ns, w->n_spin_ns + (t - t0), memory_order_relaxed);
+    w->spin_ns = w->spin_ns / 2 > IDLE_SPIN_MIN_NS ? w->spin_ns / 2 : IDLE_SPIN_MIN_NS;
+    atomic_store(&w->sleep_state, 1);
+    atomic_fetch_sub(&itoi_rt.spinning, 1);
+    if (!work_visible(w)) {
+        /* Sleep until woken, a kernel event, or the earliest timer of this worker. */
+        uint64_t until = atomic_load_explicit(&w->timer_next, memory_order_relaxed);
+        ITOI_BUMP(w->n_sleeps);
+        if (atomic_load(&w->watched) > 0) itoi_idlewait_sleep(w, until); /* kernel events wake it too */
+        else
+            while (atomic_load(&w->sleep_state) == 1 && !timer_due(w)) futex_wait(&w->sleep_state, 1, until);
+    }
+    atomic_store(&w->sleep_state, 0);
+out:
+    atomic_fetch_sub(&itoi_rt.want_work, 1);
+}
+
+/* Run a stackless unit to completion here (counted before it runs, so that whoever it
+ * wakes finds it counted). */
+static inline void run_unit(itoi_worker_t *w, itoi_unit_t *u)
+{
+    ITOI_BUMP(w->n_units_run);
+    w->unit_cur = u;
+    u->run(w, u);
+    w->unit_cur = NULL;
+}
+
+void itoi_worker_loop(itoi_worker_t *w)
+{
+    for (;;) {
+        w->poll_due = 0;
+        size_t did = run_calls(w);
+        did += itoi_timers_run(w);
+        did += run_pollers(w);
+        itoi_ult_t *t = NULL;
+        for (int k = 0; k < UNITS_PER_ROUND && !t; k++) {
+            itoi_unit_t *u = pick_unit(w);
+            if (!u) u = steal(w);
+            if (!u) break;
+            if (u->run) {
+                run_unit(w, u);
+                did++;
+                if (sched_due(w)) break;
+                continue;
+            }
+            if (ult_runnable(w, (itoi_ult_t *)u)) t = (itoi_ult_t *)u;
+        }
+        if (t) {
+            switch_to(w, NULL, t, NULL, NULL);
+            continue;
+        }
+        if (did || w->rq.head || sched_due(w)) continue;
+        if (atomic_load(&itoi_rt.shutdown)) return;
+        idle(w);
+    }
+}
+
+/* ---- parking, for synchronization objects ---- */
+
+static void unlock_post(void *lock) { itoi_spin_unlock(lock); }
+
+void itoi_park(itoi_worker_t *w, itoi_spinlock_t *held)
+{
+    itoi_block(w, unlock_post, held);
+}
+
+/* ---- moving to a given worker ---- */
+
+static void migrate_post(void *unused)
+{
+    (void)unused;
+    itoi_ready(itoi_self_worker()->prev); /* bound to the target: its inbox */
+}
+
+void itoi_migrate(itoi_worker_t *w, int target)
+{
+    itoi_ult_t *me = w->cur;
+    if (w->index == target) return;
+    int16_t bound = me->bound;
+    me->bound = (int16_t)target;
+    itoi_block(w, migrate_post, NULL);
+    me->bound = bound;
+}
+
+/* ---- timed waits ---- */
+
+static void block_timeout(itoi_worker_t *w, itoi_timer_t *tm)
+{
+    itoi_ult_t *t = (itoi_ult_t *)((char *)tm - offsetof(itoi_ult_t, timer));
+    itoi_spinlock_t *l = t->wait_lock;
+    if (l) itoi_spin_lock(l);
+    bool removed = !t->wait_unlink || t->wait_unlink(t, t->wait_obj);
+    if (l) itoi_spin_unlock(l);
+    if (!removed) return; /* a waker took it off first: the waker readies it */
+    t->wait_result = ITO_ETIMEDOUT;
+    ITOI_BUMP(w->n_wakeups);
+    itoi_ready_local(w, &t->u); /* pinned here */
+}
+
+int itoi_block_until(itoi_worker_t *w, itoa_post_fn post, void *arg, uint64_t deadline,
+                     itoi_spinlock_t *lock, itoi_unlink_fn unlink, void *obj, const char *what)
+{
+    itoi_ult_t *me = w->cur;
+    me->blocked_on = what;
+    if (deadline == ITO_FOREVER) {
+        itoi_block(w, post, arg);
+        me->blocked_on = NULL;
+        return me->wait_result;
+    }
+    /* Pinned to w until the timer is disarmed: w owns the timer's heap. */
+    int16_t bound = me->bound;
+    me->bound = (int16_t)w->index;
+    me->wait_unlink = unlink;
+    me->wait_obj = obj;
+    me->wait_lock = lock;
+    itoi_timer_arm(w, &me->timer, deadline, block_timeout);
+    itoi_block(w, post, arg);
+    w = itoi_self_worker(); /* the same worker: pinned */
+    itoi_timer_cancel(w, &me->timer);
+    me->bound = bound;
+    me->blocked_on = NULL;
+    return me->wait_result;
+}
+
+int itoi_park_until(itoi_worker_t *w, itoi_spinlock_t *held, uint64_t deadline, itoi_unlink_fn unlink,
+                    void *obj, const char *what)
+{
+    return itoi_block_until(w, unlock_post, held, deadline, held, unlink, obj, what);
+}
