@@ -1,22 +1,31 @@
 #!/bin/sh
 # overflow_check.sh CHILD: a ULT that overflows its stack must end the process with a
-# non-zero status and a message on stderr that names the thread ("deep-recursion").
-# The child is tests/test_overflow_child.c, run with --overflow.
+# non-zero status and a message on stderr that names the thread as ito_thread_name does:
+#   --overflow  deep recursion on a 16 KiB stack, ULT "deep-recursion";
+#   --jump      one 96 KiB frame on a 64 KiB stack (jumps over a single guard page);
+#   --unnamed   deep recursion in an unnamed ULT: the report says "ult-<id>", the name
+#               the child printed on stdout from ito_thread_name.
+# The child is tests/test_overflow_child.c.
 child="$1"
 [ -x "$child" ] || { echo "overflow_check: no child program '$child'"; exit 1; }
 err=$(mktemp)
-trap 'rm -f "$err"' EXIT
-"$child" --overflow 2>"$err" >/dev/null
-status=$?
-echo "child exit status: $status"
-echo "child stderr:"; sed 's/^/  /' "$err" | head -20
-if [ "$status" -eq 0 ]; then
-    echo "FAIL: the process exited 0 after a stack overflow"
-    exit 1
-fi
-if ! grep -q "stack overflow" "$err" || ! grep -q "deep-recursion" "$err"; then
-    echo "FAIL: stderr does not report a stack overflow naming the thread 'deep-recursion'"
-    exit 1
-fi
-echo "PASS"
-exit 0
+out=$(mktemp)
+trap 'rm -f "$err" "$out"' EXIT
+fail=0
+for mode in --overflow --jump --unnamed; do
+    "$child" $mode 2>"$err" >"$out"
+    status=$?
+    name="deep-recursion"
+    [ "$mode" = --unnamed ] && name=$(head -1 "$out")
+    echo "$mode: child exit status $status, expected name '$name'; stderr:"
+    sed 's/^/  /' "$err" | head -20
+    if [ "$status" -eq 0 ]; then
+        echo "FAIL ($mode): the process exited 0 after a stack overflow"
+        fail=1
+    elif [ -z "$name" ] || ! grep -q "stack overflow" "$err" || ! grep -q "'$name'" "$err"; then
+        echo "FAIL ($mode): stderr does not report a stack overflow naming the thread '$name'"
+        fail=1
+    fi
+done
+[ "$fail" -eq 0 ] && echo "PASS"
+exit $fail

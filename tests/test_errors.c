@@ -68,7 +68,7 @@ static void check_bad_config(void)
     c.workers = 257;
     CHECK_EQ(ito_init(&c), ITO_EINVAL);
     c.workers = 1;
-    c.stack_size = 16 * 1024 - 1;
+    c.stack_size = ITO_STACK_MIN - 1;
     CHECK_EQ(ito_init(&c), ITO_EINVAL);
     c.stack_size = ((size_t)1 << 30) + 1;
     CHECK_EQ(ito_init(&c), ITO_EINVAL);
@@ -107,7 +107,7 @@ static void check_create_args(void)
     CHECK_EQ(ito_create(&t, NULL, NULL, NULL), ITO_EINVAL);
     a.stack_size = 1024;
     CHECK_EQ(ito_create(&t, ret_arg, NULL, &a), ITO_EINVAL);
-    a.stack_size = 16 * 1024 - 1;
+    a.stack_size = ITO_STACK_MIN - 1;
     CHECK_EQ(ito_create(&t, ret_arg, NULL, &a), ITO_EINVAL);
     a.stack_size = ((size_t)1 << 30) + 1;
     CHECK_EQ(ito_create(&t, ret_arg, NULL, &a), ITO_EINVAL);
@@ -124,7 +124,7 @@ static void check_create_args(void)
 
     /* The bounds themselves are valid. */
     a.flags = 0;
-    a.stack_size = 16 * 1024;
+    a.stack_size = ITO_STACK_MIN;
     a.worker = ito_worker_count() - 1;
     void *r = NULL;
     CHECK_OK(ito_create(&t, ret_arg, (void *)7, &a));

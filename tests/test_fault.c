@@ -9,8 +9,9 @@
  *    and in the other trees the process's mappings are counted before and after.
  * With one worker the order of allocations is deterministic, so the exact call that
  * fails is checked too: mmap #1 (scheduler stack) and #2 (signal stack) are ito_init's,
- * mmap #3 is the first ULT stack; malloc #1 is the worker array, #2 the first
- * descriptor slab. */
+ * mmap #3 is the first region of ULT stacks (stacks are carved from regions of 16, 32,
+ * 64 ... slots, so the 150 ULTs below map a handful); malloc #1 is the worker array, #2
+ * the first descriptor slab. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -59,7 +60,7 @@ static outcome_t run_once(const char *var, int n, int workers)
     for (int i = 0; i < ULTS; i++) {
         ito_attr_t a;
         CHECK_OK(ito_attr_init(&a));
-        if (i % 10 == 9) a.stack_size = 20 * 1024; /* a non-pooled size: a fresh mapping */
+        if (i % 10 == 9) a.stack_size = 20 * 1024; /* another size class: regions of its own */
         int rc = ito_create(&t[i], ret_arg, (void *)(intptr_t)i, &a);
         made[i] = rc == ITO_OK;
         if (rc != ITO_OK) {
@@ -109,21 +110,23 @@ int main(void)
     CHECK_EQ(run_once("ITO_FAULT_MMAP", 0, 1).init_rc, ITO_OK);
     int maps0 = count_mappings();
 
-    /* Deterministic: one worker. */
-    int mmap_enomem = 0, malloc_enomem = 0;
+    /* Deterministic: one worker. Every mmap of the run fails once, in turn, until N is
+     * past the last one the run makes. */
+    int mmap_enomem = 0, malloc_enomem = 0, region_failures = 0;
     for (int n = 1; n <= 40; n++) {
         outcome_t o = run_once("ITO_FAULT_MMAP", n, 1);
         if (n <= 2) {
             CHECK_EQ(o.init_rc, ITO_ENOMEM); /* scheduler stack, signal stack */
         } else {
             CHECK_OK(o.init_rc);
-            CHECK_EQ(o.failures, 1);
-            CHECK(o.first_fail >= 0);
+            CHECK(o.failures <= 1);
+            region_failures += o.failures;
         }
-        if (n == 3) CHECK_EQ(o.first_fail, 0); /* the first stack */
+        if (n == 3) CHECK_EQ(o.first_fail, 0); /* the first region of stacks */
         mmap_enomem += o.failures + (o.init_rc != ITO_OK);
         if (check_maps) CHECK_EQ(count_mappings(), maps0);
     }
+    CHECK(region_failures >= 4); /* 150 live stacks in two classes need at least 4 regions */
     for (int n = 1; n <= 12; n++) {
         outcome_t o = run_once("ITO_FAULT_MALLOC", n, 1);
         if (n == 1) CHECK_EQ(o.init_rc, ITO_ENOMEM); /* the worker array */
@@ -132,7 +135,7 @@ int main(void)
         malloc_enomem += o.failures + (o.init_rc != ITO_OK);
         if (check_maps) CHECK_EQ(count_mappings(), maps0);
     }
-    CHECK(mmap_enomem == 40);
+    CHECK(mmap_enomem >= 6);
     CHECK(malloc_enomem >= 3);
 
     /* Two and four workers: the workers' own signal stacks race with the first ULT

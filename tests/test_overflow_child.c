@@ -4,7 +4,12 @@
  * With --overflow it starts ito, creates a ULT named "deep-recursion" with a 16 KiB
  * stack and recurses in it until the stack overflows into its guard page: ito must
  * report the overflow on stderr, naming the thread, and the process must die with a
- * non-zero status. With --sanitizer it prints which sanitizer it was built with. */
+ * non-zero status. With --jump the ULT has a 64 KiB stack and one frame with a 96 KiB
+ * array (it jumps over a single guard page at once): the 64 KiB guard below a default
+ * stack must still catch it. With --unnamed the ULT has no name: the report must use the
+ * name ito_thread_name gives ("ult-<id>", printed on stdout first). With --sanitizer it
+ * prints which sanitizer it was built with. */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ito/ito.h"
@@ -31,6 +36,16 @@ static void *deep(void *unused)
     return NULL;
 }
 
+__attribute__((noinline)) static void *big_frame(void *unused)
+{
+    (void)unused;
+    volatile char a[96 * 1024];
+    a[0] = 1; /* the lowest byte: 32 KiB below a 64 KiB stack */
+    a[sizeof a - 1] = 2;
+    sink = (uint64_t)a[0] + (uint64_t)a[sizeof a - 1];
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     (void)ito_test_failures;
@@ -44,14 +59,22 @@ int main(int argc, char **argv)
 #endif
         return 0;
     }
-    if (argc < 2 || strcmp(argv[1], "--overflow") != 0) return 0;
+    if (argc < 2) return 0;
+    bool jump = strcmp(argv[1], "--jump") == 0, unnamed = strcmp(argv[1], "--unnamed") == 0;
+    if (!jump && !unnamed && strcmp(argv[1], "--overflow") != 0) return 0;
     CHECK_OK(ito_init(NULL));
     ito_attr_t a;
     CHECK_OK(ito_attr_init(&a));
-    a.stack_size = 16 * 1024;
-    a.name = "deep-recursion";
+    a.stack_size = jump ? 64 * 1024 : 16 * 1024;
+    a.name = unnamed ? NULL : "deep-recursion";
     ito_thread_t t;
-    CHECK_OK(ito_create(&t, deep, NULL, &a));
+    CHECK_OK(ito_create(&t, jump ? big_frame : deep, NULL, &a));
+    if (unnamed) {
+        char name[64];
+        CHECK_OK(ito_thread_name(t, name, sizeof name));
+        printf("%s\n", name);
+        fflush(stdout);
+    }
     CHECK_OK(ito_join(t, NULL));
     /* Not reached: the overflow ends the process. */
     fprintf(stderr, "test_overflow_child: the recursion returned?\n");

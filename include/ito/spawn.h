@@ -14,8 +14,13 @@
  *   CHUNK     chunk: a worker claims ceil(n/p) or floor(n/p) threads per access and
  *             fills them from its local copy of the message;
  *   COMBINED  chunk + template.
- * Stacks are attached lazily, when a thread first runs, so a million threads can be
- * created at once; creation itself fails only when descriptors cannot be allocated.
+ * Stacks are attached lazily, when a thread first runs (so a million threads can be
+ * created at once, and those that run one after another share a few stacks), but they
+ * are promised at the call: the call maps the stack space the n threads need, and a
+ * thread for which none could be promised, or whose descriptor cannot be allocated, fails
+ * at once with ITO_ENOMEM. A count this machine could not hold at all (more than its
+ * memory and swap, one page of stack and a descriptor each, or than its address space)
+ * is refused whole: ITO_ENOMEM, nothing created.
  * Per-thread errors: errs[i] (if errs != NULL) receives ITO_OK or the error of thread i;
  * a thread that failed is not created at all (nothing half-made remains). The call
  * returns ITO_OK when every thread was created, else the first error. */

@@ -41,9 +41,20 @@ typedef struct ito_thread_opaque *ito_thread_t; /* a tagged handle; NULL is neve
 typedef void *(*ito_fn_t)(void *arg);
 
 /* Runtime configuration; zero fields take their defaults. */
+/* Stacks: sizes are rounded up to a power of two from ITO_STACK_MIN to ITO_STACK_MAX.
+ * Stacks are carved from large mappings (not a kernel mapping each), with a guard below
+ * every one (64 KiB below stacks of 64 KiB or more, 16 KiB below smaller ones) where the
+ * kernel allows (MADV_GUARD_INSTALL, Linux 6.13; else mprotect while mappings last; else a
+ * canary checked when the ULT ends). A ULT that runs into its guard ends the process with
+ * "ito: fatal: stack overflow in ULT '<name>'". Compile with -fstack-clash-protection
+ * (pkg-config --cflags ito and ito-cc add it) so that a frame larger than the guard still
+ * hits it. */
+#define ITO_STACK_MIN ((size_t)8 << 10)
+#define ITO_STACK_MAX ((size_t)1 << 30)
+
 typedef struct ito_config {
     int workers;            /* kernel threads; 0: $ITO_WORKERS, else the CPUs of the affinity mask. Max 256 */
-    size_t stack_size;      /* default ULT stack in bytes; 0: 64 KiB. Min 16 KiB, max 1 GiB */
+    size_t stack_size;      /* default ULT stack in bytes; 0: 64 KiB. ITO_STACK_MIN .. ITO_STACK_MAX */
 } ito_config_t;
 
 int ito_init(const ito_config_t *cfg); /* NULL: all defaults. ITO_ESTATE if already initialized */
@@ -56,7 +67,7 @@ enum {
     ITO_ATTR_CHILD_FIRST = 1u << 1, /* the creator yields to the new ULT at once (direct hand-off) */
 };
 typedef struct ito_attr {
-    size_t stack_size;  /* 0: the runtime default; else 16 KiB .. 1 GiB */
+    size_t stack_size;  /* 0: the runtime default; else ITO_STACK_MIN .. ITO_STACK_MAX */
     int worker;         /* -1: any worker (stealable); else bind to this worker */
     unsigned flags;     /* ITO_ATTR_* */
     const char *name;   /* copied (at most 31 bytes kept); NULL: "ult-<id>" */

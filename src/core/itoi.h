@@ -299,7 +299,8 @@ typedef struct itoi_worker {
 typedef struct itoi_runtime {
     _Atomic int state;            /* 0 off, 1 running, 2 finalizing */
     int nworkers;
-    size_t default_stack;
+    size_t default_stack;         /* bytes of a default stack's size class */
+    int default_class;            /* its class (stack.c) */
     itoi_worker_t *workers;       /* nworkers of them */
     itoi_ult_t *main_ult;
     _Atomic int shutdown;
@@ -393,13 +394,23 @@ int itoi_foreign_enter(void);
 void itoi_foreign_exit(void);
 
 /* stacks (stack.c) */
-itoi_stack_t *itoi_stack_get(itoi_worker_t *w, size_t size);
+itoi_stack_t *itoi_stack_get(itoi_worker_t *w, size_t size); /* NULL: no memory */
 void itoi_stack_put(itoi_worker_t *w, itoi_stack_t *s);
+/* Make sure n more stacks of `size` can be had without mapping memory later; returns
+ * how many it could promise (n, or fewer when memory or mappings ran out). */
+size_t itoi_stack_reserve(size_t size, size_t n);
+bool itoi_stack_admit(size_t size, size_t n);    /* could n such ULTs exist at all here? */
+size_t itoi_stack_round(size_t size);            /* the size class a request gets */
+uint64_t itoi_stack_regions(void);
 void itoi_stack_free_all(void);
 int itoi_stack_guard_owner(void *addr, itoi_stack_t **out);
 int itoi_overflow_handler_install(void);
 int itoi_altstack_setup(itoi_worker_t *w);
 void itoi_altstack_teardown(itoi_worker_t *w);
+
+/* The name ito_thread_name reports ("ult-<id>" when none was given), written into buf
+ * without locks or allocation (the overflow report calls it in a signal handler). */
+void itoi_ult_name(const itoi_ult_t *t, char *buf, size_t len);
 
 /* descriptor slabs (thread.c) */
 void itoi_ult_free_all(void);

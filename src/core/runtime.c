@@ -147,7 +147,7 @@ int ito_init(const ito_config_t *cfg)
     int rc = ITO_OK, n = cfg ? cfg->workers : 0;
     size_t ss = cfg ? cfg->stack_size : 0;
     if ((cfg && (n < 0 || n > ITOI_MAX_WORKERS)) ||
-        (ss && (ss < 16 * 1024 || ss > ((size_t)1 << 30)))) {
+        (ss && (ss < ITO_STACK_MIN || ss > ITO_STACK_MAX))) {
         rc = ITO_EINVAL;
         goto fail_early;
     }
@@ -169,7 +169,9 @@ int ito_init(const ito_config_t *cfg)
     }
     itoi_fault_reset();
     itoi_rt.page = (size_t)sysconf(_SC_PAGESIZE);
-    itoi_rt.default_stack = ((ss ? ss : 64 * 1024) + itoi_rt.page - 1) & ~(itoi_rt.page - 1);
+    itoi_rt.default_stack = itoi_stack_round(ss ? ss : 64 * 1024);
+    itoi_rt.default_class = 0;
+    while (((size_t)8192 << itoi_rt.default_class) < itoi_rt.default_stack) itoi_rt.default_class++;
     itoi_rt.nworkers = n;
     atomic_store(&itoi_rt.shutdown, 0);
     atomic_store(&itoi_rt.want_work, 0);

@@ -526,6 +526,29 @@ static inline void yield_on(itoi_worker_t *w)
 
 void itoi_yield_worker(itoi_worker_t *w) { yield_on(w); }
 
+/* The general path of ito_yield, out of line so that the fast path builds no frame. */
+__attribute__((noinline)) static int yield_slow(itoi_worker_t *w)
+{
+    yield_on(w);
+    return ITO_OK;
+}
+
+/* A switch between two ULTs with no post action and no hook: the tail of the fast
+ * paths. In release builds it ends in a tail call of the switch (whose resume returns
+ * 0 = ITO_OK for the caller); the sanitizer trees take the annotated path. */
+static inline int fast_switch(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to)
+{
+#if defined(ITOI_ASAN) || defined(ITOI_TSAN)
+    switch_to(w, from, to, NULL, NULL);
+    return ITO_OK;
+#else
+    w->cur = to;
+    w->prev = from;
+    ITOI_BUMP(w->n_switches);
+    return itoa_switch_abi_np(&from->sp, to->sp);
+#endif
+}
+
 /* Let the scheduler context run once (its pollers: buffered requests, completions),
  * then come back. */
 void itoi_visit_sched(itoi_worker_t *w)
@@ -535,13 +558,31 @@ void itoi_visit_sched(itoi_worker_t *w)
     switch_to(w, cur, NULL, NULL, NULL);
 }
 
-/* The public yield lives here so that the whole path is one function. */
+/* The public yield lives here so that the whole path is one function. Its fast path
+ * covers the common case, a ULT first in the private queue and nothing special pending:
+ * one pop, one push, the switch. Everything else (the fairness rule every 64 points,
+ * the inbox, calls, an idle worker wanting work, the pick filter, a unit without a
+ * stack or a stackless one) takes the general path. */
 int ito_yield(void)
 {
     itoi_worker_t *w = itoi_self_worker();
-    if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
-    yield_on(w);
-    return ITO_OK;
+    itoi_ult_t *cur;
+    if (ITOI_UNLIKELY(!w || !(cur = w->cur))) return ITO_ENOTULT;
+    itoi_unit_t *u = w->rq.head;
+    if (ITOI_LIKELY(u != NULL && u->run == NULL && ((itoi_ult_t *)u)->stack != NULL && (++w->tick & 63) != 0 &&
+                    !w->poll_due && atomic_load_explicit(&w->inbox_n, memory_order_relaxed) == 0 &&
+                    atomic_load_explicit(&w->calls, memory_order_relaxed) == NULL &&
+                    atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) == 0 &&
+                    atomic_load_explicit(&itoi_pick_filter, memory_order_relaxed) == NULL &&
+                    itoi_switch_hook == NULL)) {
+        /* the queue keeps its length: u leaves its head, cur joins its tail */
+        w->rq.head = u->next;
+        cur->u.next = NULL;
+        if (w->rq.head) w->rq.tail->next = &cur->u; else w->rq.head = &cur->u;
+        w->rq.tail = &cur->u;
+        return fast_switch(w, cur, (itoi_ult_t *)u);
+    }
+    return yield_slow(w);
 }
 
 int itoi_yield_to(itoi_worker_t *w, itoi_ult_t *t)

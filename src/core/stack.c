@@ -1,168 +1,317 @@
-/* stack.c: ULT stacks: mmap'd with a guard page, pooled per worker, and the SIGSEGV
- * handler that turns a guard-page hit into a report naming the thread.
+/* stack.c: ULT stacks, carved from large regions, with guards below them; and the
+ * SIGSEGV handler that turns a guard hit into a report naming the thread.
  *
- * Invariants:
- *  - Every stack mapping is in the registry (a global array, guarded by reg_lock and
- *    touched only when a stack is mapped or unmapped, never on the hot path), so that
- *    ito_finalize can unmap all of them wherever they are: pooled, held by a finished
- *    but unjoined ULT, or held by a ULT still blocked at finalize.
- *  - A worker's pool (w->free_stack) holds stacks of the default size and is touched
- *    only by its owner. Past POOL_HIGH stacks, a batch moves to the global pool; an
- *    empty worker pool refills a batch from it before mapping new stacks.
- *  - Layout of a mapping: [guard page (PROT_NONE)][usable stack ... top]. */
+ * Stacks come in size classes (powers of two from 8 KiB to 1 GiB; a request is rounded
+ * up). A class maps regions (one mmap each, MAP_NORESERVE: memory is committed only
+ * where a stack is touched) that hold a growing number of slots: 16 in the first region,
+ * twice as many in each next one, up to 4096 or 1 GiB. A slot is [guard][stack], the
+ * itoi_stack_t descriptor at the top of the stack. So a stack costs no kernel mapping of
+ * its own: 10^5 or 10^6 stacks live in a few dozen mappings, far below vm.max_map_count.
+ *
+ * Guards: 64 KiB below every stack of 64 KiB or more (a frame that jumps a page or two
+ * still lands in it), 16 KiB below smaller ones; installed with MADV_GUARD_INSTALL
+ * (Linux 6.13: the guard lives in the page tables, so it splits no mapping), else with
+ * mprotect(PROT_NONE) while the process has mappings to spare (each costs two), else not
+ * at all: such a stack gets a canary word at its lowest address, checked when its ULT
+ * ends (ito: fatal: stack overflow detected ...). Guards are installed when a slot is
+ * first carved, so a stack reused from a pool costs no system call. Frames larger than
+ * the guard are caught by compiling with -fstack-clash-protection (the flags `pkg-config
+ * --cflags ito` and ito-cc give), which probes every page a frame allocates.
+ *
+ * Pools: a worker keeps the free stacks of the default class in its own list (owner
+ * only, the hot path of create and exit: no lock); past POOL_HIGH a batch moves to the
+ * class's global list. Other classes use the global list, under the class's lock.
+ *
+ * Reservation (bulk creation attaches stacks lazily, when a ULT first runs):
+ * itoi_stack_reserve(size, n) makes sure n more stacks of the class exist as free or
+ * uncarved slots, mapping regions now if needed, and says how many it could promise, so
+ * that ito_create_many reports ITO_ENOMEM at once for threads without one instead of
+ * failing later. Every region is in its class's list, so ito_finalize unmaps them all,
+ * wherever their stacks are. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "itoi.h"
 #include "sanitizer.h"
 
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102
+#endif
+
+#define MIN_SHIFT 13                /* 8 KiB */
+#define NCLASS 18                   /* 8 KiB .. 1 GiB */
+#define FIRST_SLOTS 16
+#define MAX_SLOTS 4096
+#define MAX_REGION ((size_t)1 << 30)
 #define POOL_HIGH 256
 #define POOL_BATCH 64
+#define CANARY 0x17051c0ffee1705ull
 
-static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static itoi_stack_t **reg;          /* every live mapping */
-static size_t reg_n, reg_cap;
-static itoi_spinlock_t gpool_lock;  /* zero-initialised = unlocked */
-static itoi_stack_t *gpool;         /* global overflow pool of default-size stacks */
-static _Atomic size_t gpool_n; /* read without the lock as a hint */
-static _Atomic uint64_t n_mapped_total;
+typedef struct region {
+    struct region *next;
+    char *map;
+    size_t bytes;
+    char *carve;                    /* its next uncarved slot */
+    size_t uncarved;                /* slots left to carve */
+} region_t;
 
-static int reg_add(itoi_stack_t *s)
+typedef struct klass {
+    itoi_spinlock_t lock;
+    region_t *regions;              /* every region of the class, newest first (unmapped at
+                                     * finalize); those with uncarved slots come first */
+    size_t uncarved;                /* uncarved slots of all regions */
+    size_t next_slots;              /* slots of the next region */
+    itoi_stack_t *free;             /* global free list */
+    size_t nfree;
+} klass_t;
+
+static klass_t classes[NCLASS];
+static _Atomic uint64_t n_carved, n_regions;
+static _Atomic int guard_mode;      /* 0 untried, 1 madvise, 2 mprotect, 3 none */
+static _Atomic long mprotect_budget;
+
+static inline int class_of(size_t size)
 {
-    pthread_mutex_lock(&reg_lock);
-    if (reg_n == reg_cap) {
-        size_t cap = reg_cap ? reg_cap * 2 : 1024;
-        itoi_stack_t **r = realloc(reg, cap * sizeof *r);
-        if (!r) { pthread_mutex_unlock(&reg_lock); return -1; }
-        reg = r;
-        reg_cap = cap;
-    }
-    s->reg_index = reg_n;
-    reg[reg_n++] = s;
-    pthread_mutex_unlock(&reg_lock);
-    return 0;
+    int c = 0;
+    while (((size_t)1 << (MIN_SHIFT + c)) < size && c < NCLASS - 1) c++;
+    return c;
 }
 
-static void reg_del(itoi_stack_t *s)
+static inline size_t class_bytes(int c) { return (size_t)1 << (MIN_SHIFT + c); }
+static inline size_t guard_bytes(int c) { return class_bytes(c) >= 65536 ? 65536 : 16384; }
+
+size_t itoi_stack_round(size_t size) { return class_bytes(class_of(size)); }
+
+/* Map the class's next region (lock held). */
+static bool map_region(klass_t *k, int c)
 {
-    pthread_mutex_lock(&reg_lock);
-    itoi_stack_t *last = reg[--reg_n];
-    reg[s->reg_index] = last;
-    last->reg_index = s->reg_index;
-    pthread_mutex_unlock(&reg_lock);
+    size_t slot = guard_bytes(c) + class_bytes(c);
+    size_t n = k->next_slots ? k->next_slots : FIRST_SLOTS;
+    while (n > 1 && n * slot > MAX_REGION) n /= 2;
+    region_t *r = itoi_malloc(sizeof *r);
+    if (!r) return false;
+    char *map = itoi_mmap(n * slot, PROT_READ | PROT_WRITE);
+    if (!map) {
+        free(r);
+        return false;
+    }
+    r->map = map;
+    r->bytes = n * slot;
+    r->carve = map;
+    r->uncarved = n;
+    r->next = k->regions;
+    k->regions = r;
+    k->uncarved += n;
+    k->next_slots = n * 2 <= MAX_SLOTS ? n * 2 : MAX_SLOTS;
+    atomic_fetch_add_explicit(&n_regions, 1, memory_order_relaxed);
+    return true;
 }
 
-static itoi_stack_t *stack_map(size_t size)
+/* Protect [lo, lo + len) as a guard, the best way this kernel allows; false: unguarded. */
+static bool install_guard(char *lo, size_t len)
 {
-    size_t page = itoi_rt.page;
-    size = (size + page - 1) & ~(page - 1);
-    size_t total = size + page;
-    char *map = itoi_mmap(total, PROT_READ | PROT_WRITE);
-    if (!map) return NULL;
-    if (mprotect(map, page, PROT_NONE) != 0) {
-        itoi_munmap(map, total);
-        return NULL;
+    int mode = atomic_load_explicit(&guard_mode, memory_order_relaxed);
+    if (mode <= 1) {
+        if (madvise(lo, len, MADV_GUARD_INSTALL) == 0) {
+            atomic_store_explicit(&guard_mode, 1, memory_order_relaxed);
+            return true;
+        }
+        if (mode == 1) return false; /* it worked before: out of memory for page tables */
+        /* An older kernel: mprotect, two mappings per stack, within a budget of a
+         * quarter of vm.max_map_count. */
+        long budget = 16384;
+        FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+        if (f) {
+            long m;
+            if (fscanf(f, "%ld", &m) == 1) budget = m / 8;
+            fclose(f);
+        }
+        atomic_store(&mprotect_budget, budget);
+        atomic_store(&guard_mode, 2);
+        mode = 2;
     }
-    /* The descriptor of the stack lives at its top, above the usable area. */
-    itoi_stack_t *s = (itoi_stack_t *)(map + total - sizeof(itoi_stack_t));
-    s->map = map;
-    s->map_size = total;
-    s->base = map + page;
-    s->size = total - page - ((sizeof(itoi_stack_t) + 63) & ~(size_t)63);
+    if (mode == 2 && atomic_fetch_sub(&mprotect_budget, 1) > 0 && mprotect(lo, len, PROT_NONE) == 0) return true;
+    return false;
+}
+
+/* Carve the next slot of the class (lock held). */
+static itoi_stack_t *carve(klass_t *k, int c)
+{
+    if (!k->uncarved && !map_region(k, c)) return NULL;
+    region_t *r = k->regions;
+    while (!r->uncarved) r = r->next; /* regions with room come first: found at once */
+    char *slot = r->carve;
+    size_t g = guard_bytes(c), size = class_bytes(c);
+    r->carve += g + size;
+    r->uncarved--;
+    k->uncarved--;
+    bool guarded = install_guard(slot, g);
+    char *top = slot + g + size;
+    itoi_stack_t *s = (itoi_stack_t *)(top - sizeof(itoi_stack_t));
     s->next = NULL;
-    if (reg_add(s) != 0) {
-        itoi_munmap(map, total);
-        return NULL;
-    }
-    atomic_fetch_add_explicit(&n_mapped_total, 1, memory_order_relaxed);
+    s->base = slot + g;
+    s->size = size - ((sizeof(itoi_stack_t) + 63) & ~(size_t)63);
+    s->map = slot;            /* the guard's low end */
+    s->map_size = g + size;
+    s->reg_index = (size_t)c | (guarded ? 0 : (size_t)1 << 8);
+    if (!guarded) *(uint64_t *)s->base = CANARY;
+    atomic_fetch_add_explicit(&n_carved, 1, memory_order_relaxed);
     return s;
 }
 
-static void stack_unmap(itoi_stack_t *s)
+static inline int stack_class(const itoi_stack_t *s) { return (int)(s->reg_index & 0xff); }
+static inline bool stack_unguarded(const itoi_stack_t *s) { return (s->reg_index >> 8) & 1; }
+
+static itoi_stack_t *global_get(int c)
 {
-    reg_del(s);
-    itoi_munmap(s->map, s->map_size);
+    klass_t *k = &classes[c];
+    itoi_spin_lock(&k->lock);
+    itoi_stack_t *s = k->free;
+    if (s) {
+        k->free = s->next;
+        k->nfree--;
+    } else {
+        s = carve(k, c);
+    }
+    itoi_spin_unlock(&k->lock);
+    return s;
 }
 
 itoi_stack_t *itoi_stack_get(itoi_worker_t *w, size_t size)
 {
-    size = (size + itoi_rt.page - 1) & ~(itoi_rt.page - 1);
-    if (ITOI_LIKELY(size == itoi_rt.default_stack)) {
+    int c = class_of(size);
+    if (ITOI_LIKELY(c == itoi_rt.default_class)) {
         itoi_stack_t *s = w->free_stack;
         if (ITOI_LIKELY(s != NULL)) {
             w->free_stack = s->next;
             w->free_stack_n--;
             return s;
         }
-        if (atomic_load_explicit(&gpool_n, memory_order_relaxed)) { /* a hint; the lock decides */
-            itoi_spin_lock(&gpool_lock);
-            for (int i = 0; i < POOL_BATCH && gpool; i++) {
-                s = gpool;
-                gpool = s->next;
-                gpool_n--;
-                s->next = w->free_stack;
-                w->free_stack = s;
-                w->free_stack_n++;
-            }
-            itoi_spin_unlock(&gpool_lock);
-            if (w->free_stack) return itoi_stack_get(w, size);
+        /* refill a batch from the class's global list, or carve one */
+        klass_t *k = &classes[c];
+        itoi_spin_lock(&k->lock);
+        for (int i = 0; i < POOL_BATCH && k->free; i++) {
+            s = k->free;
+            k->free = s->next;
+            k->nfree--;
+            s->next = w->free_stack;
+            w->free_stack = s;
+            w->free_stack_n++;
         }
+        itoi_spin_unlock(&k->lock);
+        if (w->free_stack) return itoi_stack_get(w, size);
     }
-    return stack_map(size);
+    return global_get(c);
 }
 
+/* A stack whose ULT ended: back to a pool (the post action of the ULT's last switch). */
 void itoi_stack_put(itoi_worker_t *w, itoi_stack_t *s)
 {
-    if (s->map_size != itoi_rt.default_stack + itoi_rt.page) {
-        stack_unmap(s); /* a stack of another size is not pooled */
-        return;
+    if (ITOI_UNLIKELY(stack_unguarded(s)) && *(uint64_t *)s->base != CANARY) {
+        static const char msg[] = "ito: fatal: stack overflow detected: a ULT ran past the bottom of an "
+                                  "unguarded stack (the process has no guard pages left); give it a larger "
+                                  "stack (ito_attr_t.stack_size)\n";
+        ssize_t r = write(2, msg, sizeof msg - 1);
+        (void)r;
+        abort();
     }
     /* The next ULT on this stack starts from fresh frames: forget ASan's poisoning. */
     itoi_san_unpoison(s->base, s->size);
-    s->next = w->free_stack;
-    w->free_stack = s;
-    if (ITOI_UNLIKELY(++w->free_stack_n > POOL_HIGH)) {
-        itoi_spin_lock(&gpool_lock);
+    int c = stack_class(s);
+    if (ITOI_LIKELY(c == itoi_rt.default_class)) {
+        s->next = w->free_stack;
+        w->free_stack = s;
+        if (ITOI_LIKELY(++w->free_stack_n <= POOL_HIGH)) return;
+        klass_t *k = &classes[c];
+        itoi_spin_lock(&k->lock);
         for (int i = 0; i < POOL_BATCH; i++) {
             itoi_stack_t *x = w->free_stack;
             w->free_stack = x->next;
             w->free_stack_n--;
-            x->next = gpool;
-            gpool = x;
-            gpool_n++;
+            x->next = k->free;
+            k->free = x;
+            k->nfree++;
         }
-        itoi_spin_unlock(&gpool_lock);
+        itoi_spin_unlock(&k->lock);
+        return;
     }
+    klass_t *k = &classes[c];
+    itoi_spin_lock(&k->lock);
+    s->next = k->free;
+    k->free = s;
+    k->nfree++;
+    itoi_spin_unlock(&k->lock);
 }
 
-uint64_t itoi_stack_mapped_total(void) { return atomic_load(&n_mapped_total); }
+size_t itoi_stack_reserve(size_t size, size_t n)
+{
+    int c = class_of(size);
+    klass_t *k = &classes[c];
+    itoi_spin_lock(&k->lock);
+    while (k->nfree + k->uncarved < n && map_region(k, c)) {
+    }
+    size_t have = k->nfree + k->uncarved;
+    itoi_spin_unlock(&k->lock);
+    return have < n ? have : n;
+}
+
+/* Whether n ULTs with stacks of `size` can exist at all on this machine: each touches at
+ * least one page of its stack and has a descriptor, which memory and swap must hold, and
+ * their stacks must fit in half the address space. Bulk creation refuses absurd counts
+ * with it instead of trying them one by one. */
+bool itoi_stack_admit(size_t size, size_t n)
+{
+    int c = class_of(size);
+    size_t slot = guard_bytes(c) + class_bytes(c);
+    struct sysinfo si;
+    unsigned long long mem = (unsigned long long)1 << 40;
+    if (sysinfo(&si) == 0) mem = ((unsigned long long)si.totalram + si.totalswap) * si.mem_unit;
+    unsigned long long per = itoi_rt.page + sizeof(itoi_ult_t);
+    return n <= mem / per && n <= ((unsigned long long)1 << 46) / slot;
+}
+
+uint64_t itoi_stack_mapped_total(void) { return atomic_load(&n_carved); }
+
 uint64_t itoi_stack_live(void)
 {
-    pthread_mutex_lock(&reg_lock);
-    uint64_t n = reg_n;
-    pthread_mutex_unlock(&reg_lock);
-    return n;
+    uint64_t free_n = 0;
+    for (int c = 0; c < NCLASS; c++) {
+        itoi_spin_lock(&classes[c].lock);
+        free_n += classes[c].nfree;
+        itoi_spin_unlock(&classes[c].lock);
+    }
+    for (int i = 0; i < itoi_rt.nworkers; i++) free_n += itoi_rt.workers[i].free_stack_n;
+    uint64_t carved = atomic_load(&n_carved);
+    return carved > free_n ? carved - free_n : 0;
 }
+
+uint64_t itoi_stack_regions(void) { return atomic_load(&n_regions); }
 
 void itoi_stack_free_all(void)
 {
-    pthread_mutex_lock(&reg_lock);
-    itoi_stack_t **r = reg;
-    size_t n = reg_n;
-    reg = NULL;
-    reg_n = reg_cap = 0;
-    pthread_mutex_unlock(&reg_lock);
-    for (size_t i = 0; i < n; i++) itoi_munmap(r[i]->map, r[i]->map_size);
-    free(r);
-    gpool = NULL;
-    gpool_n = 0;
-    atomic_store(&n_mapped_total, 0);
+    for (int c = 0; c < NCLASS; c++) {
+        klass_t *k = &classes[c];
+        itoi_spin_lock(&k->lock);
+        region_t *r = k->regions;
+        memset((char *)k + sizeof k->lock, 0, sizeof *k - sizeof k->lock);
+        itoi_spin_unlock(&k->lock);
+        while (r) {
+            region_t *next = r->next;
+            itoi_munmap(r->map, r->bytes);
+            free(r);
+            r = next;
+        }
+    }
+    atomic_store(&n_carved, 0);
+    atomic_store(&n_regions, 0);
 }
 
 /* ---- overflow detection ---- */
@@ -176,7 +325,7 @@ int itoi_stack_guard_owner(void *addr, itoi_stack_t **out)
     if (!w || !w->cur || !w->cur->stack) return 0;
     itoi_stack_t *s = w->cur->stack;
     char *a = addr;
-    /* The guard page, and a little below it (a large frame can jump over it). */
+    /* The guard, and a little below it (a large frame can jump over it). */
     if (a >= s->map - 16 * itoi_rt.page && a < s->base) {
         *out = s;
         return 1;
@@ -200,15 +349,17 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
     itoi_stack_t *s;
     if (itoi_stack_guard_owner(si->si_addr, &s)) {
         itoi_worker_t *w = itoi_tls_worker;
+        char name[ITOI_NAME_LEN + 24];
+        itoi_ult_name(w->cur, name, sizeof name);
         put_str("ito: fatal: stack overflow in ULT '");
-        put_str(w->cur->name[0] ? w->cur->name : "(unnamed)");
+        put_str(name);
         put_str("' (id ");
         put_u64(w->cur->id);
         put_str(", worker ");
         put_u64((uint64_t)w->index);
         put_str("): it ran past its ");
         put_u64(s->size);
-        put_str("-byte stack into the guard page; give it a larger stack (ito_attr_t.stack_size)\n");
+        put_str("-byte stack into the guard below it; give it a larger stack (ito_attr_t.stack_size)\n");
         signal(sig, SIG_DFL); /* returning re-faults and the default action ends the process */
         return;
     }

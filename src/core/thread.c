@@ -182,7 +182,7 @@ int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr
     unsigned flags = 0;
     if (attr) {
         if (attr->stack_size) {
-            if (attr->stack_size < 16 * 1024 || attr->stack_size > ((size_t)1 << 30)) return ITO_EINVAL;
+            if (attr->stack_size < ITO_STACK_MIN || attr->stack_size > ITO_STACK_MAX) return ITO_EINVAL;
             ssize = attr->stack_size;
         }
         if (attr->worker < -1 || attr->worker >= itoi_rt.nworkers) return ITO_EINVAL;
@@ -377,12 +377,29 @@ int ito_thread_id(ito_thread_t h, uint64_t *id)
     return ITO_OK;
 }
 
+void itoi_ult_name(const itoi_ult_t *t, char *buf, size_t len)
+{
+    if (!len) return;
+    size_t i = 0;
+    if (t->name[0]) {
+        for (; i + 1 < len && t->name[i]; i++) buf[i] = t->name[i];
+    } else {
+        const char pre[] = "ult-";
+        for (; i + 1 < len && pre[i]; i++) buf[i] = pre[i];
+        char d[24];
+        int n = 0;
+        uint64_t v = t->id;
+        do d[n++] = (char)('0' + v % 10); while ((v /= 10) && n < 24);
+        while (n && i + 1 < len) buf[i++] = d[--n];
+    }
+    buf[i] = 0;
+}
+
 int ito_thread_name(ito_thread_t h, char *buf, size_t len)
 {
     if (!h || !buf || !len) return ITO_EINVAL;
     itoi_ult_t *t = itoi_handle_get(h);
     if (!t) return ITO_EJOINED;
-    if (t->name[0]) snprintf(buf, len, "%s", t->name);
-    else snprintf(buf, len, "ult-%llu", (unsigned long long)t->id);
+    itoi_ult_name(t, buf, len);
     return ITO_OK;
 }

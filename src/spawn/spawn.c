@@ -26,6 +26,8 @@ typedef struct bulk {
     ito_private_fn private_init;
     void *common;                    /* the copy of the common arguments */
     size_t n, chunk;
+    size_t stacks;                   /* stacks promised (itoi_stack_reserve): threads
+                                      * from this index on get ITO_ENOMEM */
     ito_spawn_scheme_t scheme;
     ito_thread_t *out;
     int *errs;
@@ -66,6 +68,7 @@ int ito_spawn_index(size_t *index)
 /* Create thread i of b on worker w. */
 static inline int make_one(itoi_worker_t *w, bulk_t *b, size_t i, int use_template)
 {
+    if (ITOI_UNLIKELY(i >= b->stacks)) return ITO_ENOMEM; /* no stack could be promised */
     itoi_ult_t *t = itoi_ult_alloc(w);
     if (ITOI_UNLIKELY(!t)) return ITO_ENOMEM;
     if (use_template) {
@@ -152,13 +155,15 @@ int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_siz
     ito_spawn_attr_t a;
     ito_spawn_attr_init(&a);
     if (attr) a = *attr;
-    if (!fn || (common_size && !common) || n == 0 || n > ((size_t)1 << 40)) return ITO_EINVAL;
+    if (!fn || (common_size && !common) || n == 0) return ITO_EINVAL;
     if ((unsigned)a.scheme > ITO_SPAWN_COMBINED || a.workers < 0 || a.workers > itoi_rt.nworkers) return ITO_EINVAL;
     if (a.flags & ~(unsigned)ITO_ATTR_DETACHED) return ITO_EINVAL;
     if (!out && !(a.flags & ITO_ATTR_DETACHED)) return ITO_EINVAL;
-    if (a.stack_size && (a.stack_size < 16 * 1024 || a.stack_size > ((size_t)1 << 30))) return ITO_EINVAL;
+    if (a.stack_size && (a.stack_size < ITO_STACK_MIN || a.stack_size > ITO_STACK_MAX)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return ITO_ENOTULT;
+    size_t ssize = a.stack_size ? a.stack_size : itoi_rt.default_stack;
+    if (!itoi_stack_admit(ssize, n)) return ITO_ENOMEM; /* more than this machine could hold */
     if (itoi_poller_add(spawn_poll) != ITO_OK) return ITO_ENOMEM;
 
     bulk_t *b = NULL;
@@ -168,11 +173,12 @@ int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_siz
     if (common_size) memcpy(b->common, common, common_size);
     b->private_init = private_init;
     b->n = n;
+    b->stacks = itoi_stack_reserve(ssize, n); /* stacks are attached lazily: promise them now */
     b->scheme = a.scheme;
     b->out = out;
     b->errs = errs;
     b->tmpl.fn = fn;
-    b->tmpl.stack_size = a.stack_size ? a.stack_size : itoi_rt.default_stack;
+    b->tmpl.stack_size = ssize;
     b->tmpl.flags = (a.flags & ITO_ATTR_DETACHED) ? ITOI_F_DETACHED : 0;
     b->tmpl.bound = -1;
     b->tmpl.on_exit = on_exit_bulk;

@@ -20,6 +20,8 @@ typedef void (*itoa_post_fn)(void *arg);
 
 /* (a) SysV ABI switch: rbx rbp r12-r15, MXCSR and the x87 control word. */
 void itoa_switch_abi(void **save, void *load, itoa_post_fn post, void *arg);
+/* The same without a post action; returns 0 when resumed (for tail calls). */
+int itoa_switch_abi_np(void **save, void *load);
 /* (b) minimal switch: keeps only rbp (and rsp). Must be called through
  * ITOA_SWITCH_MIN(), which declares every other register clobbered. */
 void itoa_switch_min(void **save, void *load, itoa_post_fn post, void *arg);

@@ -3,10 +3,15 @@
  *
  *   void itoa_switch_abi(void **save  ( rdi ), void *load   ( rsi ),
  *                        void (*post)(void *) ( rdx ), void *arg ( rcx ));
+ *   int  itoa_switch_abi_np(void **save ( rdi ), void *load ( rsi ));
  *
  * Saves what the SysV ABI says a callee must preserve, stores the stack pointer into
  * *save, switches to the stack `load`, calls post(arg) there if post != NULL, and
  * resumes the context found there through the resume address at its top.
+ * itoa_switch_abi_np is the same without a post action (no test for one), and returns 0
+ * when resumed (every context this flavour saved resumes with eax = 0), so that a C
+ * caller can end in `return itoa_switch_abi_np(...)`: a tail call, whose caller's own
+ * frame is then never built.
  *
  *  saved context, growing down from the caller's return address (sp = *save):
  *  ----------------------------------------------------------------------------------
@@ -24,6 +29,31 @@
  */
         .file   "switch_x86_64_sysv_elf_gas.S"
         .text
+        .globl  itoa_switch_abi_np
+        .hidden itoa_switch_abi_np
+        .type   itoa_switch_abi_np, @function
+        .align  16
+itoa_switch_abi_np:
+        .cfi_startproc
+        endbr64                         /* a valid indirect-branch target under CET IBT   */
+        pushq   %rbp                    /* callee-saved: frame pointer                    */
+        pushq   %rbx                    /* callee-saved                                   */
+        pushq   %r12                    /* callee-saved                                   */
+        pushq   %r13                    /* callee-saved                                   */
+        pushq   %r14                    /* callee-saved                                   */
+        pushq   %r15                    /* callee-saved                                   */
+        subq    $8, %rsp                /* room for MXCSR (4 bytes) and x87 CW (2 bytes)  */
+        stmxcsr (%rsp)                  /* SSE control/status: rounding, exception masks  */
+        fnstcw  4(%rsp)                 /* x87 control word: precision, rounding          */
+        leaq    .Lresume_abi(%rip), %rax /* how this context is to be resumed             */
+        pushq   %rax                    /* ... at the top of the saved context            */
+        movq    %rsp, (%rdi)            /* *save = sp: the old context is complete        */
+        movq    %rsi, %rsp              /* switch to the new context's stack              */
+        popq    %r11                    /* the new context's resume address               */
+        jmpq    *%r11                   /* resume it (whatever flavour saved it)          */
+        .cfi_endproc
+        .size   itoa_switch_abi_np, .-itoa_switch_abi_np
+
         .globl  itoa_switch_abi
         .hidden itoa_switch_abi
         .type   itoa_switch_abi, @function
@@ -66,6 +96,7 @@ itoa_switch_abi:
         popq    %r12
         popq    %rbx
         popq    %rbp                    /* ... last the frame pointer                     */
+        xorl    %eax, %eax              /* itoa_switch_abi_np returns 0                   */
         popq    %r11                    /* the return address ...                         */
         jmpq    *%r11                   /* ... jumped to, not `ret`: a ret here would miss
                                            the return-stack predictor on every switch,
