@@ -166,6 +166,7 @@ typedef struct itoi_ult {
     _Atomic uint16_t io_call_gen; /* ito_cancel_io's call, for this generation */
     _Atomic int io_call_busy;
     itoi_call_t io_call;
+    void **inline_jb;            /* running inline in its joiner (thread.c): where ito_exit returns */
     char name[ITOI_NAME_LEN];
 #if defined(ITOI_ASAN)
     void *asan_fake_stack;
@@ -246,6 +247,9 @@ typedef struct itoi_worker {
                                    * that yields with nothing else ready still lets the
                                    * pollers run */
     itoi_ult_t *prev;             /* the ULT that just switched out (read by post actions) */
+    itoi_ult_t *pending;          /* the ULT ito_create made last, not yet queued: a join that
+                                   * comes first runs it inline (thread.c); any scheduling
+                                   * point queues it first (itoi_flush_pending) */
     void *sched_sp;               /* saved context of the scheduler context */
     itoi_ult_t *free_ult;         /* descriptor pool */
     size_t free_ult_n;
@@ -341,7 +345,7 @@ static inline itoi_worker_t *itoi_self_worker(void)
 /* scheduler (sched.c) */
 void itoi_ready(itoi_ult_t *t);                 /* make ULT t ready: on the caller's worker, or t's own */
 void itoi_unit_ready(itoi_unit_t *u);           /* make a stackless unit ready (any thread) */
-void itoi_ready_local(itoi_worker_t *w, itoi_unit_t *u);
+void itoi_ready_local_slow(itoi_worker_t *w, itoi_unit_t *u);
 void itoi_publish_some(itoi_worker_t *w);       /* offload half of w's queue if a worker wants work */
 void itoi_block(itoi_worker_t *w, itoa_post_fn post, void *arg); /* switch away; `post` publishes */
 /* Park the running ULT, which the caller has put on a wait queue guarded by `held`;
@@ -371,7 +375,7 @@ void itoi_wake_all(void);
 void *itoi_coop_next(void *sp);
 
 /* threads (thread.c) */
-itoi_ult_t *itoi_ult_alloc(itoi_worker_t *w);
+itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w);
 void itoi_ult_free(itoi_worker_t *w, itoi_ult_t *t);
 itoi_ult_t *itoi_handle_get(ito_thread_t h);    /* NULL when stale or invalid */
 ito_thread_t itoi_handle_of(itoi_ult_t *t);
@@ -394,7 +398,7 @@ int itoi_foreign_enter(void);
 void itoi_foreign_exit(void);
 
 /* stacks (stack.c) */
-itoi_stack_t *itoi_stack_get(itoi_worker_t *w, size_t size); /* NULL: no memory */
+itoi_stack_t *itoi_stack_get_slow(itoi_worker_t *w, size_t size); /* NULL: no memory */
 void itoi_stack_put(itoi_worker_t *w, itoi_stack_t *s);
 /* Make sure n more stacks of `size` can be had without mapping memory later; returns
  * how many it could promise (n, or fewer when memory or mappings ran out). */
@@ -493,5 +497,54 @@ extern _Atomic(itoi_pick_filter_fn) itoi_pick_filter;
  * queue instead of the back. */
 typedef bool (*itoi_wake_front_fn)(itoi_worker_t *w, itoi_ult_t *t);
 extern itoi_wake_front_fn itoi_wake_front_hook;
+
+/* ---- the hot paths' fast cases (the general cases are the *_slow functions) ---- */
+
+/* Queue the ULT ito_create left pending (see itoi_worker_t.pending). */
+static inline void itoi_flush_pending(itoi_worker_t *w)
+{
+    itoi_ult_t *t = w->pending;
+    if (ITOI_UNLIKELY(t != NULL)) {
+        w->pending = NULL;
+        itoi_queue_push(&w->rq, &t->u);
+    }
+}
+
+
+/* Make u ready on w, which runs the caller. */
+static inline void itoi_ready_local(itoi_worker_t *w, itoi_unit_t *u)
+{
+    itoi_flush_pending(w); /* it came first */
+    if (ITOI_LIKELY(atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) == 0 &&
+                    itoi_wake_front_hook == NULL)) {
+        itoi_queue_push(&w->rq, u);
+        return;
+    }
+    itoi_ready_local_slow(w, u);
+}
+
+/* A descriptor from w's pool. */
+static inline itoi_ult_t *itoi_ult_alloc(itoi_worker_t *w)
+{
+    itoi_ult_t *t = w->free_ult;
+    if (ITOI_LIKELY(t != NULL)) {
+        w->free_ult = (itoi_ult_t *)t->u.next;
+        w->free_ult_n--;
+        return t;
+    }
+    return itoi_ult_alloc_slow(w);
+}
+
+/* A stack of `size` bytes (NULL: no memory). */
+static inline itoi_stack_t *itoi_stack_get(itoi_worker_t *w, size_t size)
+{
+    itoi_stack_t *s = w->free_stack;
+    if (ITOI_LIKELY(size == itoi_rt.default_stack && s != NULL)) {
+        w->free_stack = s->next;
+        w->free_stack_n--;
+        return s;
+    }
+    return itoi_stack_get_slow(w, size);
+}
 
 #endif

@@ -239,6 +239,7 @@ static inline bool unit_bound(const itoi_unit_t *u)
 static void offload(itoi_worker_t *w)
 {
     if (atomic_load_explicit(&w->steal_n, memory_order_relaxed) != 0) return;
+    itoi_flush_pending(w);
     size_t k = w->rq.n / 2;
     if (k > OFFLOAD_MAX) k = OFFLOAD_MAX;
     itoi_queue_t give = {0}, keep = {0};
@@ -334,8 +335,9 @@ static inline itoi_unit_t *pick_unit(itoi_worker_t *w)
 
 /* The next ULT for a ULT's scheduling point; NULL means "go to the scheduler context":
  * nothing is ready, or it has work (a stackless unit is next, pollers, calls). */
-static inline itoi_ult_t *pick_ult(itoi_worker_t *w)
+static __attribute__((noinline)) itoi_ult_t *pick_ult_slow(itoi_worker_t *w)
 {
+    itoi_flush_pending(w);
     for (;;) {
         if (ITOI_UNLIKELY(sched_due(w))) return NULL;
         itoi_unit_t *u = pick_unit(w);
@@ -347,6 +349,29 @@ static inline itoi_ult_t *pick_ult(itoi_worker_t *w)
         itoi_ult_t *t = (itoi_ult_t *)u;
         if (ITOI_LIKELY(ult_runnable(w, t))) return t;
     }
+}
+
+/* Whether the head of the private queue may simply be taken: a ULT with its stack, and
+ * nothing special pending (the fairness rule every 64 points, the inbox, calls, due
+ * pollers, a worker wanting work, the pick filter). */
+static inline bool head_is_plain(itoi_worker_t *w, itoi_unit_t *u)
+{
+    return u != NULL && w->pending == NULL && u->run == NULL && ((itoi_ult_t *)u)->stack != NULL && (++w->tick & 63) != 0 &&
+           !w->poll_due && atomic_load_explicit(&w->inbox_n, memory_order_relaxed) == 0 &&
+           atomic_load_explicit(&w->calls, memory_order_relaxed) == NULL &&
+           atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) == 0 &&
+           atomic_load_explicit(&itoi_pick_filter, memory_order_relaxed) == NULL;
+}
+
+static inline itoi_ult_t *pick_ult(itoi_worker_t *w)
+{
+    itoi_unit_t *u = w->rq.head;
+    if (ITOI_LIKELY(head_is_plain(w, u))) {
+        if (!(w->rq.head = u->next)) w->rq.tail = NULL;
+        w->rq.n--;
+        return (itoi_ult_t *)u;
+    }
+    return pick_ult_slow(w);
 }
 
 static itoi_unit_t *steal(itoi_worker_t *w)
@@ -385,7 +410,7 @@ static bool work_visible(itoi_worker_t *w)
 
 /* ---- making units ready ---- */
 
-void itoi_ready_local(itoi_worker_t *w, itoi_unit_t *u)
+void itoi_ready_local_slow(itoi_worker_t *w, itoi_unit_t *u)
 {
     if (ITOI_UNLIKELY(atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) > 0) && !unit_bound(u) &&
         (w->cur || w->rq.head) && atomic_load_explicit(&w->steal_n, memory_order_relaxed) < OFFLOAD_MAX) {
@@ -553,6 +578,7 @@ static inline int fast_switch(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to
  * then come back. */
 void itoi_visit_sched(itoi_worker_t *w)
 {
+    itoi_flush_pending(w);
     itoi_ult_t *cur = w->cur;
     itoi_queue_push_front(&w->rq, &cur->u);
     switch_to(w, cur, NULL, NULL, NULL);
@@ -569,12 +595,7 @@ int ito_yield(void)
     itoi_ult_t *cur;
     if (ITOI_UNLIKELY(!w || !(cur = w->cur))) return ITO_ENOTULT;
     itoi_unit_t *u = w->rq.head;
-    if (ITOI_LIKELY(u != NULL && u->run == NULL && ((itoi_ult_t *)u)->stack != NULL && (++w->tick & 63) != 0 &&
-                    !w->poll_due && atomic_load_explicit(&w->inbox_n, memory_order_relaxed) == 0 &&
-                    atomic_load_explicit(&w->calls, memory_order_relaxed) == NULL &&
-                    atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) == 0 &&
-                    atomic_load_explicit(&itoi_pick_filter, memory_order_relaxed) == NULL &&
-                    itoi_switch_hook == NULL)) {
+    if (ITOI_LIKELY(head_is_plain(w, u) && itoi_switch_hook == NULL)) {
         /* the queue keeps its length: u leaves its head, cur joins its tail */
         w->rq.head = u->next;
         cur->u.next = NULL;
@@ -589,6 +610,7 @@ int itoi_yield_to(itoi_worker_t *w, itoi_ult_t *t)
 {
     itoi_ult_t *cur = w->cur;
     if (t == cur) return ITO_OK;
+    itoi_flush_pending(w);
     if (!itoi_queue_remove(&w->rq, &t->u)) {
         itoi_yield_worker(w);
         return ITO_OK;
@@ -623,6 +645,7 @@ static void exit_post(void *stack)
 _Noreturn void itoi_exit_current(itoi_worker_t *w)
 {
     itoi_ult_t *t = w->cur;
+    if (ITOI_UNLIKELY(t->inline_jb != NULL)) __builtin_longjmp(t->inline_jb, 1); /* back to its joiner */
     itoi_stack_t *stack = t->stack;
 #if defined(ITOI_TSAN)
     w->dying_fiber = t->tsan_fiber;
@@ -714,6 +737,7 @@ static inline void run_unit(itoi_worker_t *w, itoi_unit_t *u)
 void itoi_worker_loop(itoi_worker_t *w)
 {
     for (;;) {
+        itoi_flush_pending(w);
         w->poll_due = 0;
         size_t did = run_calls(w);
         did += itoi_timers_run(w);

@@ -185,7 +185,7 @@ static itoi_stack_t *global_get(int c)
     return s;
 }
 
-itoi_stack_t *itoi_stack_get(itoi_worker_t *w, size_t size)
+itoi_stack_t *itoi_stack_get_slow(itoi_worker_t *w, size_t size)
 {
     int c = class_of(size);
     if (ITOI_LIKELY(c == itoi_rt.default_class)) {
@@ -207,7 +207,7 @@ itoi_stack_t *itoi_stack_get(itoi_worker_t *w, size_t size)
             w->free_stack_n++;
         }
         itoi_spin_unlock(&k->lock);
-        if (w->free_stack) return itoi_stack_get(w, size);
+        if (w->free_stack) return itoi_stack_get_slow(w, size);
     }
     return global_get(c);
 }

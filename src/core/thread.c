@@ -67,7 +67,7 @@ void itoi_ult_free_all(void)
  * allocate new slabs for ever. A batch is a list linked by ->next whose head's ->arg
  * links the next batch. */
 
-itoi_ult_t *itoi_ult_alloc(itoi_worker_t *w)
+itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w)
 {
     itoi_ult_t *t = w->free_ult;
     if (ITOI_UNLIKELY(!t)) {
@@ -173,8 +173,54 @@ void itoi_ult_entry(void)
     itoi_exit_current(itoi_self_worker());
 }
 
+/* The common case of ito_create: default attributes, a pooled descriptor and stack. */
+static inline int create_fast(itoi_worker_t *w, ito_thread_t *out, ito_fn_t fn, void *arg)
+{
+    itoi_ult_t *t = w->free_ult;
+    itoi_stack_t *s = w->free_stack;
+    if (ITOI_UNLIKELY(!t || !s)) return ITO_EAGAIN; /* the general path */
+    w->free_ult = (itoi_ult_t *)t->u.next;
+    w->free_ult_n--;
+    w->free_stack = s->next;
+    w->free_stack_n--;
+    t->stack = s;
+    t->sp = itoa_make(s->base + s->size, itoi_ult_entry);
+#if defined(ITOI_TSAN)
+    t->tsan_fiber = __tsan_create_fiber(0);
+#endif
+#if defined(ITOI_ASAN)
+    t->asan_fake_stack = NULL;
+#endif
+    t->fn = fn;
+    t->arg = arg;
+    t->ret = NULL;
+    t->stack_size = itoi_rt.default_stack;
+    t->flags = 0;
+    t->bound = -1;
+    t->on_exit = NULL;
+    t->id = w->next_id++ * ITOI_MAX_WORKERS + (uint64_t)w->index;
+    itoi_ult_init_state(t);
+    atomic_store_explicit(&t->state, ITOI_LIVE, memory_order_relaxed);
+    ITOI_BUMP(w->n_created);
+    *out = itoi_handle_of(t);
+    if (ITOI_LIKELY(atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) == 0)) {
+        itoi_flush_pending(w); /* the one before goes to the queue */
+        w->pending = t;        /* queued at the next scheduling point, or run by a join */
+    } else {
+        itoi_ready_local(w, &t->u); /* a worker is idle: stealable at once */
+    }
+    return ITO_OK;
+}
+
 int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr)
 {
+    if (ITOI_LIKELY(attr == NULL && out != NULL && fn != NULL)) {
+        itoi_worker_t *w = itoi_self_worker();
+        if (ITOI_LIKELY(w != NULL && atomic_load_explicit(&itoi_rt.state, memory_order_relaxed) == 1)) {
+            int rc = create_fast(w, out, fn, arg);
+            if (ITOI_LIKELY(rc == ITO_OK)) return rc;
+        }
+    }
     if (ITOI_UNLIKELY(!running())) return ITO_ESTATE;
     if (ITOI_UNLIKELY(!fn)) return ITO_EINVAL;
     size_t ssize = itoi_rt.default_stack;
@@ -260,6 +306,42 @@ static bool join_unlink(itoi_ult_t *me, void *obj)
                                                    memory_order_acquire);
 }
 
+/* Join of a ULT that has never run and is still this worker's pending one (ito_create
+ * left it out of the queue): the joiner runs it right here, on its own stack, as a call,
+ * and reaps it: no switch, no queue, one atomic (the joiner's registration, against a
+ * concurrent ito_detach). The child is a ULT all the same (ito_self is the child; it may
+ * block or yield, and its context then lives on the joiner's stack, which waits for it
+ * anyway; it may resume on another worker). ito_exit in the child comes back here by
+ * __builtin_longjmp. Not with hooks that expect switches (register windows, gangs) nor
+ * in the sanitizer trees, whose fiber tracking expects each ULT on its own stack. */
+static __attribute__((noinline)) void run_inline(itoi_worker_t *w, itoi_ult_t *me, itoi_ult_t *t)
+{
+    void *jb[5];
+    itoi_stack_put(w, t->stack);   /* its own stack is not needed */
+    t->stack = me->stack;          /* it runs on ours (the overflow check looks here) */
+    t->inline_jb = jb;
+    w->cur = t;
+    if (__builtin_setjmp(jb) == 0) t->ret = t->fn(t->arg);
+    w = itoi_self_worker();        /* it may have moved */
+    t->inline_jb = NULL;
+    if (ITOI_UNLIKELY(t->on_exit != NULL)) t->on_exit(t);
+    ITOI_BUMP(w->n_finished);
+    w->cur = me;
+    if (ITOI_UNLIKELY(me->bound >= 0 && me->bound != w->index)) itoi_migrate(w, me->bound);
+}
+
+static inline bool join_inline_ok(itoi_worker_t *w, itoi_ult_t *t)
+{
+#if defined(ITOI_ASAN) || defined(ITOI_TSAN)
+    (void)w;
+    (void)t;
+    return false;
+#else
+    return t == w->pending && itoi_switch_hook == NULL &&
+           atomic_load_explicit(&itoi_pick_filter, memory_order_relaxed) == NULL;
+#endif
+}
+
 int ito_join_until(ito_thread_t h, void **retval, uint64_t deadline)
 {
     if (ITOI_UNLIKELY(!h)) return ITO_EINVAL;
@@ -278,6 +360,16 @@ int ito_join_until(ito_thread_t h, void **retval, uint64_t deadline)
         return reap(w, t, retval);
     }
     if (s != ITOI_LIVE) return ITO_EJOINED;
+    if (deadline == ITO_FOREVER && join_inline_ok(w, t)) { /* (a run inline cannot time out) */
+        itoi_ult_t *me = w->cur;
+        if (atomic_compare_exchange_strong_explicit(&t->state, &s, (uintptr_t)me, memory_order_acq_rel,
+                                                    memory_order_acquire)) {
+            w->pending = NULL;
+            run_inline(w, me, t);
+            return reap(itoi_self_worker(), t, retval); /* we are its joiner: nobody else touches it */
+        }
+        return ITO_EJOINED; /* detached meanwhile */
+    }
     if (deadline != ITO_FOREVER && itoi_now_ns() >= deadline) return ITO_ETIMEDOUT;
     w->cur->wait_result = ITO_OK;
     int rc = itoi_block_until(w, join_post, t, deadline, NULL, join_unlink, t, "join");
@@ -289,6 +381,7 @@ int ito_join_until(ito_thread_t h, void **retval, uint64_t deadline)
 }
 
 int ito_join(ito_thread_t h, void **retval) { return ito_join_until(h, retval, ITO_FOREVER); }
+
 
 /* ---- time ---- */
 

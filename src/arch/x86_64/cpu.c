@@ -42,12 +42,3 @@ int itoa_cpu_init(void)
     return ITO_OK;
 }
 
-void *itoa_make(void *stack_top, void (*entry)(void))
-{
-    uintptr_t top = (uintptr_t)stack_top & ~(uintptr_t)15; /* 16-byte aligned */
-    uintptr_t *sp = (uintptr_t *)(top - 24);                /* 8 mod 16, three slots */
-    sp[0] = (uintptr_t)itoa_trampoline;
-    sp[1] = (uintptr_t)entry;
-    sp[2] = 0; /* a null return address above the outermost frame */
-    return sp;
-}

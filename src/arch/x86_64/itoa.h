@@ -31,8 +31,17 @@ void itoa_switch_full(void **save, void *load, itoa_post_fn post, void *arg);
 /* Entry of a fresh context: calls entry() with a 16-byte aligned stack, never returns. */
 void itoa_trampoline(void);
 
-/* Build a fresh context at the top of a stack; resuming it calls entry() (noreturn). */
-void *itoa_make(void *stack_top, void (*entry)(void));
+/* Build a fresh context at the top of a stack; resuming it calls entry() (noreturn).
+ * The frame (see the trampoline's file): [itoa_trampoline][entry][0], sp 8 mod 16. */
+static inline void *itoa_make(void *stack_top, void (*entry)(void))
+{
+    uintptr_t top = (uintptr_t)stack_top & ~(uintptr_t)15; /* 16-byte aligned */
+    uintptr_t *sp = (uintptr_t *)(top - 24);                /* 8 mod 16, three slots */
+    sp[0] = (uintptr_t)itoa_trampoline;
+    sp[1] = (uintptr_t)entry;
+    sp[2] = 0; /* a null return address above the outermost frame */
+    return sp;
+}
 
 /* CPU facts, filled by itoa_cpu_init(): the XSAVE area size (0: use FXSAVE, 512). */
 extern uint64_t itoa_xsave_size __attribute__((visibility("hidden")));
