@@ -10,7 +10,7 @@
  * With one worker the order of allocations is deterministic, so the exact call that
  * fails is checked too: mmap #1 (scheduler stack) and #2 (signal stack) are ito_init's,
  * mmap #3 is the first region of ULT stacks (stacks are carved from regions of 16, 32,
- * 64 ... slots, so the 150 ULTs below map a handful); malloc #1 is the worker array, #2
+ * 64 ... slots, so the 150 ULTs below map a handful, ahead of need); malloc #1 is the worker array, #2
  * the first descriptor slab. */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -126,7 +126,11 @@ int main(void)
         mmap_enomem += o.failures + (o.init_rc != ITO_OK);
         if (check_maps) CHECK_EQ(count_mappings(), maps0);
     }
-    CHECK(region_failures >= 4); /* 150 live stacks in two classes need at least 4 regions */
+    /* The first region of each of the two classes is mapped when its first ULT is
+     * created, and that create fails. Later regions are mapped ahead of need (a worker
+     * takes stack credits in batches), so a failure there only shortens the batch: the
+     * create it happens in still gets its credit, and the next batch maps again. */
+    CHECK(region_failures >= 2);
     for (int n = 1; n <= 12; n++) {
         outcome_t o = run_once("ITO_FAULT_MALLOC", n, 1);
         if (n == 1) CHECK_EQ(o.init_rc, ITO_ENOMEM); /* the worker array */
@@ -135,7 +139,7 @@ int main(void)
         malloc_enomem += o.failures + (o.init_rc != ITO_OK);
         if (check_maps) CHECK_EQ(count_mappings(), maps0);
     }
-    CHECK(mmap_enomem >= 6);
+    CHECK(mmap_enomem >= 4); /* ito_init twice, the first region of each class */
     CHECK(malloc_enomem >= 3);
 
     /* Two and four workers: the workers' own signal stacks race with the first ULT

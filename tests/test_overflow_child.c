@@ -9,6 +9,7 @@
  * stack must still catch it. With --unnamed the ULT has no name: the report must use the
  * name ito_thread_name gives ("ult-<id>", printed on stdout first). With --sanitizer it
  * prints which sanitizer it was built with. */
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -29,9 +30,12 @@ __attribute__((noinline)) static uint64_t recurse(uint64_t depth)
     return r;
 }
 
+static _Atomic int go = 1; /* --unnamed: main prints the name first (another worker may run deep) */
+
 static void *deep(void *unused)
 {
     (void)unused;
+    while (!atomic_load(&go)) CHECK_OK(ito_yield());
     sink = recurse(0);
     return NULL;
 }
@@ -40,6 +44,7 @@ __attribute__((noinline)) static void *big_frame(void *unused)
 {
     (void)unused;
     volatile char a[96 * 1024];
+    __asm__ volatile("" : : "r"(a) : "memory"); /* the array escapes: no compiler may shrink it */
     a[0] = 1; /* the lowest byte: 32 KiB below a 64 KiB stack */
     a[sizeof a - 1] = 2;
     sink = (uint64_t)a[0] + (uint64_t)a[sizeof a - 1];
@@ -63,6 +68,7 @@ int main(int argc, char **argv)
     bool jump = strcmp(argv[1], "--jump") == 0, unnamed = strcmp(argv[1], "--unnamed") == 0;
     if (!jump && !unnamed && strcmp(argv[1], "--overflow") != 0) return 0;
     CHECK_OK(ito_init(NULL));
+    atomic_store(&go, !unnamed);
     ito_attr_t a;
     CHECK_OK(ito_attr_init(&a));
     a.stack_size = jump ? 64 * 1024 : 16 * 1024;
@@ -74,6 +80,7 @@ int main(int argc, char **argv)
         CHECK_OK(ito_thread_name(t, name, sizeof name));
         printf("%s\n", name);
         fflush(stdout);
+        atomic_store(&go, 1);
     }
     CHECK_OK(ito_join(t, NULL));
     /* Not reached: the overflow ends the process. */

@@ -63,7 +63,9 @@ static void blocked_at_once(size_t n, size_t stack)
     CHECK_OK(ito_stats(&st));
     fprintf(stderr, "%zu ULTs of %zu-byte stacks blocked at once: %d more mappings, %llu stacks live\n", n, stack,
             grown, (unsigned long long)st.stacks_live);
+#if !defined(ITOI_TSAN) /* TSan maps two areas of its own per fiber */
     CHECK(grown < 200);
+#endif
     CHECK(st.stacks_live >= n);
     CHECK_OK(ito_mutex_lock(&m));
     open_gate = 1;
@@ -78,6 +80,7 @@ static void *quick(void *unused)
     return NULL;
 }
 
+#if !defined(ITOI_ASAN) && !defined(ITOI_TSAN) /* the sanitizers reserve terabytes of shadow */
 /* In a child: an address space of 1 GiB more than now. */
 static void under_rlimit_as(void)
 {
@@ -131,14 +134,19 @@ static void under_rlimit_as(void)
     CHECK_EQ(waitpid(pid, &st, 0), pid);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
+#endif
 
 int main(void)
 {
     CHECK_OK(ito_init(NULL));
+#if defined(ITOI_TSAN)
+    blocked_at_once(10000, 0); /* TSan keeps a trace of 256 KiB per fiber: 10^5 need 25 GiB */
+    blocked_at_once(10000, 8 * 1024);
+#elif defined(ITOI_ASAN)
     blocked_at_once(100000, 0);
-#if defined(ITOI_ASAN) || defined(ITOI_TSAN)
     blocked_at_once(100000, 8 * 1024); /* the sanitizers' shadow of 10^6 stacks is too big for CI */
 #else
+    blocked_at_once(100000, 0);
     blocked_at_once(1000000, 8 * 1024);
 #endif
     /* absurd counts: refused whole, at once */

@@ -254,7 +254,8 @@ typedef struct itoi_worker {
     itoi_ult_t *free_ult;         /* descriptor pool */
     size_t free_ult_n;
     itoi_stack_t *free_stack;     /* stack pool (default size only) */
-    size_t free_stack_n;
+    _Atomic size_t free_stack_n;  /* owner writes (ITOI_OWN_ADD); ito_stats reads */
+    size_t stack_credits[18];     /* stack credits held, per size class (stack.c) */
     int index;
     uint64_t next_id;
     uint64_t spin_ns;             /* how long the next idle spin may last (adaptive) */
@@ -338,9 +339,10 @@ static inline itoi_worker_t *itoi_self_worker(void)
 }
 
 /* Counters written only by their owner: a relaxed load and store, no RMW. */
-#define ITOI_BUMP(field)                                                                     \
-    atomic_store_explicit(&(field), atomic_load_explicit(&(field), memory_order_relaxed) + 1, \
+#define ITOI_OWN_ADD(field, d)                                                                 \
+    atomic_store_explicit(&(field), atomic_load_explicit(&(field), memory_order_relaxed) + (d), \
                           memory_order_relaxed)
+#define ITOI_BUMP(field) ITOI_OWN_ADD(field, 1)
 
 /* scheduler (sched.c) */
 void itoi_ready(itoi_ult_t *t);                 /* make ULT t ready: on the caller's worker, or t's own */
@@ -400,9 +402,12 @@ void itoi_foreign_exit(void);
 /* stacks (stack.c) */
 itoi_stack_t *itoi_stack_get_slow(itoi_worker_t *w, size_t size); /* NULL: no memory */
 void itoi_stack_put(itoi_worker_t *w, itoi_stack_t *s);
-/* Make sure n more stacks of `size` can be had without mapping memory later; returns
- * how many it could promise (n, or fewer when memory or mappings ran out). */
-size_t itoi_stack_reserve(size_t size, size_t n);
+/* Stack credits (stack.c): a ULT takes one when created and gives it back when it ends,
+ * and attaches its stack when it first runs. take returns how many of n it got (fewer:
+ * no memory for their stacks). */
+size_t itoi_stack_credit_take_slow(itoi_worker_t *w, size_t size, size_t n);
+void itoi_stack_credit_return_slow(itoi_worker_t *w, size_t size);
+void itoi_stack_credits_flush(itoi_worker_t *w);     /* all back to the classes (finalize) */
 bool itoi_stack_admit(size_t size, size_t n);    /* could n such ULTs exist at all here? */
 size_t itoi_stack_round(size_t size);            /* the size class a request gets */
 uint64_t itoi_stack_regions(void);
@@ -535,13 +540,32 @@ static inline itoi_ult_t *itoi_ult_alloc(itoi_worker_t *w)
     return itoi_ult_alloc_slow(w);
 }
 
+/* A stack credit for a new ULT of `size` (false: no memory for its stack). */
+static inline bool itoi_stack_credit_take(itoi_worker_t *w, size_t size)
+{
+    if (ITOI_LIKELY(size == itoi_rt.default_stack && w->stack_credits[itoi_rt.default_class] > 0)) {
+        w->stack_credits[itoi_rt.default_class]--;
+        return true;
+    }
+    return itoi_stack_credit_take_slow(w, size, 1) == 1;
+}
+
+static inline void itoi_stack_credit_return(itoi_worker_t *w, size_t size)
+{
+    if (ITOI_LIKELY(size == itoi_rt.default_stack && w->stack_credits[itoi_rt.default_class] < 128)) {
+        w->stack_credits[itoi_rt.default_class]++;
+        return;
+    }
+    itoi_stack_credit_return_slow(w, size);
+}
+
 /* A stack of `size` bytes (NULL: no memory). */
 static inline itoi_stack_t *itoi_stack_get(itoi_worker_t *w, size_t size)
 {
     itoi_stack_t *s = w->free_stack;
     if (ITOI_LIKELY(size == itoi_rt.default_stack && s != NULL)) {
         w->free_stack = s->next;
-        w->free_stack_n--;
+        ITOI_OWN_ADD(w->free_stack_n, -1);
         return s;
     }
     return itoi_stack_get_slow(w, size);

@@ -127,6 +127,7 @@ static void teardown(int started)
 #if defined(ITOI_TSAN)
     if (w0->tsan_sched_fiber) __tsan_destroy_fiber(w0->tsan_sched_fiber);
 #endif
+    for (int i = 0; i < itoi_rt.nworkers; i++) itoi_stack_credits_flush(&itoi_rt.workers[i]);
     itoi_stack_free_all();
     itoi_ult_free_all();
     for (int i = 0; i < itoi_rt.nworkers; i++) {

@@ -276,15 +276,15 @@ static void reclaim(itoi_worker_t *w)
     itoi_spin_unlock(&w->steal_lock);
 }
 
-/* A ULT created without a stack gets one when first picked. Stacks are reserved when
- * the ULT is created (stack.c), so this only fails when the kernel refuses memory it
- * promised; the ULT then waits at the tail of the queue (said once on stderr). */
+/* A ULT gets its stack when first picked. Its stack was promised when it was created (a
+ * credit, stack.c), so this fails only when the kernel refuses a mapping the promise
+ * counted on; the ULT then waits at the tail of the queue (said once on stderr). */
 static bool give_stack(itoi_worker_t *w, itoi_ult_t *t)
 {
     static _Atomic int warned;
     if (ITOI_LIKELY(itoi_ult_attach_stack(w, t))) return true;
     if (!atomic_exchange(&warned, 1))
-        fprintf(stderr, "ito: no memory for the stack of a ULT created in bulk; it waits until "
+        fprintf(stderr, "ito: the kernel refused memory for a promised ULT stack; the ULT waits until "
                         "another ULT frees one\n");
     itoi_queue_push(&w->rq, &t->u);
     return false;
@@ -652,10 +652,17 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
 #endif
     if (ITOI_UNLIKELY(t->on_exit != NULL)) t->on_exit(t);
     ITOI_BUMP(w->n_finished);
-    /* After this exchange a joiner may free t at any moment: t is not touched again. */
-    uintptr_t old = atomic_exchange_explicit(&t->state, ITOI_DONE, memory_order_acq_rel);
-    if (old == ITOI_DETACHED) itoi_ult_free(w, t);
-    else if (old != ITOI_LIVE) itoi_ready((itoi_ult_t *)old);
+    itoi_stack_credit_return(w, t->stack_size);
+    if (t->flags & ITOI_F_DETACHED) {
+        /* Created detached: nobody else ever writes its state (join and detach only read
+         * it and refuse), so no atomic is needed to end it. */
+        itoi_ult_free(w, t);
+    } else {
+        /* After this exchange a joiner may free t at any moment: t is not touched again. */
+        uintptr_t old = atomic_exchange_explicit(&t->state, ITOI_DONE, memory_order_acq_rel);
+        if (old == ITOI_DETACHED) itoi_ult_free(w, t);
+        else if (old != ITOI_LIVE) itoi_ready((itoi_ult_t *)old);
+    }
     itoi_ult_t *next = pick_ult(w);
     w->cur = next;
     w->prev = NULL;
@@ -665,8 +672,14 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
     itoi_san_ctx_t c;
     san_ctx(w, next, &c);
     itoi_san_before(NULL, 1, &c);
-#endif
     itoa_switch_abi(&w->dead_sp, next ? next->sp : w->sched_sp, exit_post, stack);
+#else
+    /* Nothing of this context needs saving: give its stack back (no other thread takes
+     * from this worker's pool, and `next` already has its stack), then only resume. */
+    (void)exit_post;
+    itoi_stack_put(w, stack);
+    itoa_resume(next ? next->sp : w->sched_sp);
+#endif
     __builtin_unreachable();
 }
 

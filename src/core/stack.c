@@ -22,12 +22,17 @@
  * only, the hot path of create and exit: no lock); past POOL_HIGH a batch moves to the
  * class's global list. Other classes use the global list, under the class's lock.
  *
- * Reservation (bulk creation attaches stacks lazily, when a ULT first runs):
- * itoi_stack_reserve(size, n) makes sure n more stacks of the class exist as free or
- * uncarved slots, mapping regions now if needed, and says how many it could promise, so
- * that ito_create_many reports ITO_ENOMEM at once for threads without one instead of
- * failing later. Every region is in its class's list, so ito_finalize unmaps them all,
- * wherever their stacks are. */
+ * Credits (ULTs get their stacks lazily, when they first run, so that threads created
+ * in numbers and run one after another share a few stacks and never touch the others'
+ * memory): a ULT takes a stack credit when it is created and gives it back when it ends.
+ * A class counts the credits out (`committed`) against the slots its regions hold
+ * (`capacity`), and maps a region when they would exceed it; a creation for which no
+ * region can be mapped fails at once with ITO_ENOMEM. Workers take credits from their
+ * class in batches (owner-only counts, w->stack_credits), so creation and exit touch no
+ * shared line on their fast paths. Since credits never exceed the slots mapped, the
+ * stack a ULT attaches when it first runs exists (free in some pool, or uncarved; a
+ * worker that finds neither in reach maps one more region). Every region is in its
+ * class's list, so ito_finalize unmaps them all, wherever their stacks are. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -65,6 +70,8 @@ typedef struct region {
 
 typedef struct klass {
     itoi_spinlock_t lock;
+    size_t capacity;                /* slots of all regions */
+    size_t committed;               /* credits handed out to workers */
     region_t *regions;              /* every region of the class, newest first (unmapped at
                                      * finalize); those with uncarved slots come first */
     size_t uncarved;                /* uncarved slots of all regions */
@@ -110,6 +117,7 @@ static bool map_region(klass_t *k, int c)
     r->next = k->regions;
     k->regions = r;
     k->uncarved += n;
+    k->capacity += n;
     k->next_slots = n * 2 <= MAX_SLOTS ? n * 2 : MAX_SLOTS;
     atomic_fetch_add_explicit(&n_regions, 1, memory_order_relaxed);
     return true;
@@ -192,7 +200,7 @@ itoi_stack_t *itoi_stack_get_slow(itoi_worker_t *w, size_t size)
         itoi_stack_t *s = w->free_stack;
         if (ITOI_LIKELY(s != NULL)) {
             w->free_stack = s->next;
-            w->free_stack_n--;
+            ITOI_OWN_ADD(w->free_stack_n, -1);
             return s;
         }
         /* refill a batch from the class's global list, or carve one */
@@ -204,7 +212,7 @@ itoi_stack_t *itoi_stack_get_slow(itoi_worker_t *w, size_t size)
             k->nfree--;
             s->next = w->free_stack;
             w->free_stack = s;
-            w->free_stack_n++;
+            ITOI_OWN_ADD(w->free_stack_n, 1);
         }
         itoi_spin_unlock(&k->lock);
         if (w->free_stack) return itoi_stack_get_slow(w, size);
@@ -229,13 +237,14 @@ void itoi_stack_put(itoi_worker_t *w, itoi_stack_t *s)
     if (ITOI_LIKELY(c == itoi_rt.default_class)) {
         s->next = w->free_stack;
         w->free_stack = s;
-        if (ITOI_LIKELY(++w->free_stack_n <= POOL_HIGH)) return;
+        ITOI_OWN_ADD(w->free_stack_n, 1);
+        if (ITOI_LIKELY(atomic_load_explicit(&w->free_stack_n, memory_order_relaxed) <= POOL_HIGH)) return;
         klass_t *k = &classes[c];
         itoi_spin_lock(&k->lock);
         for (int i = 0; i < POOL_BATCH; i++) {
             itoi_stack_t *x = w->free_stack;
             w->free_stack = x->next;
-            w->free_stack_n--;
+            ITOI_OWN_ADD(w->free_stack_n, -1);
             x->next = k->free;
             k->free = x;
             k->nfree++;
@@ -251,16 +260,51 @@ void itoi_stack_put(itoi_worker_t *w, itoi_stack_t *s)
     itoi_spin_unlock(&k->lock);
 }
 
-size_t itoi_stack_reserve(size_t size, size_t n)
+#define CREDIT_BATCH 64
+
+/* Take up to n credits of class c for w from the class (mapping regions as needed);
+ * returns how many it got. */
+static size_t credits_take(itoi_worker_t *w, int c, size_t n)
 {
-    int c = class_of(size);
     klass_t *k = &classes[c];
     itoi_spin_lock(&k->lock);
-    while (k->nfree + k->uncarved < n && map_region(k, c)) {
+    while (k->capacity - k->committed < n && map_region(k, c)) {
     }
-    size_t have = k->nfree + k->uncarved;
+    size_t got = k->capacity - k->committed < n ? k->capacity - k->committed : n;
+    k->committed += got;
     itoi_spin_unlock(&k->lock);
-    return have < n ? have : n;
+    w->stack_credits[c] += got;
+    return got;
+}
+
+static void credits_give_back(itoi_worker_t *w, int c, size_t n)
+{
+    klass_t *k = &classes[c];
+    itoi_spin_lock(&k->lock);
+    k->committed -= n;
+    itoi_spin_unlock(&k->lock);
+    w->stack_credits[c] -= n;
+}
+
+size_t itoi_stack_credit_take_slow(itoi_worker_t *w, size_t size, size_t n)
+{
+    int c = class_of(size);
+    if (w->stack_credits[c] < n) credits_take(w, c, n - w->stack_credits[c] + CREDIT_BATCH);
+    size_t got = w->stack_credits[c] < n ? w->stack_credits[c] : n;
+    w->stack_credits[c] -= got;
+    return got;
+}
+
+void itoi_stack_credit_return_slow(itoi_worker_t *w, size_t size)
+{
+    int c = class_of(size);
+    if (++w->stack_credits[c] > 2 * CREDIT_BATCH) credits_give_back(w, c, CREDIT_BATCH);
+}
+
+void itoi_stack_credits_flush(itoi_worker_t *w)
+{
+    for (int c = 0; c < NCLASS; c++)
+        if (w->stack_credits[c]) credits_give_back(w, c, w->stack_credits[c]);
 }
 
 /* Whether n ULTs with stacks of `size` can exist at all on this machine: each touches at
@@ -288,7 +332,8 @@ uint64_t itoi_stack_live(void)
         free_n += classes[c].nfree;
         itoi_spin_unlock(&classes[c].lock);
     }
-    for (int i = 0; i < itoi_rt.nworkers; i++) free_n += itoi_rt.workers[i].free_stack_n;
+    for (int i = 0; i < itoi_rt.nworkers; i++)
+        free_n += atomic_load_explicit(&itoi_rt.workers[i].free_stack_n, memory_order_relaxed);
     uint64_t carved = atomic_load(&n_carved);
     return carved > free_n ? carved - free_n : 0;
 }
@@ -301,7 +346,7 @@ void itoi_stack_free_all(void)
         klass_t *k = &classes[c];
         itoi_spin_lock(&k->lock);
         region_t *r = k->regions;
-        memset((char *)k + sizeof k->lock, 0, sizeof *k - sizeof k->lock);
+        memset((char *)k + sizeof k->lock, 0, sizeof *k - sizeof k->lock); /* capacity, credits too */
         itoi_spin_unlock(&k->lock);
         while (r) {
             region_t *next = r->next;

@@ -177,20 +177,12 @@ void itoi_ult_entry(void)
 static inline int create_fast(itoi_worker_t *w, ito_thread_t *out, ito_fn_t fn, void *arg)
 {
     itoi_ult_t *t = w->free_ult;
-    itoi_stack_t *s = w->free_stack;
-    if (ITOI_UNLIKELY(!t || !s)) return ITO_EAGAIN; /* the general path */
+    size_t *credits = &w->stack_credits[itoi_rt.default_class];
+    if (ITOI_UNLIKELY(!t || *credits == 0)) return ITO_EAGAIN; /* the general path */
     w->free_ult = (itoi_ult_t *)t->u.next;
     w->free_ult_n--;
-    w->free_stack = s->next;
-    w->free_stack_n--;
-    t->stack = s;
-    t->sp = itoa_make(s->base + s->size, itoi_ult_entry);
-#if defined(ITOI_TSAN)
-    t->tsan_fiber = __tsan_create_fiber(0);
-#endif
-#if defined(ITOI_ASAN)
-    t->asan_fake_stack = NULL;
-#endif
+    (*credits)--;    /* its stack is promised; it attaches one when it first runs */
+    t->stack = NULL;
     t->fn = fn;
     t->arg = arg;
     t->ret = NULL;
@@ -203,12 +195,11 @@ static inline int create_fast(itoi_worker_t *w, ito_thread_t *out, ito_fn_t fn, 
     atomic_store_explicit(&t->state, ITOI_LIVE, memory_order_relaxed);
     ITOI_BUMP(w->n_created);
     *out = itoi_handle_of(t);
-    if (ITOI_LIKELY(atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) == 0)) {
-        itoi_flush_pending(w); /* the one before goes to the queue */
-        w->pending = t;        /* queued at the next scheduling point, or run by a join */
-    } else {
-        itoi_ready_local(w, &t->u); /* a worker is idle: stealable at once */
-    }
+    /* Not published at once even when a worker is idle: a thief pays a cache-line
+     * transfer per ULT, which a fresh, short ULT rarely repays; the creator's next
+     * scheduling point offloads half of its queue in one batch instead. */
+    itoi_flush_pending(w); /* the one before goes to the queue */
+    w->pending = t;        /* queued at the next scheduling point, or run by a join */
     return ITO_OK;
 }
 
@@ -242,11 +233,12 @@ int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr
     if (ITOI_UNLIKELY(!home)) return ITO_ENOTULT; /* pools are per worker: create from a ULT */
     itoi_ult_t *t = itoi_ult_alloc(home);
     if (ITOI_UNLIKELY(!t)) return ITO_ENOMEM;
-    t->stack_size = ssize;
-    if (ITOI_UNLIKELY(!itoi_ult_attach_stack(home, t))) {
+    if (ITOI_UNLIKELY(!itoi_stack_credit_take(home, ssize))) { /* no memory for its stack */
         itoi_ult_free(home, t);
         return ITO_ENOMEM;
     }
+    t->stack_size = ssize;
+    t->stack = NULL; /* attached when it first runs */
     t->fn = fn;
     t->arg = arg;
     t->ret = NULL;
@@ -307,25 +299,29 @@ static bool join_unlink(itoi_ult_t *me, void *obj)
 }
 
 /* Join of a ULT that has never run and is still this worker's pending one (ito_create
- * left it out of the queue): the joiner runs it right here, on its own stack, as a call,
- * and reaps it: no switch, no queue, one atomic (the joiner's registration, against a
- * concurrent ito_detach). The child is a ULT all the same (ito_self is the child; it may
- * block or yield, and its context then lives on the joiner's stack, which waits for it
- * anyway; it may resume on another worker). ito_exit in the child comes back here by
- * __builtin_longjmp. Not with hooks that expect switches (register windows, gangs) nor
- * in the sanitizer trees, whose fiber tracking expects each ULT on its own stack. */
-static __attribute__((noinline)) void run_inline(itoi_worker_t *w, itoi_ult_t *me, itoi_ult_t *t)
+ * left it out of the queue): the joiner runs it right here, as a call on the child's
+ * own stack (itoa_call_on: its declared size, its guard, its name in an overflow
+ * report), and reaps it: no context switch, no queue, one atomic (the joiner's
+ * registration, against a concurrent ito_detach). The child is a ULT all the same
+ * (ito_self is the child; it may block or yield, its context then saved on its stack;
+ * it may resume on another worker, and return there). ito_exit in the child comes back
+ * here by __builtin_longjmp. Not with hooks that expect switches (register windows,
+ * gangs) nor in the sanitizer trees, whose fiber tracking expects a switch per ULT. */
+static __attribute__((noinline)) void run_inline(itoi_worker_t *w, itoi_ult_t *me, itoi_ult_t *t,
+                                                 itoi_stack_t *stack)
 {
     void *jb[5];
-    itoi_stack_put(w, t->stack);   /* its own stack is not needed */
-    t->stack = me->stack;          /* it runs on ours (the overflow check looks here) */
+    t->stack = stack;
     t->inline_jb = jb;
     w->cur = t;
-    if (__builtin_setjmp(jb) == 0) t->ret = t->fn(t->arg);
+    if (__builtin_setjmp(jb) == 0) t->ret = itoa_call_on(t->fn, t->arg, stack->base + stack->size);
     w = itoi_self_worker();        /* it may have moved */
     t->inline_jb = NULL;
     if (ITOI_UNLIKELY(t->on_exit != NULL)) t->on_exit(t);
     ITOI_BUMP(w->n_finished);
+    itoi_stack_credit_return(w, t->stack_size);
+    itoi_stack_put(w, stack);      /* we are off it again */
+    t->stack = NULL;
     w->cur = me;
     if (ITOI_UNLIKELY(me->bound >= 0 && me->bound != w->index)) itoi_migrate(w, me->bound);
 }
@@ -360,15 +356,17 @@ int ito_join_until(ito_thread_t h, void **retval, uint64_t deadline)
         return reap(w, t, retval);
     }
     if (s != ITOI_LIVE) return ITO_EJOINED;
-    if (deadline == ITO_FOREVER && join_inline_ok(w, t)) { /* (a run inline cannot time out) */
-        itoi_ult_t *me = w->cur;
-        if (atomic_compare_exchange_strong_explicit(&t->state, &s, (uintptr_t)me, memory_order_acq_rel,
-                                                    memory_order_acquire)) {
-            w->pending = NULL;
-            run_inline(w, me, t);
-            return reap(itoi_self_worker(), t, retval); /* we are its joiner: nobody else touches it */
+    itoi_stack_t *stack;
+    if (deadline == ITO_FOREVER && join_inline_ok(w, t) && (stack = itoi_stack_get(w, t->stack_size)) != NULL) {
+        itoi_ult_t *me = w->cur; /* (a run inline cannot time out) */
+        if (!atomic_compare_exchange_strong_explicit(&t->state, &s, (uintptr_t)me, memory_order_acq_rel,
+                                                     memory_order_acquire)) {
+            itoi_stack_put(w, stack);
+            return ITO_EJOINED; /* detached meanwhile */
         }
-        return ITO_EJOINED; /* detached meanwhile */
+        w->pending = NULL;
+        run_inline(w, me, t, stack);
+        return reap(itoi_self_worker(), t, retval); /* we are its joiner: nobody else touches it */
     }
     if (deadline != ITO_FOREVER && itoi_now_ns() >= deadline) return ITO_ETIMEDOUT;
     w->cur->wait_result = ITO_OK;
@@ -423,6 +421,7 @@ int ito_detach(ito_thread_t h)
     itoi_ult_t *t = itoi_handle_get(h);
     if (!t) return ITO_EJOINED;
     if (t->flags & ITOI_F_MAIN) return ITO_EPERM;
+    if (t->flags & ITOI_F_DETACHED) return ITO_EJOINED; /* created detached: its state is its own */
     uintptr_t s = ITOI_LIVE;
     if (atomic_compare_exchange_strong(&t->state, &s, ITOI_DETACHED)) return ITO_OK;
     if (s == ITOI_DONE) {

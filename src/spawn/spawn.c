@@ -26,8 +26,6 @@ typedef struct bulk {
     ito_private_fn private_init;
     void *common;                    /* the copy of the common arguments */
     size_t n, chunk;
-    size_t stacks;                   /* stacks promised (itoi_stack_reserve): threads
-                                      * from this index on get ITO_ENOMEM */
     ito_spawn_scheme_t scheme;
     ito_thread_t *out;
     int *errs;
@@ -68,9 +66,12 @@ int ito_spawn_index(size_t *index)
 /* Create thread i of b on worker w. */
 static inline int make_one(itoi_worker_t *w, bulk_t *b, size_t i, int use_template)
 {
-    if (ITOI_UNLIKELY(i >= b->stacks)) return ITO_ENOMEM; /* no stack could be promised */
     itoi_ult_t *t = itoi_ult_alloc(w);
     if (ITOI_UNLIKELY(!t)) return ITO_ENOMEM;
+    if (ITOI_UNLIKELY(!itoi_stack_credit_take(w, b->tmpl.stack_size))) { /* no memory for its stack */
+        itoi_ult_free(w, t);
+        return ITO_ENOMEM;
+    }
     if (use_template) {
         t->common = b->tmpl;
     } else {
@@ -173,7 +174,6 @@ int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_siz
     if (common_size) memcpy(b->common, common, common_size);
     b->private_init = private_init;
     b->n = n;
-    b->stacks = itoi_stack_reserve(ssize, n); /* stacks are attached lazily: promise them now */
     b->scheme = a.scheme;
     b->out = out;
     b->errs = errs;

@@ -28,6 +28,11 @@ void itoa_switch_min(void **save, void *load, itoa_post_fn post, void *arg);
 /* (c) full switch: every GPR, rflags and the XSAVE state (FXSAVE where XSAVE is absent). */
 void itoa_switch_full(void **save, void *load, itoa_post_fn post, void *arg);
 
+/* (d) resume `load` without saving anything (the current context is ending). */
+__attribute__((noreturn)) void itoa_resume(void *load);
+/* Call fn(arg) on the stack ending at stack_top (callon_x86_64_sysv_elf_gas.S). */
+void *itoa_call_on(void *(*fn)(void *), void *arg, void *stack_top);
+
 /* Entry of a fresh context: calls entry() with a 16-byte aligned stack, never returns. */
 void itoa_trampoline(void);
 
