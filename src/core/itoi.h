@@ -138,6 +138,7 @@ typedef struct itoi_ult {
     _Atomic int io_call_busy;
     itoi_call_t io_call;
     void *mech;                  /* per-thread state of a mechanism (register windows, ...) */
+    struct itoi_ult_store *store; /* thread-specific values (src/sync/tls.c), or NULL */
     /* preemption (src/preempt): psafe is written only by the ULT itself and read by the
      * signal handler running on the same worker; group by ito_group_add */
     volatile uint32_t psafe;     /* depth of preemption-safe regions */
@@ -157,6 +158,7 @@ typedef struct itoi_ult {
 static inline void itoi_ult_init_state(itoi_ult_t *t)
 {
     t->mech = NULL;
+    t->store = NULL;
     t->psafe = t->psafe_pending = 0;
     t->group = NULL;
     t->wait_result = 0;
@@ -165,6 +167,17 @@ static inline void itoi_ult_init_state(itoi_ult_t *t)
     t->io_deadline = UINT64_MAX; /* ITO_FOREVER */
     atomic_store_explicit(&t->io_cancel, 0, memory_order_relaxed);
     atomic_store_explicit(&t->io_wait, NULL, memory_order_relaxed);
+}
+
+/* A ULT's thread-specific values belong to a layer above the core (src/sync/tls.c): the
+ * block starts with the function that runs their destructors and frees it, which the
+ * core calls on the ULT's own stack as it exits (and ito_finalize for main). */
+typedef struct itoi_ult_store {
+    void (*release)(itoi_ult_t *t);
+} itoi_ult_store_t;
+static inline void itoi_ult_release_store(itoi_ult_t *t)
+{
+    if (ITOI_UNLIKELY(t->store != NULL)) t->store->release(t);
 }
 
 /* A FIFO of ULTs linked through ->next. */
@@ -377,6 +390,10 @@ void itoi_altstack_teardown(itoi_worker_t *w);
 
 /* descriptor slabs (thread.c) */
 void itoi_ult_free_all(void);
+/* Call fn on every ULT descriptor ever allocated (live or free), under the slab lock;
+ * stops early when fn returns false. For debugging (src/core/dump.c): it reads what
+ * other workers write without synchronization. */
+void itoi_ult_foreach(bool (*fn)(itoi_ult_t *t, void *arg), void *arg);
 
 /* The runtime's environment variables, validated at ito_init (config.c). Unset
  * variables leave their field at: workers 0, wsc_backend -1, wsc_threshold 0,

@@ -62,6 +62,16 @@ void itoi_ult_free_all(void)
     pthread_mutex_unlock(&slab_lock);
 }
 
+void itoi_ult_foreach(bool (*fn)(itoi_ult_t *t, void *arg), void *arg)
+{
+    pthread_mutex_lock(&slab_lock);
+    for (size_t i = 0; i < slabs_n; i++)
+        for (int k = 0; k < SLAB; k++)
+            if (!fn((itoi_ult_t *)slabs[i] + k, arg)) goto out;
+out:
+    pthread_mutex_unlock(&slab_lock);
+}
+
 /* Free descriptors move between workers in batches through a global pool, so that a
  * worker that creates (and another that joins and frees) do not make the first one
  * allocate new slabs for ever. A batch is a list linked by ->next whose head's ->arg
@@ -170,6 +180,7 @@ void itoi_ult_entry(void)
     itoi_san_after(NULL);
     itoi_ult_t *t = w->cur;
     t->ret = t->fn(t->arg);
+    itoi_ult_release_store(t);
     itoi_exit_current(itoi_self_worker());
 }
 
@@ -360,7 +371,8 @@ int ito_exit(void *retval)
     if (!w || !w->cur) return ITO_ENOTULT;
     if (w->cur->flags & ITOI_F_MAIN) return ITO_EPERM;
     w->cur->ret = retval;
-    itoi_exit_current(w);
+    itoi_ult_release_store(w->cur);
+    itoi_exit_current(itoi_self_worker());
 }
 
 ito_thread_t ito_self(void)

@@ -1,5 +1,6 @@
-/* waitq.h: what mutex, condition variable and stream share: a FIFO of parked ULTs
- * under a spinlock, and the check that the caller is a ULT. */
+/* waitq.h: what the synchronization objects share: a FIFO of parked ULTs under a
+ * spinlock, the check that the caller is a ULT, and the entry of wake-side calls made
+ * by foreign threads. */
 #ifndef ITO_SYNC_WAITQ_H
 #define ITO_SYNC_WAITQ_H
 
@@ -48,6 +49,36 @@ static inline void itoi_wake_every(itoi_queue_t *q)
 {
     while (itoi_wake_first(q)) {
     }
+}
+
+/* Make a parked waiter ready with the result its wait returns (caller holds its queue's
+ * lock and has taken it off the queue). */
+static inline void itoi_wake_with(itoi_ult_t *t, int result)
+{
+    t->wait_result = result;
+    itoi_ready(t);
+}
+
+/* Wake every waiter of q with `result`. */
+static inline void itoi_wake_every_with(itoi_queue_t *q, int result)
+{
+    for (itoi_ult_t *t; (t = itoi_queue_pop(q)) != NULL;) itoi_wake_with(t, result);
+}
+
+/* Wake-side calls (post, signal, set, close, the try-variants) may come from any thread.
+ * A foreign thread enters the runtime, so that ito_finalize cannot free a waiter under
+ * it: itoi_any_enter fails with ITO_ESTATE when the runtime is not running; pair it with
+ * itoi_any_leave, which passes rc through. ULTs and ZWTs (on a worker) pay one TLS load. */
+static inline int itoi_any_enter(bool *foreign)
+{
+    *foreign = itoi_self_worker() == NULL;
+    return *foreign && itoi_foreign_enter() != ITO_OK ? ITO_ESTATE : ITO_OK;
+}
+
+static inline int itoi_any_leave(bool foreign, int rc)
+{
+    if (foreign) itoi_foreign_exit();
+    return rc;
 }
 
 #endif
