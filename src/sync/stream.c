@@ -117,6 +117,7 @@ static int take_writer(ito_stream_t *s, itoi_worker_t *w, uint64_t deadline, boo
     }
     if (itoi_deadline_passed(deadline)) return ITO_ETIMEDOUT;
     *waited = true;
+    s->puts_blocked++;
     int rc = itoi_wait_on_until(w, &s->putters, &s->lock, deadline, stream_unlink, s, "stream put");
     itoi_spin_lock(&s->lock);
     return rc; /* ITO_OK: handed the write side; else refused by close, or timed out */
@@ -134,7 +135,6 @@ int ito_stream_put_until(ito_stream_t *s, const void *buf, size_t len, uint64_t 
     itoi_spin_lock(&s->lock);
     int rc = s->closed ? ITO_ECLOSED : len == 0 ? ITO_OK : take_writer(s, w, deadline, &waited);
     if (rc != ITO_OK || len == 0) {
-        s->puts_blocked += waited;
         itoi_spin_unlock(&s->lock);
         return rc;
     }
@@ -151,6 +151,7 @@ int ito_stream_put_until(ito_stream_t *s, const void *buf, size_t len, uint64_t 
             break;
         }
         s->need = len - done <= s->cap ? len - done : 1;
+        if (!waited) s->puts_blocked++; /* once per put */
         waited = true;
         rc = itoi_wait_on_until(w, &s->room, &s->lock, deadline, stream_unlink, s, "stream put");
         w = itoi_self_worker();
@@ -161,7 +162,6 @@ int ito_stream_put_until(ito_stream_t *s, const void *buf, size_t len, uint64_t 
             break;
         }
     }
-    s->puts_blocked += waited;
     /* Leave the write side: to the first waiting putter. */
     s->writer = itoi_queue_pop(&s->putters);
     if (s->writer) itoi_wake_with(s->writer, ITO_OK);

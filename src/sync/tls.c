@@ -121,9 +121,9 @@ static inline itoi_ult_t *self_ult(void)
 
 int ito_key_set(ito_key_t key, const void *value)
 {
+    if (!key_live(key)) return ITO_EINVAL;
     itoi_ult_t *t = self_ult();
     if (!t) return ITO_ENOTULT;
-    if (!key_live(key)) return ITO_EINVAL;
     size_t i = key_index(key);
     store_t *s = (store_t *)t->store;
     if (!s || s->n <= i) {
@@ -149,9 +149,9 @@ int ito_key_get(ito_key_t key, void **value)
 {
     if (!value) return ITO_EINVAL;
     *value = NULL;
+    if (!key_live(key)) return ITO_EINVAL;
     itoi_ult_t *t = self_ult();
     if (!t) return ITO_ENOTULT;
-    if (!key_live(key)) return ITO_EINVAL;
     const store_t *s = (const store_t *)t->store;
     size_t i = key_index(key);
     if (s && i < s->n && s->slot[i].key == key) *value = s->slot[i].value;
