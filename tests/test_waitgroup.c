@@ -86,6 +86,7 @@ static void check_errors(void)
     CHECK_OK(ito_waitgroup_add(&g, 2));
     CHECK_EQ(ito_waitgroup_add(&g, -3), ITO_ERANGE);
     CHECK_EQ(ito_waitgroup_add(&g, INT64_MAX), ITO_ERANGE);
+    CHECK_EQ(ito_waitgroup_add(&g, INT64_MIN), ITO_ERANGE);
     int64_t n;
     CHECK_OK(ito_waitgroup_count(&g, &n));
     CHECK_EQ(n, 2); /* unchanged */
