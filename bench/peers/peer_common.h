@@ -30,6 +30,9 @@ typedef struct peer_opts {
 
 /* Parses the command line; prints usage and exits 2 on anything it does not know. */
 peer_opts peer_parse_args(int argc, char **argv);
+/* The same, but --only takes any name of [a-z0-9_] (the synchronization benchmarks: a
+ * program prints nothing for a benchmark it does not measure, as bench_ito does). */
+peer_opts peer_parse_args_any(int argc, char **argv);
 
 /* Whether benchmark `name` should run under these options. */
 int peer_wants(const peer_opts *o, const char *name);
