@@ -38,18 +38,9 @@ static void die(const char *what, int rc)
     } while (0)
 
 /* Runs body(n) for the warm-up and the trials; per = ops per n for the division. */
-typedef void (*trial_fn)(long n);
-static void measure(const peer_opts *o, const char *name, long n, double per, trial_fn body)
+static void measure(const peer_opts *o, const char *name, long n, double per, void (*body)(long n))
 {
-    double *v = peer_samples(o->trials);
-    for (int t = -1; t < o->trials; t++) {
-        double t0 = peer_now_ns();
-        body(n);
-        double dt = peer_now_ns() - t0;
-        if (t >= 0) v[t] = dt / (per * (double)n);
-    }
-    peer_report(name, "ito", v, o->trials);
-    free(v);
+    peer_measure(o, name, "ito", n, per, body);
 }
 
 static ito_thread_t spawn(void *(*fn)(void *), void *arg)

@@ -35,17 +35,9 @@ template <class F> fibers::fiber spawn(F &&f)
     return fibers::fiber(fibers::launch::post, std::allocator_arg, *salloc, std::forward<F>(f));
 }
 
-template <class Body> void measure(const peer_opts &o, const char *name, long n, double per, Body body)
+void measure(const peer_opts &o, const char *name, long n, double per, void (*body)(long))
 {
-    double *v = peer_samples(o.trials);
-    for (int t = -1; t < o.trials; t++) {
-        double t0 = peer_now_ns();
-        body(n);
-        double dt = peer_now_ns() - t0;
-        if (t >= 0) v[t] = dt / (per * static_cast<double>(n));
-    }
-    peer_report(name, "boost-fiber", v, o.trials);
-    std::free(v);
+    peer_measure(&o, name, "boost-fiber", n, per, body);
 }
 
 void chan_pingpong(long n)

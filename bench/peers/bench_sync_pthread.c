@@ -50,18 +50,9 @@ static pthread_t spawn(void *(*fn)(void *), long n)
     return t;
 }
 
-typedef void (*trial_fn)(long n);
-static void measure(const peer_opts *o, const char *name, long n, double per, trial_fn body)
+static void measure(const peer_opts *o, const char *name, long n, double per, void (*body)(long n))
 {
-    double *v = peer_samples(o->trials);
-    for (int t = -1; t < o->trials; t++) {
-        double t0 = peer_now_ns();
-        body(n);
-        double dt = peer_now_ns() - t0;
-        if (t >= 0) v[t] = dt / (per * (double)n);
-    }
-    peer_report(name, "pthread", v, o->trials);
-    free(v);
+    peer_measure(o, name, "pthread", n, per, body);
 }
 
 #define PARTIES 4

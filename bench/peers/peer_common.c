@@ -97,6 +97,20 @@ void peer_report(const char *bench, const char *system, double *v, int n)
     fflush(stdout);
 }
 
+void peer_measure(const peer_opts *o, const char *bench, const char *system, long n, double per,
+                  void (*body)(long n))
+{
+    double *v = peer_samples(o->trials);
+    for (int t = -1; t < o->trials; t++) { /* trial -1 warms up */
+        double t0 = peer_now_ns();
+        body(n);
+        double dt = peer_now_ns() - t0;
+        if (t >= 0) v[t] = dt / (per * (double)n);
+    }
+    peer_report(bench, system, v, o->trials);
+    free(v);
+}
+
 double *peer_samples(int n)
 {
     double *v = calloc((size_t)n, sizeof *v);

@@ -52,6 +52,11 @@ double peer_now_ns(void);
 /* Sorts v[0..n) in place and prints its median as a RESULT line (flushes stdout). */
 void peer_report(const char *bench, const char *system, double *v, int n);
 
+/* Runs body(n) once to warm up, then o->trials times, each timed around the whole call,
+ * and prints the median of elapsed / (per * n) as a RESULT line of `bench`/`system`. */
+void peer_measure(const peer_opts *o, const char *bench, const char *system, long n, double per,
+                  void (*body)(long n));
+
 /* A zeroed array of n doubles for the trial samples; exits on out of memory. */
 double *peer_samples(int n);
 

@@ -130,24 +130,25 @@ int ito_chan_stats(ito_chan_t *c, ito_chan_stats_t *out);
 #endif
 
 /** Defines a typed channel `name_t` of items of type T and its functions (see above). */
+#define ITO_CHAN_FN_ static inline __attribute__((unused))
 #define ITO_CHAN_TYPED(name, T)                                                                  \
     typedef struct name##_s { ito_chan_t *chan; } name##_t;                                      \
-    static inline int name##_create(name##_t *c, size_t capacity)                                \
+    ITO_CHAN_FN_ int name##_create(name##_t *c, size_t capacity)                                \
     {                                                                                            \
         return ito_chan_create(&c->chan, sizeof(T), capacity);                                   \
     }                                                                                            \
-    static inline int name##_destroy(name##_t c) { return ito_chan_destroy(c.chan); }            \
-    static inline int name##_send(name##_t c, const T *v) { return ito_chan_send(c.chan, v); }   \
-    static inline int name##_recv(name##_t c, T *v) { return ito_chan_recv(c.chan, v); }         \
-    static inline int name##_send_until(name##_t c, const T *v, uint64_t deadline)               \
+    ITO_CHAN_FN_ int name##_destroy(name##_t c) { return ito_chan_destroy(c.chan); }            \
+    ITO_CHAN_FN_ int name##_send(name##_t c, const T *v) { return ito_chan_send(c.chan, v); }   \
+    ITO_CHAN_FN_ int name##_recv(name##_t c, T *v) { return ito_chan_recv(c.chan, v); }         \
+    ITO_CHAN_FN_ int name##_send_until(name##_t c, const T *v, uint64_t deadline)               \
     {                                                                                            \
         return ito_chan_send_until(c.chan, v, deadline);                                         \
     }                                                                                            \
-    static inline int name##_recv_until(name##_t c, T *v, uint64_t deadline)                     \
+    ITO_CHAN_FN_ int name##_recv_until(name##_t c, T *v, uint64_t deadline)                     \
     {                                                                                            \
         return ito_chan_recv_until(c.chan, v, deadline);                                         \
     }                                                                                            \
-    static inline int name##_try_send(name##_t c, const T *v) { return ito_chan_try_send(c.chan, v); } \
-    static inline int name##_try_recv(name##_t c, T *v) { return ito_chan_try_recv(c.chan, v); } \
-    static inline int name##_close(name##_t c) { return ito_chan_close(c.chan); }
+    ITO_CHAN_FN_ int name##_try_send(name##_t c, const T *v) { return ito_chan_try_send(c.chan, v); } \
+    ITO_CHAN_FN_ int name##_try_recv(name##_t c, T *v) { return ito_chan_try_recv(c.chan, v); } \
+    ITO_CHAN_FN_ int name##_close(name##_t c) { return ito_chan_close(c.chan); }
 #endif
