@@ -49,10 +49,12 @@ typedef struct ito_chan ito_chan_t;
 
 /** A snapshot of a channel (ito_chan_stats). */
 typedef struct ito_chan_stats {
-    size_t item_size, capacity;
-    size_t count;                          /**< items in the channel now */
-    int closed;                            /**< 1 once closed */
-    uint64_t sends_blocked, recvs_blocked; /**< sends and receives that had to wait */
+    size_t item_size;       /**< bytes per item */
+    size_t capacity;        /**< items it holds at most (0: unbuffered) */
+    size_t count;           /**< items in the channel now */
+    int closed;             /**< 1 once closed */
+    uint64_t sends_blocked; /**< sends that had to wait */
+    uint64_t recvs_blocked; /**< receives that had to wait */
 } ito_chan_stats_t;
 
 /**
@@ -129,8 +131,8 @@ int ito_chan_stats(ito_chan_t *c, ito_chan_stats_t *out);
 }
 #endif
 
-/** Defines a typed channel `name_t` of items of type T and its functions (see above). */
 #define ITO_CHAN_FN_ static inline __attribute__((unused))
+/** Defines a typed channel `name_t` of items of type T and its functions (see above). */
 #define ITO_CHAN_TYPED(name, T)                                                                  \
     typedef struct name##_s { ito_chan_t *chan; } name##_t;                                      \
     ITO_CHAN_FN_ int name##_create(name##_t *c, size_t capacity)                                \

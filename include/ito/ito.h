@@ -1,4 +1,8 @@
-/* ito/ito.h: the umbrella header of ito, fine-grained threads for Linux x86-64. */
+/**
+ * @file
+ * @brief The umbrella header of ito, fine-grained threads for Linux x86-64: includes every
+ * public header.
+ */
 #ifndef ITO_ITO_H
 #define ITO_ITO_H
 #include "version.h"

@@ -381,8 +381,8 @@ int ito_stream_destroy(ito_stream_t *s);
  */
 int ito_stream_put(ito_stream_t *s, const void *buf, size_t len);
 /**
- * @brief Gets up to len bytes, waiting until at least one is there.
- * @param got receives the number of bytes got (0 on any error)
+ * @brief Gets up to len bytes into buf, waiting until at least one is there; *got receives
+ * the number of bytes got (0 on any error).
  * @return ITO_OK; ITO_ECLOSED once the stream is closed and empty; ITO_EINVAL if s or
  * got is NULL, or buf is NULL with len > 0; ITO_ENOTULT outside a ULT. len 0 returns at once.
  * @contexts ULT only.
@@ -405,7 +405,7 @@ int ito_stream_get_until(ito_stream_t *s, void *buf, size_t len, size_t *got, ui
 /**
  * @brief Puts without waiting: all or nothing for len up to the capacity, what fits for
  * a longer len. Refuses (ITO_EAGAIN) while a blocking put is in progress or waiting.
- * @param put receives the bytes put
+ * *put receives the bytes put.
  * @return ITO_OK; ITO_EAGAIN if nothing was put; ITO_ECLOSED; ITO_EINVAL if s or put is
  * NULL, or buf is NULL with len > 0; ITO_ESTATE from a foreign thread while the runtime
  * is not running.
@@ -413,8 +413,7 @@ int ito_stream_get_until(ito_stream_t *s, void *buf, size_t len, size_t *got, ui
  */
 int ito_stream_try_put(ito_stream_t *s, const void *buf, size_t len, size_t *put);
 /**
- * @brief Gets up to len bytes without waiting.
- * @param got receives the bytes got
+ * @brief Gets up to len bytes without waiting; *got receives the bytes got.
  * @return ITO_OK; ITO_EAGAIN if the stream is empty; ITO_ECLOSED if it is closed and
  * empty; ITO_EINVAL and ITO_ESTATE as ito_stream_try_put.
  * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.

@@ -37,9 +37,8 @@ typedef void (*ito_key_destructor_t)(void *value);
 #define ITO_KEY_DESTRUCTOR_ROUNDS 4
 
 /**
- * @brief Creates a key, with an optional destructor.
- * @param key receives the new key
- * @param destructor called as a ULT exits with its non-NULL value, or NULL for none
+ * @brief Creates a key (stored in *key) with an optional destructor (NULL: none), called
+ * with a ULT's non-NULL value as that ULT exits.
  * @return ITO_OK; ITO_EINVAL if key is NULL; ITO_ERANGE if ITO_KEYS_MAX keys exist.
  * @contexts any thread (ULT, ZWT, foreign thread), before ito_init too; not a signal handler.
  */
@@ -61,8 +60,7 @@ int ito_key_delete(ito_key_t key);
 int ito_key_set(ito_key_t key, const void *value);
 
 /**
- * @brief Reads the calling ULT's value for key.
- * @param value receives the value, NULL if the ULT has stored none
+ * @brief Reads the calling ULT's value for key into *value (NULL if the ULT has stored none).
  * @return ITO_OK; ITO_EINVAL for a NULL value pointer or a key that does not exist;
  * ITO_ENOTULT outside a ULT (then *value is NULL).
  * @contexts ULT only.
