@@ -71,7 +71,7 @@ int ito_preempt_disable(void);
 /**
  * @brief Enters a preemption-safe region (nestable): a plain store to the ULT's own state.
  * @return ITO_OK; ITO_ENOTULT outside a ULT.
- * @contexts ULT only; also a signal handler running on a ULT (it is a store).
+ * @contexts ULT only.
  */
 int ito_psafe_begin(void);
 /**
