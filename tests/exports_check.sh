@@ -3,11 +3,12 @@
 # dynamic symbol table: no internal itoi_* function, no -finstrument-functions hook that
 # would capture a user's own __cyg_profile_func_enter/exit), and libito_regwin_hooks
 # defines exactly those two hooks. Names a sanitizer's instrumentation adds (in the ASan
-# and TSan trees, e.g. ___asan_globals_registered) are the only others allowed.
+# and TSan trees, e.g. ___asan_globals_registered, or the linker's bounds of ASan's
+# asan_globals section, __start_asan_globals/__stop_asan_globals) are the only others allowed.
 set -u
 so=$1 hooks=$2
 status=0
-san='^_*(asan|tsan|ubsan|sanitizer)_'
+san='^_*((start|stop)_)?(asan|tsan|ubsan|sanitizer)_'
 defined=$(nm -D --defined-only "$so" | awk '{print $3}' | sed 's/@.*//' | grep -Ev "$san")
 [ -n "$defined" ] || { echo "FAIL: no dynamic symbols read from $so"; exit 1; }
 echo "$(echo "$defined" | wc -l) symbols exported by $(basename "$so")"
