@@ -103,12 +103,6 @@ int ito_future_try_get(ito_future_t *f, uint64_t *value)
     return ITO_OK;
 }
 
-static bool future_unlink(itoi_ult_t *t, void *obj)
-{
-    future_impl_t *x = obj;
-    return itoi_queue_remove(&x->waiters, t);
-}
-
 int ito_future_wait(ito_future_t *f, uint64_t *value) { return ito_future_wait_until(f, value, ITO_FOREVER); }
 
 int ito_future_wait_until(ito_future_t *f, uint64_t *value, uint64_t deadline)
@@ -124,7 +118,8 @@ int ito_future_wait_until(ito_future_t *f, uint64_t *value, uint64_t deadline)
                 itoi_spin_unlock(&x->lock);
                 return ITO_ETIMEDOUT;
             }
-            int rc = itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, future_unlink, x, "future");
+            int rc = itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, itoi_queue_unlink, &x->waiters,
+                                        "future");
             if (rc != ITO_OK) return rc;
             atomic_thread_fence(memory_order_acquire); /* pairs with set's release */
         } else {

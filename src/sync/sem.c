@@ -34,16 +34,7 @@ int ito_sem_destroy(ito_sem_t *s)
 {
     if (!s) return ITO_EINVAL;
     sem_impl_t *x = (sem_impl_t *)s;
-    itoi_spin_lock(&x->lock);
-    int busy = x->waiters.head != NULL;
-    itoi_spin_unlock(&x->lock);
-    return busy ? ITO_EBUSY : ITO_OK;
-}
-
-static bool sem_unlink(itoi_ult_t *t, void *obj)
-{
-    sem_impl_t *x = obj;
-    return itoi_queue_remove(&x->waiters, t);
+    return itoi_destroy_check(&x->lock, &x->waiters);
 }
 
 int ito_sem_wait(ito_sem_t *s) { return ito_sem_wait_until(s, ITO_FOREVER); }
@@ -65,7 +56,8 @@ int ito_sem_wait_until(ito_sem_t *s, uint64_t deadline)
         return ITO_ETIMEDOUT;
     }
     /* Woken by post's hand-off: the unit is ours. */
-    return itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, sem_unlink, x, "semaphore");
+    return itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, itoi_queue_unlink, &x->waiters,
+                              "semaphore");
 }
 
 int ito_sem_trywait(ito_sem_t *s)

@@ -32,10 +32,7 @@ int ito_waitgroup_destroy(ito_waitgroup_t *g)
 {
     if (!g) return ITO_EINVAL;
     wg_impl_t *x = (wg_impl_t *)g;
-    itoi_spin_lock(&x->lock);
-    int busy = x->waiters.head != NULL;
-    itoi_spin_unlock(&x->lock);
-    return busy ? ITO_EBUSY : ITO_OK;
+    return itoi_destroy_check(&x->lock, &x->waiters);
 }
 
 int ito_waitgroup_add(ito_waitgroup_t *g, int64_t delta)
@@ -58,12 +55,6 @@ int ito_waitgroup_add(ito_waitgroup_t *g, int64_t delta)
 
 int ito_waitgroup_done(ito_waitgroup_t *g) { return ito_waitgroup_add(g, -1); }
 
-static bool wg_unlink(itoi_ult_t *t, void *obj)
-{
-    wg_impl_t *x = obj;
-    return itoi_queue_remove(&x->waiters, t);
-}
-
 int ito_waitgroup_wait(ito_waitgroup_t *g) { return ito_waitgroup_wait_until(g, ITO_FOREVER); }
 
 int ito_waitgroup_wait_until(ito_waitgroup_t *g, uint64_t deadline)
@@ -76,7 +67,8 @@ int ito_waitgroup_wait_until(ito_waitgroup_t *g, uint64_t deadline)
     int rc = ITO_OK;
     if (x->count != 0) {
         if (!itoi_deadline_passed(deadline))
-            return itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, wg_unlink, x, "waitgroup");
+            return itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, itoi_queue_unlink, &x->waiters,
+                                      "waitgroup");
         rc = ITO_ETIMEDOUT;
     }
     itoi_spin_unlock(&x->lock);

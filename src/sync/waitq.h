@@ -31,6 +31,21 @@ static inline int itoi_wait_on_until(itoi_worker_t *w, itoi_queue_t *q, itoi_spi
     return itoi_park_until(w, l, deadline, unlink, obj, what);
 }
 
+/* The unlink function of an object with one wait queue: obj is the queue itself. */
+static inline bool itoi_queue_unlink(itoi_ult_t *t, void *queue)
+{
+    return itoi_queue_remove(queue, t);
+}
+
+/* What destroy checks: ITO_EBUSY while ULTs wait on q (read under its lock l). */
+static inline int itoi_destroy_check(itoi_spinlock_t *l, const itoi_queue_t *q)
+{
+    itoi_spin_lock(l);
+    bool busy = q->head != NULL;
+    itoi_spin_unlock(l);
+    return busy ? ITO_EBUSY : ITO_OK;
+}
+
 /* Whether a deadline has passed (no clock read for ITO_FOREVER). */
 static inline bool itoi_deadline_passed(uint64_t deadline)
 {
