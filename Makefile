@@ -2,7 +2,8 @@
 #   make demo   build everything, run every lab experiment (reproductions + benchmarks) into results/
 #   make test   build release (gcc-12), ASan+UBSan and TSan (clang-19) trees and run every test
 #   make bench  build release and run the side-by-side benchmarks into results/
-.PHONY: all deps build build-asan build-tsan test demo bench clean
+#   make docs   the API reference (Doxygen) into build/docs/html; fails on any warning
+.PHONY: all deps build build-asan build-tsan test demo bench docs clean
 
 GEN      := -G Ninja
 REL      := build/release
@@ -45,6 +46,14 @@ bench: build
 
 demo: build
 	@$(LAB) all
+
+# Doxygen fails (WARN_AS_ERROR) on any warning, e.g. an undocumented public function.
+DOCS     := build/docs
+docs: deps
+	@rm -rf $(DOCS) && mkdir -p $(DOCS)
+	@ITO_DOCS_OUT=$(DOCS) ITO_VERSION=$$(sed -n 's/^#define ITO_VERSION_STRING "\(.*\)"/\1/p' include/ito/version.h) \
+	  doxygen docs/api/Doxyfile
+	@echo "docs: $(DOCS)/html/index.html"
 
 clean:
 	rm -rf build results

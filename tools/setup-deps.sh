@@ -9,7 +9,7 @@ APT_PKGS=(
   build-essential cmake ninja-build pkg-config git
   gcc-12 clang-19 llvm-19-dev llvm-19-tools libclang-rt-19-dev
   libboost-context-dev libboost-fiber-dev libtbb-dev liburing-dev
-  python3 python3-venv valgrind
+  python3 python3-venv valgrind gdb doxygen
   libstb-dev wamerican sox vorbis-tools linux-perf
 )
 need_go=0

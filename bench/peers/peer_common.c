@@ -13,11 +13,21 @@ static const char *const benchmarks[] = {"switch", "yield", "create_join", "crea
 
 static void usage(const char *prog)
 {
-    fprintf(stderr, "usage: %s [--trials N] [--quick] [--only switch|yield|create_join|create_1m]\n", prog);
+    fprintf(stderr, "usage: %s [--trials N] [--quick] [--only BENCHMARK]\n", prog);
     exit(2);
 }
 
-peer_opts peer_parse_args(int argc, char **argv)
+static int plain_name(const char *s)
+{
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_')) return 0;
+    return 1;
+}
+
+/* any_only: --only takes any plain name (the program prints nothing for names it does
+ * not measure), else one of `benchmarks`. */
+static peer_opts parse(int argc, char **argv, int any_only)
 {
     peer_opts o = {31, 0, NULL};
     for (int i = 1; i < argc; i++) {
@@ -30,7 +40,7 @@ peer_opts peer_parse_args(int argc, char **argv)
             o.quick = 1;
         } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
             o.only = argv[++i];
-            int known = 0;
+            int known = any_only && plain_name(o.only);
             for (size_t k = 0; k < sizeof benchmarks / sizeof *benchmarks; k++)
                 known |= !strcmp(o.only, benchmarks[k]);
             if (!known) usage(argv[0]);
@@ -40,6 +50,10 @@ peer_opts peer_parse_args(int argc, char **argv)
     }
     return o;
 }
+
+peer_opts peer_parse_args(int argc, char **argv) { return parse(argc, argv, 0); }
+
+peer_opts peer_parse_args_any(int argc, char **argv) { return parse(argc, argv, 1); }
 
 int peer_wants(const peer_opts *o, const char *name)
 {
@@ -81,6 +95,20 @@ void peer_report(const char *bench, const char *system, double *v, int n)
     double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
     printf("RESULT benchmark=%s system=%s median_ns=%.3f trials=%d\n", bench, system, med, n);
     fflush(stdout);
+}
+
+void peer_measure(const peer_opts *o, const char *bench, const char *system, long n, double per,
+                  void (*body)(long n))
+{
+    double *v = peer_samples(o->trials);
+    for (int t = -1; t < o->trials; t++) { /* trial -1 warms up */
+        double t0 = peer_now_ns();
+        body(n);
+        double dt = peer_now_ns() - t0;
+        if (t >= 0) v[t] = dt / (per * (double)n);
+    }
+    peer_report(bench, system, v, o->trials);
+    free(v);
 }
 
 double *peer_samples(int n)

@@ -30,6 +30,9 @@ typedef struct peer_opts {
 
 /* Parses the command line; prints usage and exits 2 on anything it does not know. */
 peer_opts peer_parse_args(int argc, char **argv);
+/* The same, but --only takes any name of [a-z0-9_] (the synchronization benchmarks: a
+ * program prints nothing for a benchmark it does not measure, as bench_ito does). */
+peer_opts peer_parse_args_any(int argc, char **argv);
 
 /* Whether benchmark `name` should run under these options. */
 int peer_wants(const peer_opts *o, const char *name);
@@ -48,6 +51,11 @@ double peer_now_ns(void);
 
 /* Sorts v[0..n) in place and prints its median as a RESULT line (flushes stdout). */
 void peer_report(const char *bench, const char *system, double *v, int n);
+
+/* Runs body(n) once to warm up, then o->trials times, each timed around the whole call,
+ * and prints the median of elapsed / (per * n) as a RESULT line of `bench`/`system`. */
+void peer_measure(const peer_opts *o, const char *bench, const char *system, long n, double per,
+                  void (*body)(long n));
 
 /* A zeroed array of n doubles for the trial samples; exits on out of memory. */
 double *peer_samples(int n);

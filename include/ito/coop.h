@@ -1,4 +1,6 @@
-/* ito/coop.h: co-operative yields for compiler-inserted (or hand-placed) yield points.
+/**
+ * @file
+ * @brief Co-operative yields for compiler-inserted (or hand-placed) yield points.
  *
  * A timer sets ito_coop_flag on a worker when its slice ends; code checks the flag (one
  * load, a predicted branch) and calls a yield only when it is set. Three yields, which
@@ -8,7 +10,8 @@
  *                        an inline asm call that clobbers every register);
  *   ito_coop_yield_abi   the SysV ABI switch (callee-saved GPRs, MXCSR, x87 CW);
  *   ito_coop_yield_full  every GPR and the whole vector state (XSAVE), as preemption pays.
- * All three are no-ops outside a ULT. ito_noyield marks functions the plugin must skip. */
+ * All three are no-ops outside a ULT. ito_noyield marks functions the plugin must skip.
+ */
 #ifndef ITO_COOP_H
 #define ITO_COOP_H
 
@@ -17,6 +20,7 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
+/** Set (non-zero) by the timer when the running ULT's slice has ended; per kernel thread. */
 #ifdef __cplusplus
 extern thread_local volatile int ito_coop_flag;
 #else
@@ -24,17 +28,34 @@ extern _Thread_local volatile int ito_coop_flag;
 #endif
 
 #if defined(__clang__) && __clang_major__ >= 19
+/**
+ * @brief The minimal yield: switches to the next ready ULT saving only rsp and rbp (the
+ * caller, compiled with preserve_none, has spilled what it needs); clears ito_coop_flag.
+ * A no-op outside a ULT. Returns nothing.
+ * @contexts any code (a no-op outside a ULT); not a signal handler.
+ */
 __attribute__((preserve_none)) void ito_coop_yield(void);
 #endif
-/* Without preserve_none, ito_coop_yield must not be called as a C function (it keeps
- * only rsp and rbp): use ITO_COOP_YIELD_MIN(), which tells the compiler so. */
+/**
+ * @brief The ABI yield: switches to the next ready ULT saving what the SysV ABI says a
+ * callee keeps (callee-saved registers, MXCSR, x87 CW); clears ito_coop_flag. A no-op
+ * outside a ULT. Without preserve_none (gcc, older clang), ito_coop_yield must not be
+ * called as a C function (it keeps only rsp and rbp): use ITO_COOP_YIELD_MIN().
+ * @contexts any code (a no-op outside a ULT); not a signal handler.
+ */
 void ito_coop_yield_abi(void);
+/**
+ * @brief The full yield: saves every GPR and the whole vector state (XSAVE), as
+ * preemption pays; clears ito_coop_flag. A no-op outside a ULT.
+ * @contexts any code (a no-op outside a ULT); not a signal handler.
+ */
 void ito_coop_yield_full(void);
 
-/* noinline: inlined into an instrumented caller, its body would get yield points */
+/** Marks a function the yield plugin must not instrument (noinline: inlined into an
+ * instrumented caller, its body would get yield points). */
 #define ito_noyield __attribute__((annotate("ito_noyield"), noinline))
 
-/* The minimal yield from any compiler: skip the red zone, align the stack, call the
+/** The minimal yield from any compiler: skip the red zone, align the stack, call the
  * yield, and tell the compiler every register but rsp/rbp is clobbered so that it
  * spills exactly what is live here. */
 #define ITO_COOP_YIELD_MIN()                                                          \
@@ -51,6 +72,7 @@ void ito_coop_yield_full(void);
                        "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",    \
                        "xmm15")
 
+/** A yield point by hand: one load of ito_coop_flag, and the ABI yield when it is set. */
 #define ITO_COOP_POINT()                                                              \
     do {                                                                              \
         if (__builtin_expect(ito_coop_flag, 0)) ito_coop_yield_abi();                 \

@@ -1,7 +1,11 @@
-/* ito/error.h: the error codes every public function returns.
+/**
+ * @file
+ * @brief The error codes every public function returns.
  *
  * Every ito function that can fail returns an int: ITO_OK (0) on success, or one of
- * the negative codes below. ito_strerror() gives a one-line message for each. */
+ * the negative codes below (the README lists the few functions that return something
+ * else). ito_strerror() gives a one-line message for each.
+ */
 #ifndef ITO_ERROR_H
 #define ITO_ERROR_H
 
@@ -10,8 +14,9 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
+/** The error codes (negative), and ITO_OK. */
 typedef enum ito_err {
-    ITO_OK        = 0,
+    ITO_OK        = 0,   /**< success */
     ITO_EINVAL    = -1,  /* a NULL handle or pointer, an out-of-range value, a bad attribute */
     ITO_ENOMEM    = -2,  /* malloc or mmap failed */
     ITO_ESTATE    = -3,  /* not allowed in this state: before ito_init, after ito_finalize, twice */
@@ -21,14 +26,18 @@ typedef enum ito_err {
     ITO_EAGAIN    = -7,  /* a try-variant would have to wait (stream full or empty) */
     ITO_ECLOSED   = -8,  /* the stream (or device) is closed */
     ITO_EPERM     = -9,  /* the caller is not allowed to do this (not the owner, mode rule) */
-    ITO_ENOSYS    = -10, /* not supported on this CPU/kernel/build (e.g. CET shadow stacks) */
-    ITO_ENOTULT   = -11, /* must be called from a ULT (not from a foreign kernel thread or a ZWT) */
-    ITO_ERANGE    = -12, /* an index or count beyond its bound */
-    ITO_ETIMEDOUT = -13, /* a timed wait expired */
-    ITO_EIO       = -14, /* an operating-system call failed; see errno where documented */
+    ITO_ENOSYS    = -10, /**< not supported on this CPU/kernel/build (e.g. CET shadow stacks) */
+    ITO_ENOTULT   = -11, /**< must be called from a ULT (not from a foreign kernel thread or a ZWT) */
+    ITO_ERANGE    = -12, /**< an index or count beyond its bound */
+    ITO_ETIMEDOUT = -13, /**< a timed wait expired */
+    ITO_EIO       = -14, /**< an operating-system call failed; see errno where documented */
 } ito_err_t;
 
-/* A static, one-line message for an error code (unknown codes included). Never NULL. */
+/**
+ * @brief A static, one-line message for an error code (unknown codes included).
+ * @return a static string, never NULL.
+ * @contexts any thread, before ito_init too, and a signal handler (it only reads a table).
+ */
 const char *ito_strerror(int err);
 
 #pragma GCC visibility pop

@@ -1,4 +1,6 @@
-/* ito/preempt.h: timer preemption of ULTs, gang scheduling of thread groups, and
+/**
+ * @file
+ * @brief Timer preemption of ULTs, gang scheduling of thread groups, and
  * preemption-safe regions (after Jung, Hyun and Lee, a preemption-safe policy for
  * blocked programs).
  *
@@ -22,7 +24,8 @@
  *
  * Groups ("programs"): with gang scheduling on, in each time slice only the ULTs of one
  * group run, on all workers at once; groups take turns round-robin; ULTs in no group
- * always run. */
+ * always run.
+ */
 #ifndef ITO_PREEMPT_H
 #define ITO_PREEMPT_H
 
@@ -35,35 +38,94 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
+/** How a quantum's end switches a ULT (ito_preempt_config_t.mode). */
 enum ito_preempt_mode {
-    ITO_PREEMPT_SIGNAL = 0, /* the timer's signal handler switches the ULT (full save) */
-    ITO_PREEMPT_FLAG = 1,   /* the timer only sets ito_coop_flag: compiled yield points switch */
+    ITO_PREEMPT_SIGNAL = 0, /**< the timer's signal handler switches the ULT (full save) */
+    ITO_PREEMPT_FLAG = 1,   /**< the timer only sets ito_coop_flag: compiled yield points switch */
 };
 
+/** Preemption settings (ito_preempt_enable); zero fields take their defaults. */
 typedef struct ito_preempt_config {
-    unsigned quantum_us;        /* 0: 10,000 (10 ms); 100 .. 10,000,000 */
-    int mode;                   /* ITO_PREEMPT_SIGNAL (default) or ITO_PREEMPT_FLAG */
-    unsigned max_delay_quanta;  /* bound of a delayed switch, in quanta; 0: 4 */
-    int gang;                   /* 1: gang-schedule groups */
+    unsigned quantum_us;       /**< 0: 10,000 (10 ms); 100 .. 10,000,000 */
+    int mode;                  /**< ITO_PREEMPT_SIGNAL (default) or ITO_PREEMPT_FLAG */
+    unsigned max_delay_quanta; /**< bound of a delayed switch, in quanta; 0: 4; at most 1000 */
+    int gang;                  /**< 1: gang-schedule groups */
 } ito_preempt_config_t;
 
-int ito_preempt_enable(const ito_preempt_config_t *cfg); /* ITO_ESTATE if already on */
+/**
+ * @brief Starts preemption on every worker (a per-worker timer). cfg NULL: the defaults.
+ * @return ITO_OK; ITO_ESTATE if the runtime is not running or preemption is on already;
+ * ITO_EINVAL for a bad configuration; ITO_ENOSYS for ITO_PREEMPT_SIGNAL when libito is
+ * linked statically or under ASan/TSan (use ITO_PREEMPT_FLAG there); ITO_ENOMEM;
+ * ITO_EIO when a timer or the signal handler cannot be set up.
+ * @contexts a ULT or a foreign thread while the runtime runs; not a ZWT, not a signal handler.
+ */
+int ito_preempt_enable(const ito_preempt_config_t *cfg);
+/**
+ * @brief Stops preemption (the counters are kept for ito_preempt_stats).
+ * @return ITO_OK; ITO_ESTATE if it is not on.
+ * @contexts a ULT or a foreign thread; not a ZWT, not a signal handler.
+ */
 int ito_preempt_disable(void);
 
-int ito_psafe_begin(void);      /* ITO_ENOTULT outside a ULT */
-int ito_psafe_end(void);        /* ITO_ESTATE without a matching begin */
+/**
+ * @brief Enters a preemption-safe region (nestable): a plain store to the ULT's own state.
+ * @return ITO_OK; ITO_ENOTULT outside a ULT.
+ * @contexts ULT only.
+ */
+int ito_psafe_begin(void);
+/**
+ * @brief Leaves a preemption-safe region; at the outermost end a delayed switch happens
+ * now and the ULT's group is charged the time it used past its quantum.
+ * @return ITO_OK; ITO_ESTATE without a matching begin; ITO_ENOTULT outside a ULT.
+ * @contexts ULT only.
+ */
+int ito_psafe_end(void);
 
+/** A group of ULTs gang-scheduled together (a "program" of the paper). */
 typedef struct ito_group ito_group_t;
+/**
+ * @brief Creates an empty group.
+ * @return ITO_OK; ITO_EINVAL if out is NULL; ITO_ESTATE if the runtime is not running; ITO_ENOMEM.
+ * @contexts any thread while the runtime runs; not a signal handler.
+ */
 int ito_group_create(ito_group_t **out);
-int ito_group_destroy(ito_group_t *g);             /* ITO_EBUSY while it has ULTs */
-int ito_group_add(ito_group_t *g, ito_thread_t t); /* t joins g (it leaves g when it ends) */
+/**
+ * @brief Destroys an empty group.
+ * @return ITO_OK; ITO_EINVAL if g is NULL; ITO_EBUSY while it has ULTs.
+ * @contexts any thread; not a signal handler.
+ */
+int ito_group_destroy(ito_group_t *g);
+/**
+ * @brief Puts t into g (it leaves g when it ends). One group per ULT.
+ * @return ITO_OK; ITO_EINVAL if g or t is NULL; ITO_EJOINED for a stale handle;
+ * ITO_EBUSY if t is in a group already or was created by ito_create_many; ITO_ESTATE if
+ * t has finished.
+ * @contexts any thread; not a signal handler.
+ */
+int ito_group_add(ito_group_t *g, ito_thread_t t);
 
+/** Preemption counters (ito_preempt_stats, ito_group_stats). */
 typedef struct ito_preempt_stats {
-    uint64_t ticks, preemptions, deferred;          /* deferred: not at a safe point */
-    uint64_t delayed, delay_ns, forced;             /* inside preemption-safe regions */
+    uint64_t ticks;       /**< quanta that ended */
+    uint64_t preemptions; /**< ULTs switched out by a quantum's end */
+    uint64_t deferred;    /**< switches put off: not at a safe point */
+    uint64_t delayed;     /**< switches delayed by preemption-safe regions */
+    uint64_t delay_ns;    /**< the time they were delayed, in total */
+    uint64_t forced;      /**< delays that hit the bound: preempted inside the region */
 } ito_preempt_stats_t;
-int ito_preempt_stats(ito_preempt_stats_t *out);               /* whole runtime */
-int ito_group_stats(ito_group_t *g, ito_preempt_stats_t *out); /* one group */
+/**
+ * @brief The whole runtime's counters (also after ito_preempt_disable).
+ * @return ITO_OK; ITO_EINVAL if out is NULL.
+ * @contexts any thread; not a signal handler.
+ */
+int ito_preempt_stats(ito_preempt_stats_t *out);
+/**
+ * @brief One group's counters (its ticks field is 0).
+ * @return ITO_OK; ITO_EINVAL if g or out is NULL.
+ * @contexts any thread; not a signal handler.
+ */
+int ito_group_stats(ito_group_t *g, ito_preempt_stats_t *out);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -1,4 +1,6 @@
-/* ito/regwin.h: register windows shared among threads (Hidaka, Koike, Tanaka,
+/**
+ * @file
+ * @brief Register windows shared among threads (Hidaka, Koike, Tanaka,
  * "Multiple Threads in Cyclic Register Windows").
  *
  * ito can emulate SPARC-style cyclic register windows on every worker: code built with
@@ -15,7 +17,8 @@
  * This header chooses the scheme and the window count (before ito_init), switches the
  * working-set scheduling policy on or off, and reads the counters and the cost model.
  * Cycles are not measured: they come from the paper's Table 2 (per switch, by the number
- * of windows transferred) and from trap costs that are parameters (see ito_regwin_costs_t). */
+ * of windows transferred) and from trap costs that are parameters (see ito_regwin_costs_t).
+ */
 #ifndef ITO_REGWIN_H
 #define ITO_REGWIN_H
 
@@ -27,22 +30,25 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
+/** The schemes (see above). */
 enum ito_regwin_scheme {
-    ITO_REGWIN_OFF = 0, /* no emulation (the default) */
-    ITO_REGWIN_NS = 1,
-    ITO_REGWIN_SNP = 2,
-    ITO_REGWIN_SP = 3,
+    ITO_REGWIN_OFF = 0, /**< no emulation (the default) */
+    ITO_REGWIN_NS = 1, /**< non-sharing */
+    ITO_REGWIN_SNP = 2, /**< sharing, one reserved window */
+    ITO_REGWIN_SP = 3, /**< sharing, a private reserved window per thread */
 };
 
-#define ITO_REGWIN_MIN_WINDOWS 4
-#define ITO_REGWIN_MAX_WINDOWS 32
-#define ITO_REGWIN_DEFAULT_WINDOWS 8
-/* Per-switch histogram: windows saved 0..33 (the last bucket counts 33 or more) by
+#define ITO_REGWIN_MIN_WINDOWS 4     /**< the fewest windows per file */
+#define ITO_REGWIN_MAX_WINDOWS 32    /**< the most windows per file */
+#define ITO_REGWIN_DEFAULT_WINDOWS 8 /**< the default window count */
+/** @name Per-switch histogram: windows saved 0..33 (the last bucket counts 33 or more) by
  * windows restored 0..1 (a switch restores at most the resumed thread's top window). */
-#define ITO_REGWIN_HIST_SAVES 34
-#define ITO_REGWIN_HIST_RESTORES 2
+/**@{*/
+#define ITO_REGWIN_HIST_SAVES 34   /**< buckets of windows saved */
+#define ITO_REGWIN_HIST_RESTORES 2 /**< buckets of windows restored */
+/**@}*/
 
-/* Trap costs in cycles. The paper gives none; the defaults of ito_regwin_config_init are
+/** Trap costs in cycles. The paper gives none; the defaults of ito_regwin_config_init are
  * estimates (instruction counts of the canonical SPARC V8 window trap handlers with
  * Cypress CY7C601 load/store timings; derivation in src/regwin/regwin_cost.c):
  *   overflow_trap 55            one window saved by an overflow trap;
@@ -50,56 +56,87 @@ enum ito_regwin_scheme {
  *   underflow_inplace_extra 12  the in-place underflow of SNP/SP also copies the 8 ins
  *                               into the window above and emulates the trapped restore. */
 typedef struct ito_regwin_costs {
-    uint32_t overflow_trap;
-    uint32_t underflow_trap;
-    uint32_t underflow_inplace_extra;
+    uint32_t overflow_trap;           /**< one window saved by an overflow trap */
+    uint32_t underflow_trap;          /**< one window restored by an underflow trap */
+    uint32_t underflow_inplace_extra; /**< the extra of SNP/SP's in-place underflow */
 } ito_regwin_costs_t;
 
+/** The emulation's configuration (ito_regwin_configure). */
 typedef struct ito_regwin_config {
-    int scheme;               /* enum ito_regwin_scheme */
-    int windows;              /* ITO_REGWIN_MIN_WINDOWS .. ITO_REGWIN_MAX_WINDOWS */
-    int working_set;          /* 1: a woken thread that still has windows goes to the
+    int scheme;               /**< enum ito_regwin_scheme */
+    int windows;              /**< ITO_REGWIN_MIN_WINDOWS .. ITO_REGWIN_MAX_WINDOWS */
+    int working_set;          /**< 1: a woken thread that still has windows goes to the
                                  front of the ready queue, else to the back (section 4.6) */
-    ito_regwin_costs_t costs;
+    ito_regwin_costs_t costs; /**< the trap costs of the cost model */
 } ito_regwin_config_t;
 
-/* Defaults: OFF, 8 windows, working set off, the trap costs above. */
+/**
+ * @brief Sets cfg to the defaults: OFF, 8 windows, working set off, the trap costs above.
+ * @return ITO_OK; ITO_EINVAL if cfg is NULL.
+ * @contexts any thread, before ito_init too; not a signal handler.
+ */
 int ito_regwin_config_init(ito_regwin_config_t *cfg);
-/* Validates and installs cfg. ITO_EINVAL for a bad scheme/window count/flag, ITO_ESTATE
- * while any worker's window file exists (i.e. between ito_init and ito_finalize). */
+/**
+ * @brief Validates and installs cfg.
+ * @return ITO_OK; ITO_EINVAL for a NULL cfg or a bad scheme, window count or flag;
+ * ITO_ESTATE while the emulation is attached (its window files exist).
+ * @contexts any thread, before ito_init too; not a signal handler.
+ */
 int ito_regwin_configure(const ito_regwin_config_t *cfg);
+/**
+ * @brief Copies the installed configuration into *cfg.
+ * @return ITO_OK; ITO_EINVAL if cfg is NULL.
+ * @contexts any thread; not a signal handler.
+ */
 int ito_regwin_get_config(ito_regwin_config_t *cfg);
-/* "off", "NS", "SNP", "SP"; "?" for anything else. */
+/**
+ * @brief The name of a scheme.
+ * @return "off", "NS", "SNP", "SP"; "?" for anything else (static strings, never NULL).
+ * @contexts any: any thread, a signal handler.
+ */
 const char *ito_regwin_scheme_name(int scheme);
 
+/** The emulation's counters (ito_regwin_read_counters). */
 typedef struct ito_regwin_counters {
-    uint64_t saves;                  /* save instructions (function entries) */
-    uint64_t restores;               /* restore instructions (function exits) */
-    uint64_t overflow_traps;         /* each spills exactly one window */
-    uint64_t underflow_traps;        /* each fills exactly one window */
-    uint64_t switches;               /* completed switches (a thread was resumed) */
-    uint64_t switches_resident;      /* ... to a thread that still had windows in the file */
-    uint64_t switches_flush;         /* suspensions of the flushing kind (NS: all) */
-    uint64_t thread_exits;           /* suspensions by exit (windows discarded, not saved) */
-    uint64_t switch_window_saves;    /* windows saved by switches, in total (counted when
+    uint64_t saves;                  /**< save instructions (function entries) */
+    uint64_t restores;               /**< restore instructions (function exits) */
+    uint64_t overflow_traps;         /**< each spills exactly one window */
+    uint64_t underflow_traps;        /**< each fills exactly one window */
+    uint64_t switches;               /**< completed switches (a thread was resumed) */
+    uint64_t switches_resident;      /**< ... to a thread that still had windows in the file */
+    uint64_t switches_flush;         /**< suspensions of the flushing kind (NS: all) */
+    uint64_t thread_exits;           /**< suspensions by exit (windows discarded, not saved) */
+    uint64_t switch_window_saves;    /**< windows saved by switches, in total (counted when
                                         saved; switch_hist counts a switch when it completes) */
-    uint64_t switch_window_restores; /* windows restored by switches, in total */
-    uint64_t migrations;             /* resumed threads whose windows were in another worker's file */
-    uint64_t switch_hist[ITO_REGWIN_HIST_SAVES][ITO_REGWIN_HIST_RESTORES];
-    uint64_t switch_cycles_lo;       /* sum of Table 2's lower bounds over all switches */
-    uint64_t switch_cycles_hi;       /* sum of Table 2's upper bounds */
-    uint64_t switches_extrapolated;  /* switches whose (saves, restores) is not a row of Table 2 */
-    uint64_t trap_cycles;            /* overflow and underflow traps at the configured costs */
+    uint64_t switch_window_restores; /**< windows restored by switches, in total */
+    uint64_t migrations;             /**< resumed threads whose windows were in another worker's file */
+    uint64_t switch_hist[ITO_REGWIN_HIST_SAVES][ITO_REGWIN_HIST_RESTORES]; /**< switches by windows saved and restored */
+    uint64_t switch_cycles_lo;       /**< sum of Table 2's lower bounds over all switches */
+    uint64_t switch_cycles_hi;       /**< sum of Table 2's upper bounds */
+    uint64_t switches_extrapolated;  /**< switches whose (saves, restores) is not a row of Table 2 */
+    uint64_t trap_cycles;            /**< overflow and underflow traps at the configured costs */
 } ito_regwin_counters_t;
 
-/* Sums the counters of every worker's window file, live or already finalized. */
+/**
+ * @brief Sums the counters of every worker's window file, live or already finalized, into *out.
+ * @return ITO_OK; ITO_EINVAL if out is NULL.
+ * @contexts any thread; not a signal handler.
+ */
 int ito_regwin_read_counters(ito_regwin_counters_t *out);
+/**
+ * @brief Zeroes every counter.
+ * @return ITO_OK.
+ * @contexts any thread; not a signal handler.
+ */
 int ito_regwin_reset_counters(void);
 
-/* The cost model of one switch that saved `saves` and restored `restores` windows under
+/** @brief The cost model of one switch that saved `saves` and restored `restores` windows under
  * `scheme` (NS, SNP or SP): Table 2's range [*lo, *hi]; *exact is 1 when the pair is a
  * row of Table 2, 0 when it is extrapolated from the table's own slopes. Any of the out
- * pointers may be NULL. ITO_EINVAL for OFF or an unknown scheme. */
+ * pointers may be NULL.
+ * @return ITO_OK; ITO_EINVAL for OFF or an unknown scheme.
+ * @contexts any: any thread, before ito_init too; not a signal handler.
+ */
 int ito_regwin_switch_cost(int scheme, unsigned saves, unsigned restores, uint32_t *lo,
                            uint32_t *hi, int *exact);
 
@@ -123,33 +160,60 @@ int ito_regwin_switch_cost(int scheme, unsigned saves, unsigned restores, uint32
  * Frames entered before a thread was attached are not tracked (their exits are ignored). */
 #pragma GCC visibility push(default)
 
-/* ITO_ESTATE: ito not initialized, already attached, or the configured scheme is OFF;
- * ITO_ENOTULT: not called from a ULT; ITO_ENOMEM. The caller becomes the current
- * thread of its worker's window file. */
+/**
+ * @brief Starts the emulation (see above); the caller becomes the current thread of its
+ * worker's window file.
+ * @return ITO_OK; ITO_ESTATE if ito is not initialized, the emulation is attached
+ * already, or the configured scheme is OFF; ITO_ENOTULT outside a ULT; ITO_ENOMEM.
+ * @contexts ULT only, while no other ULT runs.
+ */
 int ito_regwin_attach(void);
-/* Flushes the caller's windows, frees every thread's window state and every file and
- * uninstalls the hooks. Returns ITO_OK, or the first error the emulation met while
- * attached (ITO_ESTATE: a window came back with wrong values or an event was refused;
- * ITO_ENOMEM: a thread's window state could not be allocated, it ran unemulated);
- * ITO_ESTATE if not attached, ITO_ENOTULT outside a ULT. */
+/**
+ * @brief Flushes the caller's windows, frees every thread's window state and every file
+ * and uninstalls the hooks.
+ * @return ITO_OK, or the first error the emulation met while attached (ITO_ESTATE: a
+ * window came back with wrong values or an event was refused; ITO_ENOMEM: a thread's
+ * window state could not be allocated, it ran unemulated); ITO_ESTATE if not attached;
+ * ITO_ENOTULT outside a ULT.
+ * @contexts ULT only, while no other ULT runs.
+ */
 int ito_regwin_detach(void);
-int ito_regwin_attached(void); /* 1 while attached, else 0 */
+/**
+ * @brief Whether the emulation is attached.
+ * @return 1 while attached, else 0.
+ * @contexts any: any thread, a signal handler.
+ */
+int ito_regwin_attached(void);
 
-/* Per-thread counts of the calling ULT since its window state was made. */
+/** Per-thread counts of the calling ULT since its window state was made. */
 typedef struct ito_regwin_thread_stats {
-    uint64_t saves;    /* function entries emulated (save instructions) */
-    uint64_t restores; /* function exits emulated */
-    uint64_t resumes;  /* context switches to this thread */
+    uint64_t saves;    /**< function entries emulated (save instructions) */
+    uint64_t restores; /**< function exits emulated */
+    uint64_t resumes;  /**< context switches to this thread */
 } ito_regwin_thread_stats_t;
-/* ITO_ESTATE if not attached or the caller has no window state, ITO_ENOTULT. */
+/**
+ * @brief The calling ULT's counts into *out.
+ * @return ITO_OK; ITO_EINVAL if out is NULL; ITO_ESTATE if not attached or the caller has
+ * no window state; ITO_ENOTULT outside a ULT.
+ * @contexts ULT only.
+ */
 int ito_regwin_self_stats(ito_regwin_thread_stats_t *out);
-/* The next suspension of the calling ULT flushes its windows (section 4.4's second kind
- * of switch, for a thread that will sleep long) instead of leaving them in place. */
+/** @brief The next suspension of the calling ULT flushes its windows (section 4.4's second kind
+ * of switch, for a thread that will sleep long) instead of leaving them in place.
+ * @return ITO_OK; ITO_ESTATE if not attached or the caller has no window state;
+ * ITO_ENOTULT outside a ULT.
+ * @contexts ULT only.
+ */
 int ito_regwin_flush_next(void);
-/* Errors met by the emulation since the last attach (see ito_regwin_detach). */
+/**
+ * @brief Errors met by the emulation since the last attach (see ito_regwin_detach).
+ * @return the count; cannot fail.
+ * @contexts any thread; a signal handler (an atomic load).
+ */
 uint64_t ito_regwin_errors(void);
 
-/* The instrumentation hooks. Code compiled with -finstrument-functions calls
+/** @name The instrumentation hooks
+ * The instrumentation hooks. Code compiled with -finstrument-functions calls
  * __cyg_profile_func_enter/exit at every function entry and exit. libito does not define
  * them (it exports only ito_* names, so a program with hooks of its own keeps them): the
  * small static library libito_regwin_hooks does, as calls of the two functions below.
@@ -161,8 +225,20 @@ uint64_t ito_regwin_errors(void);
  * without a window state, the exit of a frame entered before it had one). They return
  * ITO_OK, or the window manager's error, which ito_regwin_errors also counts and
  * ito_regwin_detach reports. Callable from any thread; they take no lock. */
+/**@{*/
+/**
+ * @brief A `save` on the running ULT's windows (a function entry: fn, its call site).
+ * @return ITO_OK, or the window manager's error (also counted by ito_regwin_errors).
+ * @contexts any thread (a no-op outside an attached ULT); takes no lock.
+ */
 int ito_regwin_func_enter(void *fn, void *site);
+/**
+ * @brief A checked `restore` on the running ULT's windows (a function exit).
+ * @return ITO_OK, or the window manager's error (also counted by ito_regwin_errors).
+ * @contexts any thread (a no-op outside an attached ULT); takes no lock.
+ */
 int ito_regwin_func_exit(void *fn, void *site);
+/**@}*/
 
 #pragma GCC visibility pop
 

@@ -1,4 +1,6 @@
-/* ito/spawn.h: creating many ULTs with one call (after Tsunedomi et al., parallel
+/**
+ * @file
+ * @brief Creating many ULTs with one call (after Tsunedomi et al., parallel
  * creation of multiple threads in a message-pool operating system).
  *
  * ito_create_many(n, ...) creates n ULTs that share common information (the function
@@ -23,7 +25,8 @@
  * is refused whole: ITO_ENOMEM, nothing created.
  * Per-thread errors: errs[i] (if errs != NULL) receives ITO_OK or the error of thread i;
  * a thread that failed is not created at all (nothing half-made remains). The call
- * returns ITO_OK when every thread was created, else the first error. */
+ * returns ITO_OK when every thread was created, else the first error.
+ */
 #ifndef ITO_SPAWN_H
 #define ITO_SPAWN_H
 
@@ -36,31 +39,54 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
+/** How ito_create_many divides the work of creation (see above). */
 typedef enum ito_spawn_scheme {
-    ITO_SPAWN_SERIAL = 0,
-    ITO_SPAWN_SIMPLE = 1,
-    ITO_SPAWN_TEMPLATE = 2,
-    ITO_SPAWN_CHUNK = 3,
-    ITO_SPAWN_COMBINED = 4,
+    ITO_SPAWN_SERIAL = 0,   /**< the issuer alone */
+    ITO_SPAWN_SIMPLE = 1,   /**< simple parallel: one thread per access */
+    ITO_SPAWN_TEMPLATE = 2, /**< parallel template: a common part built once */
+    ITO_SPAWN_CHUNK = 3,    /**< chunks of ceil(n/p) or floor(n/p) threads per access */
+    ITO_SPAWN_COMBINED = 4, /**< chunk + template */
 } ito_spawn_scheme_t;
 
+/** Attributes of a bulk creation: initialise with ito_spawn_attr_init, then set fields. */
 typedef struct ito_spawn_attr {
-    ito_spawn_scheme_t scheme; /* default SERIAL */
-    int workers;               /* workers that create (the issuer's included); 0: all */
-    size_t stack_size;         /* 0: the runtime default */
-    unsigned flags;            /* ITO_ATTR_DETACHED: no handles, nothing to join */
+    ito_spawn_scheme_t scheme; /**< default SERIAL */
+    int workers;               /**< workers that create (the issuer's included); 0: all */
+    size_t stack_size;         /**< 0: the runtime default; else 16 KiB .. 1 GiB */
+    unsigned flags;            /**< ITO_ATTR_DETACHED: no handles, nothing to join */
 } ito_spawn_attr_t;
 
-/* The argument of thread i: private_init(i, common_copy) when given, else common_copy
+/** The argument of thread i: private_init(i, common_copy) when given, else common_copy
  * (the runtime's copy of `common`, alive until every thread of the call has finished). */
 typedef void *(*ito_private_fn)(size_t index, void *common_copy);
 
+/**
+ * @brief Sets attr to the defaults (SERIAL, all workers, default stack, joinable).
+ * @return ITO_OK; ITO_EINVAL if attr is NULL.
+ * @contexts any thread; not a signal handler.
+ */
 int ito_spawn_attr_init(ito_spawn_attr_t *attr);
+/**
+ * @brief Creates n ULTs running fn, sharing `common_size` bytes copied from `common` (see
+ * above); stores their handles in out[0..n) (out may be NULL only with ITO_ATTR_DETACHED)
+ * and, if errs is not NULL, each thread's ITO_OK or error in errs[i] (a failed thread has
+ * out[i] = NULL and does not exist). attr NULL: the defaults.
+ * @return ITO_OK when every thread was created, else the first error: ITO_ENOMEM (no
+ * descriptor, or no memory for the message); ITO_EINVAL (nothing created) for a NULL
+ * fn, n 0 or above 2^40, a NULL common with common_size > 0, a bad attribute, or a NULL out
+ * without ITO_ATTR_DETACHED; ITO_ESTATE if the runtime is not running; ITO_ENOTULT
+ * outside a ULT.
+ * @contexts ULT only.
+ */
 int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_size,
                     ito_private_fn private_init, ito_thread_t *out, int *errs,
                     const ito_spawn_attr_t *attr);
 
-/* Inside a thread created by ito_create_many: its index (ITO_EPERM elsewhere). */
+/**
+ * @brief Inside a thread created by ito_create_many: stores its index (0 .. n-1) in *index.
+ * @return ITO_OK; ITO_EINVAL if index is NULL; ITO_EPERM in any other thread.
+ * @contexts a ULT created by ito_create_many.
+ */
 int ito_spawn_index(size_t *index);
 
 #pragma GCC visibility pop

@@ -1,4 +1,6 @@
-/* ito/syscall.h: split-phase system calls and Wrapped System Calls (WSC), after CEFOS.
+/**
+ * @file
+ * @brief Split-phase system calls and Wrapped System Calls (WSC), after CEFOS.
  *
  * A ULT or ZWT posts a request {operation, arguments, result address, continuation}
  * into its worker's common area (the DRD analog: the io_uring submission ring) and goes
@@ -47,7 +49,8 @@
  * (define ITO_NO_ERRNO_OVERRIDE before including them to keep glibc's definition). A
  * failing wrapper also returns to the kernel thread it was called on before it sets
  * errno, which helps code compiled without this header in the common pattern
- * `if (ito_read(...) < 0) use(errno)`. */
+ * `if (ito_read(...) < 0) use(errno)`.
+ */
 #ifndef ITO_SYSCALL_H
 #define ITO_SYSCALL_H
 
@@ -68,115 +71,288 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
+/** The operations of a split-phase request (ito_sysreq_t.op). */
 typedef enum ito_sysop {
-    ITO_SYS_NOP = 0,   /* a kernel crossing that does nothing (io_uring's NOP) */
-    ITO_SYS_GETPID,    /* a thin call with no io_uring opcode */
-    ITO_SYS_READ,      /* fd, buf, len; at the file position */
-    ITO_SYS_WRITE,
-    ITO_SYS_SEND,      /* fd, buf, len, flags (MSG_*) */
-    ITO_SYS_RECV,
-    ITO_SYS_ACCEPT,    /* fd, addr, addrlen (both may be NULL), flags (SOCK_NONBLOCK, SOCK_CLOEXEC) */
-    ITO_SYS_CONNECT,   /* fd, addr, addr_len */
-    ITO_SYS_CLOSE,     /* fd (a plain close: waiters are not woken; see ito_close) */
-    ITO_SYS_PREAD,     /* fd, buf, len, offset */
-    ITO_SYS_PWRITE,
-    ITO_SYS_READV,     /* fd, iov, iovcnt, offset (-1: the file position) */
-    ITO_SYS_WRITEV,
-    ITO_SYS_SENDMSG,   /* fd, msg, flags */
-    ITO_SYS_RECVMSG,
-    ITO_SYS_POLL,      /* fd, events (POLLIN, POLLOUT, ...): waits until one holds; result: revents */
-    ITO_SYS_OPENAT,    /* fd (the directory, or AT_FDCWD), path, flags (O_*), mode; result: the fd */
-    ITO_SYS_FSYNC,     /* fd, flags (1: fdatasync) */
-    ITO_SYS_OP_COUNT
+    ITO_SYS_NOP = 0,   /**< a kernel crossing that does nothing (io_uring's NOP) */
+    ITO_SYS_GETPID,    /**< a thin call with no io_uring opcode */
+    ITO_SYS_READ,      /**< fd, buf, len; at the file position */
+    ITO_SYS_WRITE,     /**< fd, buf, len; at the file position */
+    ITO_SYS_SEND,      /**< fd, buf, len, flags (MSG_*) */
+    ITO_SYS_RECV,      /**< fd, buf, len, flags (MSG_*) */
+    ITO_SYS_ACCEPT,    /**< fd, addr, addrlen (both may be NULL), flags (SOCK_NONBLOCK, SOCK_CLOEXEC) */
+    ITO_SYS_CONNECT,   /**< fd, addr, addr_len */
+    ITO_SYS_CLOSE,     /**< fd (a plain close: waiters are not woken; see ito_close) */
+    ITO_SYS_PREAD,     /**< fd, buf, len, offset */
+    ITO_SYS_PWRITE,    /**< fd, buf, len, offset */
+    ITO_SYS_READV,     /**< fd, iov, iovcnt, offset (-1: the file position) */
+    ITO_SYS_WRITEV,    /**< fd, iov, iovcnt, offset (-1: the file position) */
+    ITO_SYS_SENDMSG,   /**< fd, msg, flags */
+    ITO_SYS_RECVMSG,   /**< fd, msg, flags */
+    ITO_SYS_POLL,      /**< fd, events (POLLIN, POLLOUT, ...): waits until one holds; result: revents */
+    ITO_SYS_OPENAT,    /**< fd (the directory, or AT_FDCWD), path, flags (O_*), mode; result: the fd */
+    ITO_SYS_FSYNC,     /**< fd, flags (1: fdatasync) */
+    ITO_SYS_OP_COUNT   /**< the number of operations */
 } ito_sysop_t;
 
+/** A split-phase request: the operation, its arguments, where the result goes, and the
+ * continuation thread it fires. */
 typedef struct ito_sysreq {
-    ito_sysop_t op;
-    int fd;
-    void *buf;                  /* READ, WRITE, SEND, RECV, PREAD, PWRITE */
-    size_t len;
-    int flags;                  /* see the operations */
-    struct sockaddr *addr;      /* ACCEPT (may be NULL), CONNECT */
-    socklen_t *addrlen;         /* ACCEPT (may be NULL) */
-    socklen_t addr_len;         /* CONNECT */
-    int64_t offset;             /* PREAD, PWRITE, READV, WRITEV */
-    const struct iovec *iov;    /* READV, WRITEV */
-    int iovcnt;
-    struct msghdr *msg;         /* SENDMSG, RECVMSG */
-    short events;               /* POLL */
-    const char *path;           /* OPENAT */
-    unsigned mode;              /* OPENAT */
-    long *result;               /* where the result goes (may be NULL) */
-    ito_frame_t *frame;         /* the continuation thread: fired with the result */
-    int entry;                  /*   (frame NULL: no continuation) */
+    ito_sysop_t op;             /**< the operation */
+    int fd;                     /**< the descriptor */
+    void *buf;                  /**< READ, WRITE, SEND, RECV, PREAD, PWRITE */
+    size_t len;                 /**< the length of buf */
+    int flags;                  /**< see the operations */
+    struct sockaddr *addr;      /**< ACCEPT (may be NULL), CONNECT */
+    socklen_t *addrlen;         /**< ACCEPT (may be NULL) */
+    socklen_t addr_len;         /**< CONNECT */
+    int64_t offset;             /**< PREAD, PWRITE, READV, WRITEV */
+    const struct iovec *iov;    /**< READV, WRITEV */
+    int iovcnt;                 /**< READV, WRITEV */
+    struct msghdr *msg;         /**< SENDMSG, RECVMSG */
+    short events;               /**< POLL */
+    const char *path;           /**< OPENAT */
+    unsigned mode;              /**< OPENAT */
+    long *result;               /**< where the result goes (a count, or -errno; may be NULL) */
+    ito_frame_t *frame;         /**< the continuation thread, fired with the result (NULL: none) */
+    int entry;                  /**< its entry */
 } ito_sysreq_t;
 
-enum { ITO_WSC_SYNC = 0, ITO_WSC_URING = 1 };
+/** The backends (ito_wsc_backend). */
+enum {
+    ITO_WSC_SYNC = 0,  /**< non-blocking calls, the workers' epoll and helper threads */
+    ITO_WSC_URING = 1, /**< io_uring */
+};
 
-/* Split-phase: post and return at once (ULT, ZWT, or any code running on a worker;
- * ITO_ENOTULT from a foreign thread, whose requests would have no common area).
- * ITO_EINVAL for a bad request, ITO_ENOMEM without memory for its record. */
+/**
+ * @brief Split-phase: posts a request into the calling worker's common area and returns
+ * at once; the result goes to req->result and the continuation fires when it completes.
+ * The request is copied: *req may be reused at once (the buffers it points to may not).
+ * @return ITO_OK; ITO_EINVAL for a bad request; ITO_ESTATE if the runtime is not
+ * running; ITO_ENOMEM without memory for its record; ITO_ENOSYS (or the backend's error)
+ * if the worker's common area could not be set up; ITO_ENOTULT from a foreign thread,
+ * whose requests would have no common area.
+ * @contexts a ULT or a ZWT (any code running on a worker); not a foreign thread, not a
+ * signal handler.
+ */
 int ito_sys_post(const ito_sysreq_t *req);
-/* The paper's batching by one thread: post n requests, flush them in one crossing, and
- * park the calling ULT until every one has completed. Results go to each req->result
- * (NULL: dropped) and continuations fire as for ito_sys_post. The ULT's I/O deadline and
- * ito_cancel_io apply: what has not completed by then is cancelled (its result then is
- * -ETIMEDOUT or -ECANCELED). ITO_OK once all are done; ITO_EINVAL (nothing posted) for a
- * bad request; ITO_ENOTULT outside a ULT; ITO_ERANGE for n > 1024. */
+/**
+ * @brief The paper's batching by one thread: posts n requests, flushes them in one
+ * crossing, and parks the calling ULT until every one has completed. Results go to each
+ * req->result (NULL: dropped) and continuations fire as for ito_sys_post. The ULT's I/O
+ * deadline and ito_cancel_io apply: what has not completed by then is cancelled (its
+ * result then is -ETIMEDOUT or -ECANCELED).
+ * @return ITO_OK once all are done; ITO_EINVAL (nothing posted) for a bad request;
+ * ITO_ERANGE for n > 1024; ITO_ENOTULT outside a ULT; ITO_ENOSYS (or the backend's error)
+ * if the worker's common area could not be set up.
+ * @contexts ULT only.
+ */
 int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n);
 
-/* The flush policy. Threshold K (1..64; default 32; 1: every request crosses alone);
- * latency bound in microseconds (default 50; 0: none, max 1 s). Both apply to every
- * worker from their next post. */
+/**
+ * @brief The flush threshold K (1..64; default 32; 1: every request crosses alone), for
+ * every worker from its next post.
+ * @return ITO_OK; ITO_EINVAL out of range.
+ * @contexts any thread; not a signal handler.
+ */
 int ito_wsc_set_threshold(int k);
+/**
+ * @brief The latency bound in microseconds (default 50; 0: none; at most 1 s), for every
+ * worker from its next post.
+ * @return ITO_OK; ITO_EINVAL out of range.
+ * @contexts any thread; not a signal handler.
+ */
 int ito_wsc_set_latency_us(unsigned us);
-int ito_wsc_flush(void);                        /* this worker's bucket, now */
-int ito_wsc_backend(void);                      /* ITO_WSC_URING or ITO_WSC_SYNC */
+/**
+ * @brief Flushes the calling worker's bucket now.
+ * @return ITO_OK; ITO_ENOTULT from a foreign thread; ITO_ENOSYS (or the backend's error)
+ * if the worker's common area could not be set up.
+ * @contexts a ULT or a ZWT; not a foreign thread, not a signal handler.
+ */
+int ito_wsc_flush(void);
+/**
+ * @brief The backend in use.
+ * @return ITO_WSC_URING or ITO_WSC_SYNC; ITO_ESTATE if the runtime is not running;
+ * ITO_ENOTULT from a foreign thread; ITO_ENOSYS (or the backend's error) if the common
+ * area could not be set up.
+ * @contexts a ULT or a ZWT; not a signal handler.
+ */
+int ito_wsc_backend(void);
 
+/** Counters of the split-phase calls since ito_init (ito_wsc_stats). */
 typedef struct ito_wsc_stats {
-    uint64_t posted, completed, crossings;      /* crossings: submits (uring) or syscalls (sync) */
-    uint64_t flush_threshold, flush_idle, flush_latency, flush_explicit;
-    uint64_t cancelled;                          /* requests that ended with a cancellation */
+    uint64_t posted;          /**< requests posted */
+    uint64_t completed;       /**< requests completed */
+    uint64_t crossings;       /**< kernel crossings: submits (uring) or syscalls (sync) */
+    uint64_t flush_threshold; /**< flushes because K requests were buffered */
+    uint64_t flush_idle;      /**< flushes because no thread of the worker could run */
+    uint64_t flush_latency;   /**< flushes because the oldest request waited the latency bound */
+    uint64_t flush_explicit;  /**< flushes asked for (ito_wsc_flush, ito_sys_wait_all) */
+    uint64_t cancelled;       /**< requests that ended with a cancellation */
 } ito_wsc_stats_t;
+/**
+ * @brief Sums every worker's counters into *out.
+ * @return ITO_OK; ITO_EINVAL if out is NULL; ITO_ESTATE if the runtime is not running.
+ * @contexts any thread; not a signal handler.
+ */
 int ito_wsc_stats(ito_wsc_stats_t *out);
 
-/* The calling ULT's deadline for every blocking wrapper it calls from now on (an
+/**
+ * @brief The calling ULT's deadline for every blocking wrapper it calls from now on (an
  * absolute time, see ito/time.h; ITO_FOREVER: none, the default). A wrapper still
- * waiting at the deadline is cancelled and fails with ETIMEDOUT. ITO_ENOTULT outside a
- * ULT. */
+ * waiting at the deadline is cancelled and fails with ETIMEDOUT.
+ * @return ITO_OK; ITO_ENOTULT outside a ULT.
+ * @contexts ULT only.
+ */
 int ito_io_deadline(uint64_t deadline);
-/* Cancel the blocking wrapper that ULT t waits in: it fails with ECANCELED. If t is not
- * waiting in one, the cancellation is kept and its next wrapper call fails with ECANCELED
- * at once (a cancellation is never lost, and consumed once). Any thread. ITO_EINVAL for
- * NULL, ITO_EJOINED for a thread that has ended, ITO_ESTATE without a runtime. */
+/**
+ * @brief Cancels the blocking wrapper that ULT t waits in: it fails with ECANCELED. If t
+ * is not waiting in one, the cancellation is kept and its next wrapper call fails with
+ * ECANCELED at once (a cancellation is never lost, and consumed once).
+ * @return ITO_OK; ITO_EINVAL for NULL; ITO_EJOINED for a thread that has ended;
+ * ITO_ESTATE without a runtime.
+ * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.
+ */
 int ito_cancel_io(ito_thread_t t);
 
-/* Blocking-style wrappers for ULTs (see above for their errors). */
+/**
+ * @brief read(2) for a ULT.
+ * @return the bytes read (0 at end of file); -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 ssize_t ito_read(int fd, void *buf, size_t len);
+/**
+ * @brief write(2) for a ULT.
+ * @return the bytes written; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 ssize_t ito_write(int fd, const void *buf, size_t len);
+/**
+ * @brief pread(2) for a ULT.
+ * @return the bytes read; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 ssize_t ito_pread(int fd, void *buf, size_t len, off_t offset);
+/**
+ * @brief pwrite(2) for a ULT.
+ * @return the bytes written; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 ssize_t ito_pwrite(int fd, const void *buf, size_t len, off_t offset);
+/**
+ * @brief readv(2) for a ULT.
+ * @return the bytes read; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 ssize_t ito_readv(int fd, const struct iovec *iov, int iovcnt);
+/**
+ * @brief writev(2) for a ULT.
+ * @return the bytes written; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 ssize_t ito_writev(int fd, const struct iovec *iov, int iovcnt);
+/**
+ * @brief send(2) for a ULT.
+ * @return the bytes sent; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 ssize_t ito_send(int fd, const void *buf, size_t len, int flags);
+/**
+ * @brief recv(2) for a ULT.
+ * @return the bytes received (0: the peer closed); -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 ssize_t ito_recv(int fd, void *buf, size_t len, int flags);
+/**
+ * @brief sendmsg(2) for a ULT.
+ * @return the bytes sent; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 ssize_t ito_sendmsg(int fd, const struct msghdr *msg, int flags);
+/**
+ * @brief recvmsg(2) for a ULT.
+ * @return the bytes received; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 ssize_t ito_recvmsg(int fd, struct msghdr *msg, int flags);
+/**
+ * @brief accept(2) for a ULT (the listening socket is put in O_NONBLOCK mode on the sync backend).
+ * @return the new descriptor; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 int ito_accept(int fd, struct sockaddr *addr, socklen_t *addrlen);
+/**
+ * @brief accept4(2) for a ULT (flags: SOCK_NONBLOCK, SOCK_CLOEXEC).
+ * @return the new descriptor; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 int ito_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+/**
+ * @brief connect(2) for a ULT (the socket is put in O_NONBLOCK mode on the sync backend).
+ * @return 0; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 int ito_connect(int fd, const struct sockaddr *addr, socklen_t len);
+/**
+ * @brief openat(2) for a ULT.
+ * @return the new descriptor; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 int ito_openat(int dirfd, const char *path, int flags, unsigned mode);
+/**
+ * @brief fsync(2) for a ULT.
+ * @return 0; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 int ito_fsync(int fd);
+/**
+ * @brief fdatasync(2) for a ULT.
+ * @return 0; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 int ito_fdatasync(int fd);
-/* Wakes every waiter on fd (EBADF), then closes it. */
+/**
+ * @brief Wakes every ULT and request waiting on fd, on every worker (they get EBADF), then closes it.
+ * @return 0; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 int ito_close(int fd);
-/* poll(2) for a ULT: one or several descriptors, timeout in ms (-1: none, 0: do not
- * wait); the ULT's I/O deadline applies as well (then -1/ETIMEDOUT). Returns the number of
- * descriptors with events, 0 on timeout. */
+/**
+ * @brief poll(2) for a ULT: one or several descriptors, timeout in ms (-1: none, 0: do not wait); the ULT's I/O deadline applies as well (then -1/ETIMEDOUT).
+ * @return the number of descriptors with events, 0 on timeout; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms);
+/**
+ * @brief getpid(2) as a split-phase request (a thin call, for measurements).
+ * @return the process id; -1 with errno set on failure (the call's own errors, and those listed at
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
+ */
 long ito_getpid(void);
 
-/* The calling kernel thread's errno, looked up anew at each call (see errno above). */
+/**
+ * @brief The calling kernel thread's errno, looked up anew at each call (see errno above).
+ * @return its address, never NULL.
+ * @contexts any thread; a signal handler.
+ */
 int *ito_errno_location(void);
 
 #pragma GCC visibility pop
@@ -186,6 +362,7 @@ int *ito_errno_location(void);
 
 #if !defined(ITO_NO_ERRNO_OVERRIDE)
 #undef errno
+/** errno, looked up at every use (see the top of this file; ITO_NO_ERRNO_OVERRIDE keeps glibc's). */
 #define errno (*ito_errno_location())
 #endif
 #endif

@@ -1,4 +1,6 @@
-/* ito/thread.h: the runtime and its user-level threads (ULTs).
+/**
+ * @file
+ * @brief The runtime and its user-level threads (ULTs).
  *
  * Life of the runtime: ito_init() starts the workers (kernel threads) and turns the
  * caller into the "main" ULT, bound to worker 0; ito_finalize(), called from main,
@@ -24,7 +26,8 @@
  *
  * Handles (ito_thread_t) carry a generation tag, so using a handle whose thread has
  * already been joined gives ITO_EJOINED instead of touching another thread (the tag
- * has 16 bits: a handle that is 65,536 generations stale may alias a new thread). */
+ * has 16 bits: a handle that is 65,536 generations stale may alias a new thread).
+ */
 #ifndef ITO_THREAD_H
 #define ITO_THREAD_H
 
@@ -37,66 +40,185 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
-typedef struct ito_thread_opaque *ito_thread_t; /* a tagged handle; NULL is never valid */
+/** A ULT's handle (tagged with a generation); NULL is never valid. */
+typedef struct ito_thread_opaque *ito_thread_t;
+/** The function a ULT runs; what it returns is the ULT's result (ito_join). */
 typedef void *(*ito_fn_t)(void *arg);
 
-/* Runtime configuration; zero fields take their defaults. */
-/* Stacks: sizes are rounded up to a power of two from ITO_STACK_MIN to ITO_STACK_MAX.
- * Stacks are carved from large mappings (not a kernel mapping each), with a guard below
- * every one (64 KiB below stacks of 64 KiB or more, 16 KiB below smaller ones) where the
- * kernel allows (MADV_GUARD_INSTALL, Linux 6.13; else mprotect while mappings last; else a
- * canary checked when the ULT ends). A ULT that runs into its guard ends the process with
- * "ito: fatal: stack overflow in ULT '<name>'". Compile with -fstack-clash-protection
- * (pkg-config --cflags ito and ito-cc add it) so that a frame larger than the guard still
- * hits it. */
+/** Smallest and largest ULT stack (bytes). Sizes are rounded up to a power of two in
+ * this range. Stacks are carved from large mappings (not a kernel mapping each), with a
+ * guard below every one (64 KiB below stacks of 64 KiB or more, 16 KiB below smaller
+ * ones) where the kernel allows (MADV_GUARD_INSTALL, Linux 6.13; else mprotect while
+ * mappings last; else a canary checked when the ULT ends). A ULT that runs into its
+ * guard ends the process with "ito: fatal: stack overflow in ULT '<name>'". Compile with
+ * -fstack-clash-protection (pkg-config --cflags ito and ito-cc add it) so that a frame
+ * larger than the guard still hits it. */
 #define ITO_STACK_MIN ((size_t)8 << 10)
-#define ITO_STACK_MAX ((size_t)1 << 30)
+#define ITO_STACK_MAX ((size_t)1 << 30) /**< see ITO_STACK_MIN */
 
+/** Runtime configuration; zero fields take their defaults. */
 typedef struct ito_config {
-    int workers;            /* kernel threads; 0: $ITO_WORKERS, else the CPUs of the affinity mask. Max 256 */
-    size_t stack_size;      /* default ULT stack in bytes; 0: 64 KiB. ITO_STACK_MIN .. ITO_STACK_MAX */
+    int workers;       /**< kernel threads; 0: $ITO_WORKERS, else the CPUs of the affinity mask. Max 256 */
+    size_t stack_size; /**< default ULT stack in bytes; 0: 64 KiB. ITO_STACK_MIN .. ITO_STACK_MAX */
 } ito_config_t;
 
-int ito_init(const ito_config_t *cfg); /* NULL: all defaults. ITO_ESTATE if already initialized */
-int ito_finalize(void);                /* from the main ULT only (ITO_EPERM otherwise) */
-int ito_initialized(void);             /* 1 between ito_init and ito_finalize, else 0 */
+/**
+ * @brief Starts the runtime: the workers, and the caller becomes the main ULT (bound to
+ * worker 0). cfg NULL: all defaults. Reads and validates the ITO_* environment
+ * (docs/ENVIRONMENT.md).
+ * @return ITO_OK; ITO_ESTATE if already initialized; ITO_EINVAL for a bad configuration
+ * or environment variable (one line on stderr says which); ITO_ENOMEM; ITO_ENOSYS when
+ * CET shadow stacks are enabled, or ITO_WSC_BACKEND=uring is asked for and the kernel
+ * refuses io_uring.
+ * @contexts a kernel thread that is not a ULT (usually main()); not a signal handler.
+ */
+int ito_init(const ito_config_t *cfg);
+/**
+ * @brief Stops the runtime: waits for every other ULT, ZWT and split-phase request (the
+ * rule is in src/core/runtime.c and docs/ARCHITECTURE.md), runs main's thread-specific
+ * destructors (ito/tls.h), joins the workers and frees every stack. Afterwards the caller
+ * is a plain kernel thread again and may call ito_init again.
+ * @return ITO_OK; ITO_ESTATE if the runtime is not running; ITO_ENOTULT from a foreign
+ * thread; ITO_EPERM from a ULT other than main; ITO_EBUSY if ULTs stay blocked with
+ * nothing left that could wake them (they are listed on stderr; the runtime stays up and
+ * the call may be repeated).
+ * @contexts the main ULT only.
+ */
+int ito_finalize(void);
+/**
+ * @brief Whether the runtime is running.
+ * @return 1 between ito_init and ito_finalize, else 0.
+ * @contexts any thread; a signal handler (one atomic load).
+ */
+int ito_initialized(void);
 
-/* Thread attributes: initialise with ito_attr_init, then set fields. */
+/** Thread attribute flags (ito_attr_t.flags). */
 enum {
-    ITO_ATTR_DETACHED    = 1u << 0, /* no join: resources are freed when it exits */
-    ITO_ATTR_CHILD_FIRST = 1u << 1, /* the creator yields to the new ULT at once (direct hand-off) */
+    ITO_ATTR_DETACHED    = 1u << 0, /**< no join: resources are freed when it exits */
+    ITO_ATTR_CHILD_FIRST = 1u << 1, /**< the creator yields to the new ULT at once (direct hand-off) */
 };
+/** Thread attributes: initialise with ito_attr_init, then set fields. */
 typedef struct ito_attr {
-    size_t stack_size;  /* 0: the runtime default; else ITO_STACK_MIN .. ITO_STACK_MAX */
-    int worker;         /* -1: any worker (stealable); else bind to this worker */
-    unsigned flags;     /* ITO_ATTR_* */
-    const char *name;   /* copied (at most 31 bytes kept); NULL: "ult-<id>" */
+    size_t stack_size; /**< 0: the runtime default; else ITO_STACK_MIN .. ITO_STACK_MAX */
+    int worker;        /**< -1: any worker (stealable); else bind to this worker */
+    unsigned flags;    /**< ITO_ATTR_* */
+    const char *name;  /**< copied (at most 31 bytes kept); NULL: "ult-<id>" */
 } ito_attr_t;
 
+/**
+ * @brief Sets attr to the defaults: default stack, any worker, joinable, no name.
+ * @return ITO_OK; ITO_EINVAL if attr is NULL.
+ * @contexts any thread; not a signal handler.
+ */
 int ito_attr_init(ito_attr_t *attr);
 
+/**
+ * @brief Creates a ULT running fn(arg) and stores its handle in *out (out may be NULL
+ * only for a detached ULT). The new ULT is ready at once (with ITO_ATTR_CHILD_FIRST, the
+ * calling ULT switches to it at once); its stack is promised now (a credit against memory
+ * mapped ahead) and attached when it first runs, so creation reports
+ * ITO_ENOMEM itself.
+ * @return ITO_OK; ITO_EINVAL for a NULL fn, a NULL out without ITO_ATTR_DETACHED, or a
+ * bad attribute (stack size, worker, unknown flag); ITO_ENOMEM; ITO_ESTATE if the runtime
+ * is not running; ITO_ENOTULT from a foreign thread.
+ * @contexts a ULT or a ZWT (any code on a worker); not a foreign thread, not a signal handler.
+ */
 int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr);
-int ito_join(ito_thread_t t, void **retval);   /* retval may be NULL; joining main: ITO_EPERM */
-/* ito_join with a deadline (see time.h): ITO_ETIMEDOUT when t has not finished by then;
- * t stays joinable. */
+/**
+ * @brief Waits until t has finished, stores its result in *retval (retval may be NULL)
+ * and frees it.
+ * @return ITO_OK; ITO_EINVAL for a NULL handle; ITO_EJOINED if t was already joined or
+ * detached (or the handle is stale); ITO_EDEADLK for the caller itself; ITO_EPERM for
+ * main; ITO_ESTATE if the runtime is not running; ITO_ENOTULT outside a ULT.
+ * @contexts ULT only.
+ */
+int ito_join(ito_thread_t t, void **retval);
+/**
+ * @brief ito_join with a deadline (ito/time.h).
+ * @return as ito_join, and ITO_ETIMEDOUT when t has not finished by then (t stays joinable).
+ * @contexts ULT only.
+ */
 int ito_join_until(ito_thread_t t, void **retval, uint64_t deadline);
+/**
+ * @brief Detaches t: it will free itself when it finishes (now, if it has finished).
+ * @return ITO_OK; ITO_EINVAL for NULL; ITO_EJOINED if already joined or detached;
+ * ITO_EPERM for main; ITO_ESTATE if the runtime is not running; ITO_ENOTULT from a
+ * foreign thread when t has already finished (it stays joinable and detachable).
+ * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.
+ */
 int ito_detach(ito_thread_t t);
-int ito_yield(void);                 /* ITO_ENOTULT outside a ULT */
-int ito_yield_to(ito_thread_t t);    /* run t next if it is ready on this worker, else plain yield */
-int ito_exit(void *retval);          /* does not return when called from a ULT other than main */
-ito_thread_t ito_self(void);         /* NULL outside a ULT */
+/**
+ * @brief Lets the other ready ULTs of the worker run; the caller goes to the back of the
+ * ready queue.
+ * @return ITO_OK; ITO_ENOTULT outside a ULT.
+ * @contexts ULT only.
+ */
+int ito_yield(void);
+/**
+ * @brief Runs t next if it is ready on this worker (a direct hand-off), else a plain yield.
+ * @return ITO_OK; ITO_EINVAL for NULL; ITO_EJOINED for a stale handle; ITO_ENOTULT
+ * outside a ULT.
+ * @contexts ULT only.
+ */
+int ito_yield_to(ito_thread_t t);
+/**
+ * @brief Ends the calling ULT with result retval (its thread-specific destructors run
+ * first, on it). Does not return.
+ * @return only on error: ITO_EPERM from main (main ends in ito_finalize); ITO_ENOTULT
+ * outside a ULT.
+ * @contexts a ULT other than main.
+ */
+int ito_exit(void *retval);
+/**
+ * @brief The calling ULT's handle.
+ * @return the handle, or NULL outside a ULT.
+ * @contexts any thread (NULL in a ZWT or a foreign thread); not a signal handler.
+ */
+ito_thread_t ito_self(void);
+/**
+ * @brief Stores t's id (unique for the life of the runtime) in *id.
+ * @return ITO_OK; ITO_EINVAL if t or id is NULL; ITO_EJOINED for a stale handle.
+ * @contexts any thread; not a signal handler.
+ */
 int ito_thread_id(ito_thread_t t, uint64_t *id);
+/**
+ * @brief Copies t's name ("ult-<id>" if it has none) into buf (len bytes, truncated,
+ * always NUL-terminated).
+ * @return ITO_OK; ITO_EINVAL if t or buf is NULL or len is 0; ITO_EJOINED for a stale handle.
+ * @contexts any thread; not a signal handler.
+ */
 int ito_thread_name(ito_thread_t t, char *buf, size_t len);
 
-int ito_worker_count(void);          /* number of workers, or ITO_ESTATE */
-int ito_worker_id(void);             /* the calling ULT's worker, or ITO_ENOTULT */
+/**
+ * @brief The number of workers.
+ * @return the number (>= 1), or ITO_ESTATE if the runtime is not running.
+ * @contexts any thread; not a signal handler.
+ */
+int ito_worker_count(void);
+/**
+ * @brief The worker the calling ULT runs on now (it may move between calls unless bound).
+ * @return the index (>= 0), or ITO_ENOTULT outside a ULT.
+ * @contexts ULT only.
+ */
+int ito_worker_id(void);
 
-/* Counters of the calling process since ito_init (for tests and benchmarks). */
+/** Counters of the process since ito_init (for tests and benchmarks). */
 typedef struct ito_stats {
-    uint64_t created, finished, switches, steals, sleeps, stacks_mapped, stacks_live;
-    uint64_t idles;         /* times a worker ran out of work and looked for more */
-    uint64_t idle_spin_ns;  /* time workers spent spinning for work before sleeping */
+    uint64_t created;       /**< ULTs created */
+    uint64_t finished;      /**< ULTs finished */
+    uint64_t switches;      /**< context switches */
+    uint64_t steals;        /**< ULTs stolen by idle workers */
+    uint64_t sleeps;        /**< times an idle worker went to sleep */
+    uint64_t stacks_mapped; /**< stacks carved so far (from regions mapped ahead) */
+    uint64_t stacks_live;   /**< stacks in use now (attached to a ULT that has started) */
+    uint64_t idles;         /**< times a worker ran out of work and looked for more */
+    uint64_t idle_spin_ns;  /**< time workers spent spinning for work before sleeping */
 } ito_stats_t;
+/**
+ * @brief Sums the workers' counters into *out.
+ * @return ITO_OK; ITO_EINVAL if out is NULL; ITO_ESTATE if the runtime is not running.
+ * @contexts any thread; not a signal handler.
+ */
 int ito_stats(ito_stats_t *out);
 
 #pragma GCC visibility pop

@@ -1,4 +1,6 @@
-/* ito/time.h: time, sleeping and deadlines.
+/**
+ * @file
+ * @brief Time, sleeping and deadlines.
  *
  * Every timed call of ito takes an absolute deadline in nanoseconds of CLOCK_MONOTONIC
  * (the clock of ito_now_ns()); ITO_FOREVER means no deadline. A call whose deadline
@@ -11,7 +13,8 @@
  * heap entry and no kernel object or thread, and an idle worker sleeps until its
  * earliest deadline. A timed wait never ends before its deadline; it ends late by the
  * worker's wake-up latency (microseconds when idle) or, on a busy worker, by up to 64
- * scheduling points. While a ULT waits with a deadline it stays on its worker. */
+ * scheduling points. While a ULT waits with a deadline it stays on its worker.
+ */
 #ifndef ITO_TIME_H
 #define ITO_TIME_H
 
@@ -23,18 +26,37 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
+/** The deadline that never passes (no timeout). */
 #define ITO_FOREVER UINT64_MAX
 
-/* Now, in ns of CLOCK_MONOTONIC. Any thread. */
+/**
+ * @brief Now, in ns of CLOCK_MONOTONIC.
+ * @return the time; cannot fail.
+ * @contexts any: before ito_init, a ULT, a ZWT, a foreign thread, a signal handler
+ * (clock_gettime is async-signal-safe).
+ */
 uint64_t ito_now_ns(void);
-/* The deadline `ns` from now (saturates at ITO_FOREVER). Any thread. */
+/**
+ * @brief The deadline `ns` from now.
+ * @return ito_now_ns() + ns, saturated at ITO_FOREVER; cannot fail.
+ * @contexts any: before ito_init, a ULT, a ZWT, a foreign thread, a signal handler.
+ */
 uint64_t ito_deadline_in(uint64_t ns);
 
-/* Sleep for `ns`, or until `deadline`. In a ULT the worker runs other threads meanwhile;
- * in a foreign thread (not a ULT) the kernel thread sleeps. ITO_OK; ITO_EINVAL for
- * ITO_FOREVER (to wait forever, wait on a synchronization object); ITO_ENOTULT inside
- * a ZWT (which runs to completion). */
+/**
+ * @brief Sleeps for `ns`. In a ULT the worker runs other threads meanwhile; in a foreign
+ * thread (not a ULT) the kernel thread sleeps.
+ * @return ITO_OK; ITO_EINVAL for ITO_FOREVER (to wait forever, wait on a synchronization
+ * object); ITO_ENOTULT inside a ZWT (which runs to completion).
+ * @contexts a ULT (parks), a foreign thread (the kernel thread sleeps); not a ZWT; not a
+ * signal handler.
+ */
 int ito_sleep_ns(uint64_t ns);
+/**
+ * @brief Sleeps until `deadline` (ns of CLOCK_MONOTONIC); returns at once if it has passed.
+ * @return as ito_sleep_ns.
+ * @contexts as ito_sleep_ns.
+ */
 int ito_sleep_until(uint64_t deadline);
 
 #pragma GCC visibility pop

@@ -1,4 +1,6 @@
-/* ito/zwt.h: zero-wait threads (ZWTs), after CEFOS and the Fuce processor.
+/**
+ * @file
+ * @brief Zero-wait threads (ZWTs), after CEFOS and the Fuce processor.
  *
  * A ZWT is a function that runs to completion without waiting, on a worker's own stack
  * (no stack per ZWT). ZWTs live in *instance frames* (the analog of Fuce's ACM pages):
@@ -19,7 +21,8 @@
  *
  * Checks: every call validates its frame (a freed or foreign frame gives ITO_EINVAL;
  * frames stay in ito's pools until ito_finalize, so the check is safe) and entry index
- * (ITO_ERANGE), in every build. */
+ * (ITO_ERANGE), in every build.
+ */
 #ifndef ITO_ZWT_H
 #define ITO_ZWT_H
 
@@ -33,48 +36,130 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
+/** An instance frame: N entries and a data area. */
 typedef struct ito_frame ito_frame_t;
 
-/* The code of an entry: the frame, the entry index, the value carried by the firing
+/** The code of an entry: the frame, the entry index, the value carried by the firing
  * continuation (0 if none). Runs to completion: it must not yield or block. */
 typedef void (*ito_zwt_fn)(ito_frame_t *frame, int entry, uint64_t value);
 
-enum ito_mode { ITO_MODE_USER = 0, ITO_MODE_KERNEL = 1, ITO_MODE_KERNEL_IF = 2 };
+/** The mode an entry runs in (CEFOS's user, kernel and kernel-interface threads). */
+enum ito_mode {
+    ITO_MODE_USER = 0,      /**< user mode */
+    ITO_MODE_KERNEL = 1,    /**< kernel mode: user threads reach it only through ITO_MODE_KERNEL_IF */
+    ITO_MODE_KERNEL_IF = 2, /**< kernel-interface mode */
+};
 
+/** The most entries a frame may have. */
 #define ITO_FRAME_MAX_ENTRIES (1 << 24)
 
-int ito_frame_create(ito_frame_t **out, int nentries, size_t data_size); /* data zeroed */
-int ito_frame_destroy(ito_frame_t *f);   /* ITO_EBUSY while an entry is ready or waited on */
-void *ito_frame_data(ito_frame_t *f);    /* the base address of the data area, NULL if invalid */
+/**
+ * @brief Creates a frame of nentries entries (1 .. ITO_FRAME_MAX_ENTRIES, all undefined)
+ * and a zeroed data area of data_size bytes.
+ * @return ITO_OK; ITO_EINVAL if out is NULL or a size is out of range; ITO_ESTATE if the
+ * runtime is not running; ITO_ENOMEM.
+ * @contexts any thread while the runtime runs (ULT, ZWT, foreign thread); not a signal handler.
+ */
+int ito_frame_create(ito_frame_t **out, int nentries, size_t data_size);
+/**
+ * @brief Frees a frame (it goes back to ito's pools, so a stale pointer is still detected).
+ * @return ITO_OK; ITO_EINVAL for a freed or foreign frame; ITO_EBUSY while an entry is
+ * ready (queued) or a ULT waits on one.
+ * @contexts any thread; not a signal handler.
+ */
+int ito_frame_destroy(ito_frame_t *f);
+/**
+ * @brief The base address of the frame's data area.
+ * @return the address, or NULL for an invalid frame.
+ * @contexts any thread; not a signal handler.
+ */
+void *ito_frame_data(ito_frame_t *f);
 
-/* Define entry `entry`: its code (NULL: an entry that only wakes a waiting ULT), its
- * fan-in (1..2^30; the sync count is set to it) and its mode. */
+/**
+ * @brief Defines entry `entry`: its code (NULL: an entry that only wakes a waiting ULT),
+ * its fan-in (1..2^30; the sync count is set to it) and its mode.
+ * @return ITO_OK; ITO_EINVAL for a bad frame, fan-in or mode; ITO_ERANGE for a bad entry
+ * index; ITO_EBUSY while the entry is queued or waited on.
+ * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.
+ */
 int ito_entry_set(ito_frame_t *f, int entry, ito_zwt_fn code, uint32_t fan_in, int mode);
 
+/**
+ * @brief A continuation: decrements the entry's sync count; the one that reaches zero
+ * makes the entry's ZWT ready (or wakes the ULT waiting on a code-less entry).
+ * @return ITO_OK; ITO_EINVAL for a bad frame; ITO_ERANGE for a bad entry; ITO_ESTATE for
+ * an entry not defined, or one continued more often than armed; ITO_EPERM from user mode
+ * (a ULT, a foreign thread, a user-mode ZWT) to a kernel-mode entry.
+ * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.
+ */
 int ito_continue(ito_frame_t *f, int entry);
-/* The same, also storing `value` for the target (the last firing continuation's value
- * is the one its code receives). */
+/**
+ * @brief ito_continue that also stores `value` for the target (the last firing
+ * continuation's value is the one its code receives).
+ * @return as ito_continue.
+ * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.
+ */
 int ito_continue_value(ito_frame_t *f, int entry, uint64_t value);
-/* Reset the sync count: to `count`, or to the fan-in when count is 0. ITO_EBUSY while
- * the entry is ready and not yet running. */
+/**
+ * @brief Resets the sync count: to `count`, or to the fan-in when count is 0 (the paper's
+ * self-continuation re-arms an entry so that it can fire again).
+ * @return ITO_OK; ITO_EINVAL for a bad frame or count > 2^30; ITO_ERANGE for a bad entry;
+ * ITO_ESTATE for an entry not defined; ITO_EBUSY while the entry is ready and not yet running.
+ * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.
+ */
 int ito_rearm(ito_frame_t *f, int entry, uint32_t count);
 
-int ito_trylock(ito_frame_t *f, int entry); /* ITO_OK: locked by the caller; ITO_EBUSY */
-int ito_unlock(ito_frame_t *f, int entry);  /* ITO_ESTATE if it was not locked */
+/**
+ * @brief Takes the entry's thread lock (the paper's trylk), without waiting.
+ * @return ITO_OK: locked by the caller; ITO_EBUSY if it is locked; ITO_EINVAL / ITO_ERANGE
+ * for a bad frame or entry.
+ * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.
+ */
+int ito_trylock(ito_frame_t *f, int entry);
+/**
+ * @brief Releases the entry's thread lock (unlk).
+ * @return ITO_OK; ITO_ESTATE if it was not locked; ITO_EINVAL / ITO_ERANGE for a bad frame or entry.
+ * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.
+ */
+int ito_unlock(ito_frame_t *f, int entry);
 
-/* From inside a running ZWT: which one it is, and the paper's retry idiom
- * (re-arm self to 1 and continue to self, i.e. run again later). */
+/**
+ * @brief Inside a running ZWT: which one it is (*f, *entry).
+ * @return ITO_OK; ITO_EINVAL if f or entry is NULL; ITO_EPERM outside a ZWT.
+ * @contexts a ZWT.
+ */
 int ito_zwt_self(ito_frame_t **f, int *entry);
+/**
+ * @brief The paper's retry idiom, from inside a running ZWT: re-arms itself to 1 and
+ * continues to itself, i.e. runs again later (e.g. after a failed ito_trylock).
+ * @return ITO_OK; ITO_EPERM outside a ZWT; else as ito_continue.
+ * @contexts a ZWT.
+ */
 int ito_zwt_retry(void);
 
-/* From a ULT: block until the entry fires (and, if it has code, until that code has
- * run). ITO_ENOTULT outside a ULT, ITO_EBUSY if another ULT already waits on it. */
+/**
+ * @brief Blocks the calling ULT until the code-less entry fires (returns at once if it
+ * has fired since it was armed).
+ * @return ITO_OK; ITO_EINVAL for a bad frame or an entry with code; ITO_ERANGE for a bad
+ * entry; ITO_ESTATE for an entry not defined; ITO_EBUSY if another ULT already waits on
+ * it; ITO_ENOTULT outside a ULT.
+ * @contexts ULT only.
+ */
 int ito_frame_wait(ito_frame_t *f, int entry);
-/* The same with a deadline (ito/time.h): ITO_ETIMEDOUT if the entry has not fired by then
- * (the entry stays armed and may be waited on again). */
+/**
+ * @brief ito_frame_wait with a deadline (ito/time.h).
+ * @return as ito_frame_wait, and ITO_ETIMEDOUT if the entry has not fired by then (it
+ * stays armed and may be waited on again).
+ * @contexts ULT only.
+ */
 int ito_frame_wait_until(ito_frame_t *f, int entry, uint64_t deadline);
 
-/* Counters since ito_init. */
+/**
+ * @brief Counters since ito_init: ZWTs run (*fired) and ZWTs run by another worker than
+ * the one that made them ready (*stolen); either pointer may be NULL, not both.
+ * @return ITO_OK; ITO_EINVAL if both are NULL; ITO_ESTATE if the runtime is not running.
+ * @contexts any thread; not a signal handler.
+ */
 int ito_zwt_stats(uint64_t *fired, uint64_t *stolen);
 
 /* ==== Devices (src/zwt/device.c): devices deliver continuations, not callbacks ====
@@ -97,31 +182,95 @@ int ito_zwt_stats(uint64_t *fired, uint64_t *stolen);
  * kernel mode: the handler entry may be of any mode.
  * While devices are watched, an idle worker sleeps in epoll_wait, so that a device event
  * wakes it. Handles are valid from open to close. */
+/** A device: a kernel fd whose events become continuations. */
 typedef struct ito_device ito_device_t;
 
-#define ITO_DEVICE_MAX 4096 /* devices open at once */
+/** Devices open at once. */
+#define ITO_DEVICE_MAX 4096
 
+/**
+ * @brief Watches a readable fd (the caller's: close does not close it); each event is
+ * ito_continue_value(f, entry, epoll event mask).
+ * @return ITO_OK; ITO_EINVAL for a negative fd, a NULL out or a bad frame; ITO_ERANGE for
+ * a bad entry; ITO_ESTATE if the runtime is not running or the entry is not defined;
+ * ITO_EBUSY if the fd is watched already; ITO_ENOMEM (also: ITO_DEVICE_MAX devices open).
+ * @contexts any thread while the runtime runs; not a signal handler.
+ */
 int ito_device_open_fd(int fd, ito_frame_t *f, int entry, ito_device_t **out);
-/* A timerfd (CLOCK_MONOTONIC): first expiry after period_ns, then every period_ns;
- * period_ns == 0 makes a disarmed timer, armed later with ito_device_timer_set. */
+/**
+ * @brief A timer device (a CLOCK_MONOTONIC timerfd): first expiry after period_ns, then
+ * every period_ns; period_ns 0 makes a disarmed timer (ito_device_timer_set arms it). Each
+ * delivery carries the expirations since the last one.
+ * @return as ito_device_open_fd, and ITO_EIO if the timerfd cannot be made.
+ * @contexts any thread while the runtime runs; not a signal handler.
+ */
 int ito_device_timer(uint64_t period_ns, ito_frame_t *f, int entry, ito_device_t **out);
-/* (Re)arm a timer device: first expiry after delay_ns (0 disarms), then every period_ns
- * (0: once). ITO_EINVAL for a device that is not a timer. */
+/**
+ * @brief (Re)arms a timer device: first expiry after delay_ns (0 disarms), then every
+ * period_ns (0: once).
+ * @return ITO_OK; ITO_EINVAL for a closed device or one that is not a timer; ITO_EIO if
+ * the kernel refuses.
+ * @contexts any thread; not a signal handler.
+ */
 int ito_device_timer_set(ito_device_t *d, uint64_t delay_ns, uint64_t period_ns);
+/**
+ * @brief An eventfd device: each delivery carries the sum of the ito_device_signal counts
+ * since the last one.
+ * @return as ito_device_timer.
+ * @contexts any thread while the runtime runs; not a signal handler.
+ */
 int ito_device_eventfd(ito_frame_t *f, int entry, ito_device_t **out);
-/* Signal an eventfd device (count >= 1), from any thread. */
+/**
+ * @brief Signals an eventfd device with count (>= 1).
+ * @return ITO_OK; ITO_EINVAL for a count of 0 or near 2^64, a closed device or one that
+ * is not an eventfd; ITO_EAGAIN if the eventfd's counter would overflow.
+ * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.
+ */
 int ito_device_signal(ito_device_t *d, uint64_t count);
-int ito_device_ack(ito_device_t *d);  /* ITO_ESTATE if not masked; ITO_EBUSY if the handler has not run */
+/**
+ * @brief Says the handler has taken the data: unmasks the device (events that came while
+ * it was masked are delivered now) and re-arms the handler entry to its fan-in if it has fired.
+ * @return ITO_OK; ITO_EINVAL for a closed device or a destroyed handler frame; ITO_ESTATE
+ * if the device is not masked; ITO_EBUSY if the handler is queued and has not run yet;
+ * ITO_EIO if the kernel refuses.
+ * @contexts any thread (usually the handler ZWT); not a signal handler.
+ */
+int ito_device_ack(ito_device_t *d);
+/**
+ * @brief Stops watching and frees the device (closes the timerfd or eventfd it made; a
+ * watched fd stays open).
+ * @return ITO_OK; ITO_EINVAL for a closed device.
+ * @contexts any thread; not a signal handler.
+ */
 int ito_device_close(ito_device_t *d);
-int ito_device_fd(ito_device_t *d);   /* the fd, or ITO_EINVAL */
-/* Continuations delivered, and deliveries the handler entry refused (then the device
- * stays masked; e.g. ITO_ESTATE when the entry was re-armed short). */
+/**
+ * @brief The device's fd.
+ * @return the fd (>= 0), or ITO_EINVAL for a closed device.
+ * @contexts any thread; not a signal handler.
+ */
+int ito_device_fd(ito_device_t *d);
+/**
+ * @brief Continuations delivered, and deliveries the handler entry refused (then the
+ * device stays masked; e.g. ITO_ESTATE when the entry was re-armed short). Either pointer
+ * may be NULL, not both.
+ * @return ITO_OK; ITO_EINVAL if both are NULL or the device is closed.
+ * @contexts any thread; not a signal handler.
+ */
 int ito_device_stats(ito_device_t *d, uint64_t *delivered, uint64_t *refused);
-/* How idle workers wait for devices: ITO_DEVICE_SLEEP (default: an idle worker spins
- * briefly, then sleeps in epoll_wait; the wake-up costs tens to hundreds of
+/** How idle workers wait for devices (ito_device_poll_mode). */
+enum {
+    ITO_DEVICE_SLEEP = 0, /**< spin briefly, then sleep in epoll_wait (the default) */
+    ITO_DEVICE_BUSY = 1,  /**< keep polling while devices are open: microsecond latency, busy CPUs */
+};
+/**
+ * @brief Chooses how idle workers wait for devices: ITO_DEVICE_SLEEP (default: an idle
+ * worker spins briefly, then sleeps in epoll_wait; the wake-up costs tens to hundreds of
  * microseconds) or ITO_DEVICE_BUSY (while devices are open, idle workers keep polling
- * them: microsecond latency, but they burn their CPUs). Returns the previous mode. */
-enum { ITO_DEVICE_SLEEP = 0, ITO_DEVICE_BUSY = 1 };
+ * them: microsecond latency, but they burn their CPUs).
+ * @return the previous mode (>= 0); ITO_EINVAL for another mode; ITO_ESTATE if the
+ * runtime is not running.
+ * @contexts any thread while the runtime runs; not a signal handler.
+ */
 int ito_device_poll_mode(int mode);
 
 #pragma GCC visibility pop

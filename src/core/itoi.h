@@ -167,6 +167,7 @@ typedef struct itoi_ult {
     _Atomic int io_call_busy;
     itoi_call_t io_call;
     void **inline_jb;            /* running inline in its joiner (thread.c): where ito_exit returns */
+    struct itoi_ult_store *store; /* thread-specific values (src/sync/tls.c), or NULL */
     char name[ITOI_NAME_LEN];
 #if defined(ITOI_ASAN)
     void *asan_fake_stack;
@@ -180,12 +181,24 @@ typedef struct itoi_ult {
 static inline void itoi_ult_init_state(itoi_ult_t *t)
 {
     for (int i = 0; i < ITOI_ULT_SLOTS; i++) t->slot[i].w = 0;
+    t->store = NULL;
     t->wait_result = 0;
     t->blocked_on = NULL;
     t->name[0] = 0;
     t->io_deadline = UINT64_MAX; /* ITO_FOREVER */
     atomic_store_explicit(&t->io_cancel, 0, memory_order_relaxed);
     atomic_store_explicit(&t->io_wait, NULL, memory_order_relaxed);
+}
+
+/* A ULT's thread-specific values belong to a layer above the core (src/sync/tls.c): the
+ * block starts with the function that runs their destructors and frees it, which the
+ * core calls on the ULT's own stack as it exits (and ito_finalize for main). */
+typedef struct itoi_ult_store {
+    void (*release)(itoi_ult_t *t);
+} itoi_ult_store_t;
+static inline void itoi_ult_release_store(itoi_ult_t *t)
+{
+    if (ITOI_UNLIKELY(t->store != NULL)) t->store->release(t);
 }
 
 /* A FIFO of units linked through ->next. */
@@ -423,6 +436,10 @@ void itoi_ult_name(const itoi_ult_t *t, char *buf, size_t len);
 
 /* descriptor slabs (thread.c) */
 void itoi_ult_free_all(void);
+/* Call fn on every ULT descriptor ever allocated (live or free), under the slab lock;
+ * stops early when fn returns false. For debugging (src/core/dump.c): it reads what
+ * other workers write without synchronization. */
+void itoi_ult_foreach(bool (*fn)(itoi_ult_t *t, void *arg), void *arg);
 
 /* The runtime's environment variables, validated at ito_init (config.c). Unset
  * variables leave their field at: workers 0, wsc_backend -1, wsc_threshold 0,

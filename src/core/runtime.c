@@ -369,6 +369,7 @@ int ito_finalize(void)
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return ITO_ENOTULT;
     if (w->cur != &main_ult) return ITO_EPERM;
+    itoi_ult_release_store(&main_ult); /* main's thread-specific values: main is finishing */
     uint64_t naps = 0, seen = progress(), quiet_since = itoi_now_ns(), step = 20000;
     for (;;) {
         if (live_work() <= 0) {

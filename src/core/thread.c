@@ -62,6 +62,16 @@ void itoi_ult_free_all(void)
     pthread_mutex_unlock(&slab_lock);
 }
 
+void itoi_ult_foreach(bool (*fn)(itoi_ult_t *t, void *arg), void *arg)
+{
+    pthread_mutex_lock(&slab_lock);
+    for (size_t i = 0; i < slabs_n; i++)
+        for (int k = 0; k < SLAB; k++)
+            if (!fn((itoi_ult_t *)slabs[i] + k, arg)) goto out;
+out:
+    pthread_mutex_unlock(&slab_lock);
+}
+
 /* Free descriptors move between workers in batches through a global pool, so that a
  * worker that creates (and another that joins and frees) do not make the first one
  * allocate new slabs for ever. A batch is a list linked by ->next whose head's ->arg
@@ -170,6 +180,7 @@ void itoi_ult_entry(void)
     itoi_san_after(NULL);
     itoi_ult_t *t = w->cur;
     t->ret = t->fn(t->arg);
+    itoi_ult_release_store(t);
     itoi_exit_current(itoi_self_worker());
 }
 
@@ -307,6 +318,14 @@ static bool join_unlink(itoi_ult_t *me, void *obj)
  * it may resume on another worker, and return there). ito_exit in the child comes back
  * here by __builtin_longjmp. Not with hooks that expect switches (register windows,
  * gangs) nor in the sanitizer trees, whose fiber tracking expects a switch per ULT. */
+static void *inline_body(void *arg) /* on the child's stack */
+{
+    itoi_ult_t *t = arg;
+    t->ret = t->fn(t->arg);
+    itoi_ult_release_store(t); /* its thread-specific destructors, on its stack */
+    return NULL;
+}
+
 static __attribute__((noinline)) void run_inline(itoi_worker_t *w, itoi_ult_t *me, itoi_ult_t *t,
                                                  itoi_stack_t *stack)
 {
@@ -314,7 +333,7 @@ static __attribute__((noinline)) void run_inline(itoi_worker_t *w, itoi_ult_t *m
     t->stack = stack;
     t->inline_jb = jb;
     w->cur = t;
-    if (__builtin_setjmp(jb) == 0) t->ret = itoa_call_on(t->fn, t->arg, stack->base + stack->size);
+    if (__builtin_setjmp(jb) == 0) itoa_call_on(inline_body, t, stack->base + stack->size);
     w = itoi_self_worker();        /* it may have moved */
     t->inline_jb = NULL;
     if (ITOI_UNLIKELY(t->on_exit != NULL)) t->on_exit(t);
@@ -451,7 +470,8 @@ int ito_exit(void *retval)
     if (!w || !w->cur) return ITO_ENOTULT;
     if (w->cur->flags & ITOI_F_MAIN) return ITO_EPERM;
     w->cur->ret = retval;
-    itoi_exit_current(w);
+    itoi_ult_release_store(w->cur);
+    itoi_exit_current(itoi_self_worker());
 }
 
 ito_thread_t ito_self(void)

@@ -64,15 +64,14 @@ int ito_cond_wait_until(ito_cond_t *c, ito_mutex_t *m, uint64_t deadline)
 static int wake(ito_cond_t *c, bool all)
 {
     if (!c) return ITO_EINVAL;
-    bool foreign = itoi_self_worker() == NULL;
-    if (foreign && itoi_foreign_enter() != ITO_OK) return ITO_ESTATE;
+    bool foreign;
+    if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     cond_impl_t *x = (cond_impl_t *)c;
     itoi_spin_lock(&x->lock);
     if (all) itoi_wake_every(&x->waiters);
     else itoi_wake_first(&x->waiters);
     itoi_spin_unlock(&x->lock);
-    if (foreign) itoi_foreign_exit();
-    return ITO_OK;
+    return itoi_any_leave(foreign, ITO_OK);
 }
 
 int ito_cond_signal(ito_cond_t *c) { return wake(c, false); }

@@ -1,11 +1,19 @@
 /* stream.c: a bounded FIFO of bytes between ULTs.
  *
- * A ring buffer under one spinlock, with two wait queues (putters waiting for room,
- * getters waiting for bytes). Every change that could let a waiter progress wakes
- * the first waiter of the other side, and a woken waiter that leaves room or bytes
- * behind passes the wake-up on to the next one of its own side, so no waiter sleeps
- * while it could progress. Woken waiters re-check (Mesa semantics). close() wakes
- * everybody; puts then fail with ITO_ECLOSED, gets drain what is left. */
+ * A ring buffer under one spinlock. The write side has one holder at a time (`writer`):
+ * a blocking put takes it when nobody holds it and no putter waits, else it waits in
+ * `putters` (FIFO) and is handed it by the holder that leaves. Holding it, a put of at
+ * most the capacity waits (in `room`) until its whole length fits and writes it in one
+ * step; a longer put writes what fits and waits for more. So the bytes of one put are
+ * contiguous in the stream: puts never interleave, and a reader that reads whole items
+ * never sees a torn one. try_put never takes the write side: it refuses while someone
+ * holds it or waits for it, and writes all or nothing up to the capacity.
+ *
+ * Wake-ups: a get that leaves enough room (`need`) wakes the writer; a put wakes the
+ * first getter; a woken getter that leaves bytes behind passes the wake-up on to the
+ * next getter. Getters and the writer re-check after waking (Mesa); the putters queue is
+ * a hand-off (a woken putter holds the write side already, or was refused by close).
+ * close() wakes everybody; puts then fail with ITO_ECLOSED, gets drain what is left. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +25,9 @@ struct ito_stream {
     unsigned char *buf;
     size_t cap, head, count;
     int closed;
-    itoi_queue_t putters, getters;
+    itoi_ult_t *writer;          /* holder of the write side, or NULL */
+    size_t need;                 /* room the writer waits for */
+    itoi_queue_t putters, room, getters;
     uint64_t puts_blocked, gets_blocked;
 };
 
@@ -41,7 +51,7 @@ int ito_stream_destroy(ito_stream_t *s)
 {
     if (!s) return ITO_EINVAL;
     itoi_spin_lock(&s->lock);
-    int busy = s->putters.head || s->getters.head;
+    int busy = s->putters.head || s->room.head || s->getters.head;
     itoi_spin_unlock(&s->lock);
     if (busy) return ITO_EBUSY;
     free(s->buf);
@@ -72,17 +82,45 @@ static size_t get_some(ito_stream_t *s, unsigned char *p, size_t len)
     return n;
 }
 
-/* After a change, wake whoever can now progress (caller holds the lock). */
-static void pass_on(ito_stream_t *s)
+/* After a get: wake the writer if its need is met, and the next getter if bytes are
+ * left (caller holds the lock). */
+static void after_get(ito_stream_t *s)
 {
     if (s->count) itoi_wake_first(&s->getters);
-    if (s->count < s->cap) itoi_wake_first(&s->putters);
+    if (s->room.head && s->cap - s->count >= s->need) itoi_wake_first(&s->room);
 }
 
 static bool stream_unlink(itoi_ult_t *t, void *obj)
 {
     ito_stream_t *s = obj;
-    return itoi_queue_remove(&s->putters, &t->u) || itoi_queue_remove(&s->getters, &t->u);
+    return itoi_queue_remove(&s->putters, &t->u) || itoi_queue_remove(&s->room, &t->u) ||
+           itoi_queue_remove(&s->getters, &t->u);
+}
+
+/* Write what the rule allows now (lock held): a remainder of at most the capacity only
+ * whole, a longer one what fits. Returns the bytes written. */
+static size_t put_allowed(ito_stream_t *s, const unsigned char *p, size_t left)
+{
+    size_t room = s->cap - s->count;
+    if (left <= s->cap ? room < left : room == 0) return 0;
+    size_t n = put_some(s, p, left);
+    itoi_wake_first(&s->getters);
+    return n;
+}
+
+/* Take the write side, waiting in FIFO order (lock held; returns with it held). */
+static int take_writer(ito_stream_t *s, itoi_worker_t *w, uint64_t deadline, bool *waited)
+{
+    if (!s->writer && !s->putters.head) {
+        s->writer = w->cur;
+        return ITO_OK;
+    }
+    if (itoi_deadline_passed(deadline)) return ITO_ETIMEDOUT;
+    *waited = true;
+    s->puts_blocked++;
+    int rc = itoi_wait_on_until(w, &s->putters, &s->lock, deadline, stream_unlink, s, "stream put");
+    itoi_spin_lock(&s->lock);
+    return rc; /* ITO_OK: handed the write side; else refused by close, or timed out */
 }
 
 int ito_stream_put_until(ito_stream_t *s, const void *buf, size_t len, uint64_t deadline, size_t *put)
@@ -93,32 +131,40 @@ int ito_stream_put_until(ito_stream_t *s, const void *buf, size_t len, uint64_t 
     if (!w) return ITO_ENOTULT;
     const unsigned char *p = buf;
     size_t done = 0;
-    int rc = ITO_OK;
+    bool waited = false;
     itoi_spin_lock(&s->lock);
+    int rc = s->closed ? ITO_ECLOSED : len == 0 ? ITO_OK : take_writer(s, w, deadline, &waited);
+    if (rc != ITO_OK || len == 0) {
+        itoi_spin_unlock(&s->lock);
+        return rc;
+    }
+    w = itoi_self_worker(); /* take_writer may have waited: the ULT may have moved */
     for (;;) {
         if (s->closed) {
             rc = ITO_ECLOSED;
             break;
         }
-        size_t n = put_some(s, p + done, len - done);
-        done += n;
+        done += put_allowed(s, p + done, len - done);
         if (done == len) break;
-        if (n) itoi_wake_first(&s->getters);
         if (itoi_deadline_passed(deadline)) {
             rc = ITO_ETIMEDOUT;
             break;
         }
-        s->puts_blocked++;
-        rc = itoi_wait_on_until(w, &s->putters, &s->lock, deadline, stream_unlink, s, "stream put");
+        s->need = len - done <= s->cap ? len - done : 1;
+        if (!waited) s->puts_blocked++; /* once per put */
+        waited = true;
+        rc = itoi_wait_on_until(w, &s->room, &s->lock, deadline, stream_unlink, s, "stream put");
         w = itoi_self_worker();
         itoi_spin_lock(&s->lock);
-        if (rc == ITO_ETIMEDOUT) {
-            done += put_some(s, p + done, len - done); /* room may have come with the deadline */
+        if (rc == ITO_ETIMEDOUT && !s->closed) {
+            done += put_allowed(s, p + done, len - done); /* room may have come with the deadline */
             if (done == len) rc = ITO_OK;
             break;
         }
     }
-    pass_on(s);
+    /* Leave the write side: to the first waiting putter. */
+    s->writer = itoi_waiter_pop(&s->putters);
+    if (s->writer) itoi_wake_with(s->writer, ITO_OK);
     itoi_spin_unlock(&s->lock);
     if (put) *put = done;
     return rc;
@@ -142,7 +188,7 @@ int ito_stream_get_until(ito_stream_t *s, void *buf, size_t len, size_t *got, ui
         if (s->closed) rc = ITO_ECLOSED;
         else if (itoi_deadline_passed(deadline)) rc = ITO_ETIMEDOUT;
         if (rc != ITO_OK) {
-            pass_on(s);
+            after_get(s);
             itoi_spin_unlock(&s->lock);
             return rc;
         }
@@ -156,7 +202,7 @@ int ito_stream_get_until(ito_stream_t *s, void *buf, size_t len, size_t *got, ui
         }
     }
     *got = get_some(s, buf, len);
-    pass_on(s);
+    after_get(s);
     itoi_spin_unlock(&s->lock);
     return ITO_OK;
 }
@@ -166,34 +212,19 @@ int ito_stream_get(ito_stream_t *s, void *buf, size_t len, size_t *got)
     return ito_stream_get_until(s, buf, len, got, ITO_FOREVER);
 }
 
-/* The try-variants and close may come from any thread; a foreign thread enters the
- * runtime, so that finalize cannot free a waiter under it. */
-static int enter(bool *foreign)
-{
-    *foreign = itoi_self_worker() == NULL;
-    return *foreign && itoi_foreign_enter() != ITO_OK ? ITO_ESTATE : ITO_OK;
-}
-
-static int leave(bool foreign, int rc)
-{
-    if (foreign) itoi_foreign_exit();
-    return rc;
-}
-
+/* The try-variants and close may come from any thread (itoi_any_enter). */
 int ito_stream_try_put(ito_stream_t *s, const void *buf, size_t len, size_t *put)
 {
     if (!s || !put || (!buf && len)) return ITO_EINVAL;
     *put = 0;
     bool foreign;
-    if (enter(&foreign) != ITO_OK) return ITO_ESTATE;
+    if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     itoi_spin_lock(&s->lock);
     int rc = ITO_OK;
     if (s->closed) rc = ITO_ECLOSED;
-    else if (len && s->count == s->cap) rc = ITO_EAGAIN;
-    else *put = put_some(s, buf, len);
-    if (*put) pass_on(s);
+    else if (len && (s->writer || s->putters.head || !(*put = put_allowed(s, buf, len)))) rc = ITO_EAGAIN;
     itoi_spin_unlock(&s->lock);
-    return leave(foreign, rc);
+    return itoi_any_leave(foreign, rc);
 }
 
 int ito_stream_try_get(ito_stream_t *s, void *buf, size_t len, size_t *got)
@@ -201,21 +232,21 @@ int ito_stream_try_get(ito_stream_t *s, void *buf, size_t len, size_t *got)
     if (!s || !got || (!buf && len)) return ITO_EINVAL;
     *got = 0;
     bool foreign;
-    if (enter(&foreign) != ITO_OK) return ITO_ESTATE;
+    if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     itoi_spin_lock(&s->lock);
     int rc = ITO_OK;
     if (len && s->count == 0) rc = s->closed ? ITO_ECLOSED : ITO_EAGAIN;
     else *got = get_some(s, buf, len);
-    if (*got) pass_on(s);
+    if (*got) after_get(s);
     itoi_spin_unlock(&s->lock);
-    return leave(foreign, rc);
+    return itoi_any_leave(foreign, rc);
 }
 
 int ito_stream_close(ito_stream_t *s)
 {
     if (!s) return ITO_EINVAL;
     bool foreign;
-    if (enter(&foreign) != ITO_OK) return ITO_ESTATE;
+    if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     itoi_spin_lock(&s->lock);
     int rc = ITO_OK;
     if (s->closed) {
@@ -223,10 +254,11 @@ int ito_stream_close(ito_stream_t *s)
     } else {
         s->closed = 1;
         itoi_wake_every(&s->getters);
-        itoi_wake_every(&s->putters);
+        itoi_wake_every(&s->room);                       /* the writer sees closed */
+        itoi_wake_every_with(&s->putters, ITO_ECLOSED);  /* not handed the write side */
     }
     itoi_spin_unlock(&s->lock);
-    return leave(foreign, rc);
+    return itoi_any_leave(foreign, rc);
 }
 
 int ito_stream_stats(ito_stream_t *s, uint64_t *puts_blocked, uint64_t *gets_blocked)

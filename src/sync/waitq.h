@@ -1,5 +1,6 @@
-/* waitq.h: what mutex, condition variable and stream share: a FIFO of parked ULTs
- * under a spinlock, and the check that the caller is a ULT. */
+/* waitq.h: what the synchronization objects share: a FIFO of parked ULTs under a
+ * spinlock, the check that the caller is a ULT, and the entry of wake-side calls made
+ * by foreign threads. */
 #ifndef ITO_SYNC_WAITQ_H
 #define ITO_SYNC_WAITQ_H
 
@@ -30,6 +31,25 @@ static inline int itoi_wait_on_until(itoi_worker_t *w, itoi_queue_t *q, itoi_spi
     return itoi_park_until(w, l, deadline, unlink, obj, what);
 }
 
+/* Wait queues hold ULTs only (never stackless units): pop one / take one off. */
+static inline itoi_ult_t *itoi_waiter_pop(itoi_queue_t *q) { return (itoi_ult_t *)itoi_queue_pop(q); }
+static inline bool itoi_waiter_remove(itoi_queue_t *q, itoi_ult_t *t) { return itoi_queue_remove(q, &t->u); }
+
+/* The unlink function of an object with one wait queue: obj is the queue itself. */
+static inline bool itoi_queue_unlink(itoi_ult_t *t, void *queue)
+{
+    return itoi_waiter_remove(queue, t);
+}
+
+/* What destroy checks: ITO_EBUSY while ULTs wait on q (read under its lock l). */
+static inline int itoi_destroy_check(itoi_spinlock_t *l, const itoi_queue_t *q)
+{
+    itoi_spin_lock(l);
+    bool busy = q->head != NULL;
+    itoi_spin_unlock(l);
+    return busy ? ITO_EBUSY : ITO_OK;
+}
+
 /* Whether a deadline has passed (no clock read for ITO_FOREVER). */
 static inline bool itoi_deadline_passed(uint64_t deadline)
 {
@@ -39,7 +59,7 @@ static inline bool itoi_deadline_passed(uint64_t deadline)
 /* Make the first ULT of q ready (caller holds q's lock); returns whether there was one. */
 static inline bool itoi_wake_first(itoi_queue_t *q)
 {
-    itoi_ult_t *t = (itoi_ult_t *)itoi_queue_pop(q); /* wait queues hold ULTs only */
+    itoi_ult_t *t = itoi_waiter_pop(q);
     if (t) itoi_ready(t);
     return t != NULL;
 }
@@ -48,6 +68,36 @@ static inline void itoi_wake_every(itoi_queue_t *q)
 {
     while (itoi_wake_first(q)) {
     }
+}
+
+/* Make a parked waiter ready with the result its wait returns (caller holds its queue's
+ * lock and has taken it off the queue). */
+static inline void itoi_wake_with(itoi_ult_t *t, int result)
+{
+    t->wait_result = result;
+    itoi_ready(t);
+}
+
+/* Wake every waiter of q with `result`. */
+static inline void itoi_wake_every_with(itoi_queue_t *q, int result)
+{
+    for (itoi_ult_t *t; (t = itoi_waiter_pop(q)) != NULL;) itoi_wake_with(t, result);
+}
+
+/* Wake-side calls (post, signal, set, close, the try-variants) may come from any thread.
+ * A foreign thread enters the runtime, so that ito_finalize cannot free a waiter under
+ * it: itoi_any_enter fails with ITO_ESTATE when the runtime is not running; pair it with
+ * itoi_any_leave, which passes rc through. ULTs and ZWTs (on a worker) pay one TLS load. */
+static inline int itoi_any_enter(bool *foreign)
+{
+    *foreign = itoi_self_worker() == NULL;
+    return *foreign && itoi_foreign_enter() != ITO_OK ? ITO_ESTATE : ITO_OK;
+}
+
+static inline int itoi_any_leave(bool foreign, int rc)
+{
+    if (foreign) itoi_foreign_exit();
+    return rc;
 }
 
 #endif

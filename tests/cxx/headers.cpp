@@ -1,13 +1,19 @@
 // tests/cxx/headers.cpp: every public header of ito compiles as C++17 (run by
 // tests/cxx_check.sh with g++ and clang++-19, -Wall -Wextra -Werror), and a tiny C++
 // program links with libito and runs: a ULT made from a lambda, a mutex, the
-// thread_local ito_coop_flag read through ITO_COOP_POINT() from C++, the version.
+// thread_local ito_coop_flag read through ITO_COOP_POINT() from C++, the version, and a
+// typed channel (ITO_CHAN_TYPED expands to C++ too).
 // Each header comes first once in its own translation unit (cxx_check.sh); here all
 // of them, then the umbrella header, are included together.
 #include <ito/error.h>
 #include <ito/version.h>
 #include <ito/thread.h>
 #include <ito/sync.h>
+#include <ito/channel.h>
+#include <ito/future.h>
+#include <ito/tls.h>
+#include <ito/debug.h>
+#include <ito/time.h>
 #include <ito/coop.h>
 #include <ito/zwt.h>
 #include <ito/spawn.h>
@@ -19,6 +25,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+
+ITO_CHAN_TYPED(long_chan, long)
 
 namespace {
 
@@ -67,6 +75,12 @@ int main()
         if (ret != &st) return fail("the ULT's return value", ITO_ESTATE);
     }
     ito_mutex_destroy(&st.lock);
+    long_chan_t ch;
+    long got = 0, v = 42;
+    if ((rc = long_chan_create(&ch, 1)) != ITO_OK) return fail("long_chan_create", rc);
+    if ((rc = long_chan_try_send(ch, &v)) != ITO_OK) return fail("long_chan_try_send", rc);
+    if ((rc = long_chan_recv(ch, &got)) != ITO_OK || got != 42) return fail("long_chan_recv", rc);
+    long_chan_destroy(ch);
     if ((rc = ito_finalize()) != ITO_OK) return fail("ito_finalize", rc);
     if (st.sum != 4 * 5050 || st.coop_points.load() != 400) {
         std::fprintf(stderr, "cxx headers: sum %ld, points %d\n", st.sum, st.coop_points.load());

@@ -18,7 +18,7 @@ def public_functions() -> dict[str, str]:
     out: dict[str, str] = {}
     for h in sorted((ROOT / "include" / "ito").glob("*.h")):
         text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", h.read_text(), flags=re.S)
-        text = re.sub(r"^\s*#.*?(?<!\\)$", " ", text, flags=re.M)  # preprocessor lines
+        text = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", " ", text, flags=re.M)  # preprocessor lines
         text = re.sub(r"__attribute__\s*\(\(.*?\)\)", " ", text)
         for decl in re.split(r"[;{}]", text):
             decl = " ".join(decl.split())

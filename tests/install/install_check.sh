@@ -36,6 +36,7 @@ check_prefix() { # PREFIX TAG
     slibs=$(pkg-config --static --libs ito) pcdir=$(pkg-config --variable=libdir ito)
     echo "pkg-config: $cflags | $libs | --static $slibs"
     [ -f "$(pkg-config --variable=includedir ito)/ito/ito.h" ] || fail "includedir has no ito/ito.h"
+    [ -f "$p/share/ito/gdb/ito.py" ] || fail "no gdb extension in share/ito/gdb"
     if [ "$uring" = 1 ]; then
         echo "$slibs" | grep -q -- '-luring' || fail "pkg-config --static --libs ito lacks -luring"
     fi

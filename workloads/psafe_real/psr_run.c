@@ -20,13 +20,11 @@
 #include <ito/sync.h>
 #include <ito/thread.h>
 
-#include "ult_barrier.h"
-
 typedef struct prog_run {
     const wl_kind *kind;
     wl_arena arena;
     void *prog;
-    psr_barrier bar;
+    ito_barrier_t bar;
     wl_hooks hooks;
     ito_group_t *group;
     int bar_ok;
@@ -60,8 +58,8 @@ static void die_rc(const char *what, int rc)
 
 static void hook_barrier(void *arg)
 {
-    int rc = psr_barrier_wait(&((prog_run *)arg)->bar);
-    if (rc)
+    int rc = ito_barrier_wait(&((prog_run *)arg)->bar); /* ITO_BARRIER_SERIAL (1) for one ULT */
+    if (rc < 0)
         die_rc("barrier", rc);
 }
 
@@ -142,7 +140,7 @@ int psr_run(const psr_config *cfg, psr_prog_result *res, psr_totals *tot, char *
     }
     int created = 0;
     for (int i = 0; rc == ITO_OK && i < n; i++) {
-        if ((rc = psr_barrier_init(&prs[i].bar, P)) == ITO_OK)
+        if ((rc = ito_barrier_init(&prs[i].bar, (unsigned)P)) == ITO_OK)
             prs[i].bar_ok = 1;
         if (rc || (rc = ito_group_create(&prs[i].group))) {
             snprintf(err, errlen, "%s: barrier/group: %s", prs[i].kind->name, ito_strerror(rc));
@@ -210,7 +208,7 @@ int psr_run(const psr_config *cfg, psr_prog_result *res, psr_totals *tot, char *
             if (prs[i].group)
                 ito_group_destroy(prs[i].group);
             if (prs[i].bar_ok)
-                psr_barrier_destroy(&prs[i].bar);
+                ito_barrier_destroy(&prs[i].bar);
         }
         ito_cond_destroy(&gate.c);
         ito_mutex_destroy(&gate.m);

@@ -1,0 +1,153 @@
+/* future.c: a value set once and read by many (a future and its promise in one object).
+ *
+ * Under the spinlock: `set` flag and value, the queue of ULTs waiting for it, and the
+ * list of ZWT continuations registered by ito_future_then. set stores the value, marks
+ * the future set (a release store: the lock-free fast path of wait and try_get is one
+ * acquire load), takes the waiters and the continuation list, wakes the waiters under
+ * the lock and fires the continuations after releasing it (ito_continue_value may run
+ * arbitrary ZWT scheduling work). After set nothing changes any more: every later read
+ * sees the same value, and a continuation registered later fires at once.
+ * Continuation nodes are the runtime's (malloc'd by then, freed when they fire or when
+ * the future is destroyed). */
+#include <assert.h>
+#include <stdlib.h>
+
+#include "ito/future.h"
+#include "waitq.h"
+
+typedef struct cont {
+    struct cont *next;
+    ito_frame_t *frame;
+    int entry;
+} cont_t;
+
+typedef struct future_impl {
+    itoi_spinlock_t lock;
+    _Atomic int set;
+    uint64_t value;
+    itoi_queue_t waiters;
+    cont_t *conts;             /* registered continuations, newest first */
+} future_impl_t;
+
+static_assert(sizeof(future_impl_t) <= sizeof(ito_future_t), "ito_future_t too small");
+
+int ito_future_init(ito_future_t *f)
+{
+    if (!f) return ITO_EINVAL;
+    future_impl_t *x = (future_impl_t *)f;
+    itoi_spin_init(&x->lock);
+    atomic_init(&x->set, 0);
+    x->value = 0;
+    x->waiters = (itoi_queue_t){0};
+    x->conts = NULL;
+    return ITO_OK;
+}
+
+int ito_future_destroy(ito_future_t *f)
+{
+    if (!f) return ITO_EINVAL;
+    future_impl_t *x = (future_impl_t *)f;
+    itoi_spin_lock(&x->lock);
+    int busy = x->waiters.head != NULL || x->conts != NULL;
+    itoi_spin_unlock(&x->lock);
+    return busy ? ITO_EBUSY : ITO_OK;
+}
+
+/* Fire the continuations of list c, oldest first; the first error, or ITO_OK. */
+static int fire(cont_t *c, uint64_t value)
+{
+    cont_t *rev = NULL;
+    while (c) {
+        cont_t *next = c->next;
+        c->next = rev;
+        rev = c;
+        c = next;
+    }
+    int first = ITO_OK;
+    while (rev) {
+        cont_t *next = rev->next;
+        int rc = ito_continue_value(rev->frame, rev->entry, value);
+        if (first == ITO_OK) first = rc;
+        free(rev);
+        rev = next;
+    }
+    return first;
+}
+
+int ito_future_set(ito_future_t *f, uint64_t value)
+{
+    if (!f) return ITO_EINVAL;
+    bool foreign;
+    if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
+    future_impl_t *x = (future_impl_t *)f;
+    itoi_spin_lock(&x->lock);
+    if (atomic_load_explicit(&x->set, memory_order_relaxed)) {
+        itoi_spin_unlock(&x->lock);
+        return itoi_any_leave(foreign, ITO_ESTATE);
+    }
+    x->value = value;
+    atomic_store_explicit(&x->set, 1, memory_order_release);
+    cont_t *c = x->conts;
+    x->conts = NULL;
+    itoi_wake_every(&x->waiters);
+    itoi_spin_unlock(&x->lock);
+    return itoi_any_leave(foreign, fire(c, value));
+}
+
+int ito_future_try_get(ito_future_t *f, uint64_t *value)
+{
+    if (!f || !value) return ITO_EINVAL;
+    future_impl_t *x = (future_impl_t *)f;
+    if (!atomic_load_explicit(&x->set, memory_order_acquire)) return ITO_EAGAIN;
+    *value = x->value;
+    return ITO_OK;
+}
+
+int ito_future_wait(ito_future_t *f, uint64_t *value) { return ito_future_wait_until(f, value, ITO_FOREVER); }
+
+int ito_future_wait_until(ito_future_t *f, uint64_t *value, uint64_t deadline)
+{
+    if (!f) return ITO_EINVAL;
+    future_impl_t *x = (future_impl_t *)f;
+    if (!atomic_load_explicit(&x->set, memory_order_acquire)) {
+        itoi_worker_t *w = itoi_ult_worker();
+        if (!w) return ITO_ENOTULT;
+        itoi_spin_lock(&x->lock);
+        if (!atomic_load_explicit(&x->set, memory_order_relaxed)) {
+            if (itoi_deadline_passed(deadline)) {
+                itoi_spin_unlock(&x->lock);
+                return ITO_ETIMEDOUT;
+            }
+            int rc = itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, itoi_queue_unlink, &x->waiters,
+                                        "future");
+            if (rc != ITO_OK) return rc;
+            atomic_thread_fence(memory_order_acquire); /* pairs with set's release */
+        } else {
+            itoi_spin_unlock(&x->lock);
+        }
+    }
+    if (value) *value = x->value;
+    return ITO_OK;
+}
+
+int ito_future_then(ito_future_t *f, ito_frame_t *frame, int entry)
+{
+    if (!f || !frame || !ito_frame_data(frame)) return ITO_EINVAL; /* a freed or foreign frame */
+    bool foreign;
+    if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
+    future_impl_t *x = (future_impl_t *)f;
+    cont_t *c = itoi_malloc(sizeof *c);
+    if (!c) return itoi_any_leave(foreign, ITO_ENOMEM);
+    c->frame = frame;
+    c->entry = entry;
+    itoi_spin_lock(&x->lock);
+    if (!atomic_load_explicit(&x->set, memory_order_relaxed)) {
+        c->next = x->conts;
+        x->conts = c;
+        itoi_spin_unlock(&x->lock);
+        return itoi_any_leave(foreign, ITO_OK);
+    }
+    itoi_spin_unlock(&x->lock);
+    c->next = NULL;
+    return itoi_any_leave(foreign, fire(c, x->value)); /* already set: fire now */
+}

@@ -1,0 +1,62 @@
+/* once.c: run a function exactly once, however many threads ask at the same time.
+ *
+ * state goes NEW -> RUNNING -> DONE, each step under the spinlock; DONE is published
+ * with a release store, so the fast path (already done) is one acquire load and sees
+ * everything fn wrote. Callers that find it RUNNING park on the queue (ULTs only) and
+ * are woken when the runner marks it DONE. The runner is recorded so that a ULT whose fn
+ * calls ito_once on the same object gets ITO_EDEADLK instead of waiting for itself.
+ * ITO_ONCE_INIT (all zero) is a valid NEW object: an unlocked spinlock, an empty queue. */
+#include <assert.h>
+
+#include "ito/sync.h"
+#include "waitq.h"
+
+enum { NEW = 0, RUNNING = 1, DONE = 2 };
+
+typedef struct once_impl {
+    _Atomic int state;
+    itoi_spinlock_t lock;
+    itoi_ult_t *runner;          /* the ULT running fn (NULL: a ZWT or a foreign thread) */
+    itoi_queue_t waiters;
+} once_impl_t;
+
+static_assert(sizeof(once_impl_t) <= sizeof(ito_once_t), "ito_once_t too small");
+
+int ito_once(ito_once_t *o, void (*fn)(void))
+{
+    if (!o || !fn) return ITO_EINVAL;
+    once_impl_t *x = (once_impl_t *)o;
+    if (ITOI_LIKELY(atomic_load_explicit(&x->state, memory_order_acquire) == DONE)) return ITO_OK;
+    itoi_worker_t *w = itoi_self_worker();
+    itoi_ult_t *me = w ? w->cur : NULL;
+    itoi_spin_lock(&x->lock);
+    int s = atomic_load_explicit(&x->state, memory_order_relaxed);
+    if (s == RUNNING) {
+        int rc = !me ? ITO_ENOTULT : x->runner == me ? ITO_EDEADLK : ITO_OK;
+        if (rc != ITO_OK) {
+            itoi_spin_unlock(&x->lock);
+            return rc;
+        }
+        /* Woken once the runner is done. */
+        return itoi_wait_on_until(w, &x->waiters, &x->lock, ITO_FOREVER, NULL, NULL, "once");
+    }
+    if (s == DONE) {
+        itoi_spin_unlock(&x->lock);
+        return ITO_OK;
+    }
+    atomic_store_explicit(&x->state, RUNNING, memory_order_relaxed);
+    x->runner = me;
+    itoi_spin_unlock(&x->lock);
+    fn();
+    /* A foreign runner enters the runtime to wake waiters (if it runs at all: before
+     * ito_init nobody can wait). */
+    bool foreign = false;
+    int entered = itoi_any_enter(&foreign);
+    itoi_spin_lock(&x->lock);
+    atomic_store_explicit(&x->state, DONE, memory_order_release);
+    x->runner = NULL;
+    itoi_wake_every(&x->waiters);
+    itoi_spin_unlock(&x->lock);
+    if (entered == ITO_OK) itoi_any_leave(foreign, ITO_OK);
+    return ITO_OK;
+}

@@ -1,0 +1,137 @@
+/* rwlock.c: a readers-writer lock for ULTs, phase-fair, with direct hand-off.
+ *
+ * State (under the spinlock): `readers` holding it, `writer` holding it (or NULL), and
+ * two FIFOs of waiters. Invariants:
+ *   - readers > 0 and writer != NULL never hold together;
+ *   - a reader is admitted at once only when no writer holds the lock AND no writer
+ *     waits (writers are not starved by a stream of readers);
+ *   - when a writer unlocks, every reader waiting at that moment is admitted together
+ *     (readers are not starved by a stream of writers); with no reader waiting, the first
+ *     waiting writer gets the lock; when the last reader unlocks, the first waiting
+ *     writer gets it.
+ * Hand-off: the unlocker updates readers/writer for the ULTs it wakes before it readies
+ * them, so a woken waiter owns the lock already and never re-checks. A timed waiter whose
+ * deadline passes takes itself off its queue under the lock (rw_unlink); if a writer
+ * gives up that way, the readers queued behind it may be admitted at once. */
+#include <assert.h>
+
+#include "ito/sync.h"
+#include "waitq.h"
+
+typedef struct rw_impl {
+    itoi_spinlock_t lock;
+    unsigned readers;
+    itoi_ult_t *writer;
+    itoi_queue_t rq, wq; /* waiting readers, waiting writers */
+} rw_impl_t;
+
+static_assert(sizeof(rw_impl_t) <= sizeof(ito_rwlock_t), "ito_rwlock_t too small");
+
+int ito_rwlock_init(ito_rwlock_t *l)
+{
+    if (!l) return ITO_EINVAL;
+    rw_impl_t *x = (rw_impl_t *)l;
+    itoi_spin_init(&x->lock);
+    x->readers = 0;
+    x->writer = NULL;
+    x->rq = x->wq = (itoi_queue_t){0};
+    return ITO_OK;
+}
+
+int ito_rwlock_destroy(ito_rwlock_t *l)
+{
+    if (!l) return ITO_EINVAL;
+    rw_impl_t *x = (rw_impl_t *)l;
+    itoi_spin_lock(&x->lock);
+    int busy = x->readers || x->writer || x->rq.head || x->wq.head;
+    itoi_spin_unlock(&x->lock);
+    return busy ? ITO_EBUSY : ITO_OK;
+}
+
+/* Admit every waiting reader (lock held, no writer). */
+static void admit_readers(rw_impl_t *x)
+{
+    x->readers += (unsigned)x->rq.n;
+    itoi_wake_every(&x->rq);
+}
+
+/* Give the lock to the first waiting writer, if any (lock held, lock free). */
+static bool admit_writer(rw_impl_t *x)
+{
+    x->writer = itoi_waiter_pop(&x->wq);
+    if (!x->writer) return false;
+    itoi_ready(x->writer);
+    return true;
+}
+
+static bool rw_unlink(itoi_ult_t *t, void *obj)
+{
+    rw_impl_t *x = obj;
+    if (itoi_waiter_remove(&x->rq, t)) return true;
+    if (!itoi_waiter_remove(&x->wq, t)) return false; /* handed the lock meanwhile */
+    /* A writer gave up: readers held back only by it may enter now. */
+    if (!x->writer && !x->wq.head) admit_readers(x);
+    return true;
+}
+
+static int lock_until(ito_rwlock_t *l, bool write, uint64_t deadline)
+{
+    if (!l) return ITO_EINVAL;
+    itoi_worker_t *w = itoi_ult_worker();
+    if (!w) return ITO_ENOTULT;
+    rw_impl_t *x = (rw_impl_t *)l;
+    itoi_spin_lock(&x->lock);
+    int rc = ITO_OK;
+    if (x->writer == w->cur) {
+        rc = ITO_EDEADLK;
+    } else if (write ? (!x->writer && !x->readers) : (!x->writer && !x->wq.head)) {
+        if (write) x->writer = w->cur;
+        else x->readers++;
+    } else if (itoi_deadline_passed(deadline)) {
+        rc = ITO_ETIMEDOUT;
+    } else {
+        return itoi_wait_on_until(w, write ? &x->wq : &x->rq, &x->lock, deadline, rw_unlink, x,
+                                  write ? "rwlock write" : "rwlock read");
+    }
+    itoi_spin_unlock(&x->lock);
+    return rc;
+}
+
+int ito_rwlock_rdlock(ito_rwlock_t *l) { return lock_until(l, false, ITO_FOREVER); }
+int ito_rwlock_wrlock(ito_rwlock_t *l) { return lock_until(l, true, ITO_FOREVER); }
+int ito_rwlock_rdlock_until(ito_rwlock_t *l, uint64_t deadline) { return lock_until(l, false, deadline); }
+int ito_rwlock_wrlock_until(ito_rwlock_t *l, uint64_t deadline) { return lock_until(l, true, deadline); }
+
+static int trylock(ito_rwlock_t *l, bool write)
+{
+    int rc = lock_until(l, write, 0); /* a deadline in the past: never waits */
+    return rc == ITO_ETIMEDOUT ? ITO_EBUSY : rc;
+}
+
+int ito_rwlock_tryrdlock(ito_rwlock_t *l) { return trylock(l, false); }
+int ito_rwlock_trywrlock(ito_rwlock_t *l) { return trylock(l, true); }
+
+int ito_rwlock_unlock(ito_rwlock_t *l)
+{
+    if (!l) return ITO_EINVAL;
+    itoi_worker_t *w = itoi_ult_worker();
+    if (!w) return ITO_ENOTULT;
+    rw_impl_t *x = (rw_impl_t *)l;
+    int rc = ITO_OK;
+    itoi_spin_lock(&x->lock);
+    if (x->writer) {
+        if (x->writer != w->cur) {
+            rc = ITO_EPERM;
+        } else {
+            x->writer = NULL;
+            if (x->rq.head) admit_readers(x);
+            else admit_writer(x);
+        }
+    } else if (x->readers) {
+        if (--x->readers == 0) admit_writer(x);
+    } else {
+        rc = ITO_EPERM;
+    }
+    itoi_spin_unlock(&x->lock);
+    return rc;
+}

@@ -1,0 +1,39 @@
+#!/bin/sh
+# gdb_check.sh: drives gdb in batch mode over tests/gdb/gdb_target with the extension
+# tools/gdb/ito.py and checks what it prints: `ito ults` lists the parked ULTs with their
+# states and what they wait on, `ito bt` shows the frames of a parked ULT (its own
+# function and the ito call it waits in), and the program then runs to its end
+# (the registers were given back).
+#   gdb_check.sh GDB TARGET EXTENSION
+set -eu
+gdb=$1 target=$2 ext=$3
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"$gdb" -nx -batch \
+  -ex "set pagination off" -ex "set confirm off" -ex "set debuginfod enabled off" \
+  -ex "break gdb_stop_here" -ex "run" -ex "source $ext" \
+  -ex "ito workers" -ex "ito ults" -ex "ito bt parked-one" -ex "ito bt chan-waiter 30" \
+  -ex "ito bt quick-one" -ex "continue" \
+  "$target" >"$out" 2>&1 || true
+cat "$out"
+fail=0
+check() {
+  if ! grep -Eq "$1" "$out"; then echo "gdb_check: missing: $1"; fail=1; fi
+}
+check '^worker 0 \(tid [0-9]+\): ULT 0$'
+check '^  [0-9]+ +main +running +0 +-$'
+check '^  [0-9]+ +parked-one +blocked +- +mutex$'
+check '^  [0-9]+ +chan-waiter +blocked +- +chan recv$'
+check '^  [0-9]+ +quick-one +finished +- +-$'
+check '^ULT [0-9]+ \(parked-one\), blocked on mutex:$'
+check 'ito_mutex_lock'
+check 'wait_here_for_mutex'
+check 'parked_one'
+check '^ULT [0-9]+ \(chan-waiter\), blocked on chan recv:$'
+check 'wait_on_channel'
+check 'chan_waiter'
+check 'ULT [0-9]+ \(quick-one\)'
+check '^gdb_target: ok$'
+check 'exited normally'
+if grep -q "Python Exception\|Error occurred in Python" "$out"; then echo "gdb_check: a Python error"; fail=1; fi
+exit $fail
