@@ -144,7 +144,8 @@ typedef struct itoi_ult {
     void *arg;
     void *ret;
     _Atomic uintptr_t state;     /* ITOI_LIVE / DONE / DETACHED / joiner */
-    uint16_t gen;                /* handle generation, bumped at free */
+    _Atomic uint16_t gen;        /* handle generation, bumped at free (read by any thread that
+                                  * checks a handle: relaxed loads and stores) */
     uint64_t id;
     itoi_uslot_t slot[ITOI_ULT_SLOTS];
     uintptr_t wait_data;         /* scratch for the object the ULT waits on */
@@ -162,7 +163,7 @@ typedef struct itoi_ult {
     uint64_t io_deadline;
     _Atomic uint32_t io_cancel;
     void *_Atomic io_wait;
-    int16_t io_owner;            /* the worker that owns io_wait */
+    _Atomic int16_t io_owner;    /* the worker that owns io_wait (read by ito_cancel_io: relaxed) */
     _Atomic uint16_t io_call_gen; /* ito_cancel_io's call, for this generation */
     _Atomic int io_call_busy;
     itoi_call_t io_call;

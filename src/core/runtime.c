@@ -220,7 +220,7 @@ int ito_init(const ito_config_t *cfg)
     main_ult.stack = &main_stack;
     main_ult.flags = ITOI_F_MAIN;
     main_ult.bound = 0;
-    main_ult.gen = 1;
+    atomic_init(&main_ult.gen, 1);
     main_ult.id = 0;
     itoi_ult_init_state(&main_ult);
     strcpy(main_ult.name, "main");

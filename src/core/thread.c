@@ -100,7 +100,7 @@ itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w)
         if (slab_register(s) != 0) { free(s); return NULL; }
         for (int i = SLAB - 1; i >= 0; i--) {
             s[i].u.next = (itoi_unit_t *)w->free_ult;
-            s[i].gen = 1;
+            atomic_init(&s[i].gen, 1);
             w->free_ult = &s[i];
         }
         w->free_ult_n += SLAB;
@@ -113,8 +113,8 @@ itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w)
 
 void itoi_ult_free(itoi_worker_t *w, itoi_ult_t *t)
 {
-    t->gen++;
-    if (t->gen == 0) t->gen = 1;
+    uint16_t g = (uint16_t)(atomic_load_explicit(&t->gen, memory_order_relaxed) + 1);
+    atomic_store_explicit(&t->gen, g ? g : 1, memory_order_relaxed);
     atomic_store_explicit(&t->state, ITOI_REAPED, memory_order_relaxed);
     t->u.next = (itoi_unit_t *)w->free_ult;
     w->free_ult = t;
@@ -134,14 +134,14 @@ void itoi_ult_free(itoi_worker_t *w, itoi_ult_t *t)
 
 ito_thread_t itoi_handle_of(itoi_ult_t *t)
 {
-    return (ito_thread_t)((uintptr_t)t | ((uintptr_t)t->gen << HANDLE_PTR_BITS));
+    return (ito_thread_t)((uintptr_t)t | ((uintptr_t)atomic_load_explicit(&t->gen, memory_order_relaxed) << HANDLE_PTR_BITS));
 }
 
 itoi_ult_t *itoi_handle_get(ito_thread_t h)
 {
     uintptr_t v = (uintptr_t)h;
     itoi_ult_t *t = (itoi_ult_t *)(v & (((uintptr_t)1 << HANDLE_PTR_BITS) - 1));
-    if (!t || t->gen != (uint16_t)(v >> HANDLE_PTR_BITS)) return NULL;
+    if (!t || atomic_load_explicit(&t->gen, memory_order_relaxed) != (uint16_t)(v >> HANDLE_PTR_BITS)) return NULL;
     return t;
 }
 

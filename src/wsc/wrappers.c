@@ -49,7 +49,7 @@ static void io_park(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, uint64_
 {
     itoi_ult_t *me = wt->ult;
     if (wt->left == 0) return; /* completed inside the post */
-    me->io_owner = (int16_t)w->index;
+    atomic_store_explicit(&me->io_owner, (int16_t)w->index, memory_order_relaxed);
     atomic_store_explicit(&me->io_wait, wt, memory_order_release);
     if (atomic_load_explicit(&me->io_cancel, memory_order_acquire)) /* came before the park */
         itoi_wsc_cancel_wait(w, a, wt, WHY_CANCEL);
@@ -284,10 +284,10 @@ static void cancel_on_owner(itoi_worker_t *w, itoi_call_t *c)
     itoi_ult_t *t = (itoi_ult_t *)((char *)c - offsetof(itoi_ult_t, io_call));
     uint16_t gen = atomic_load(&t->io_call_gen);
     atomic_store(&t->io_call_busy, 0);
-    if (t->gen != gen) return; /* the thread ended and its descriptor was reused */
+    if (atomic_load_explicit(&t->gen, memory_order_relaxed) != gen) return; /* ended; descriptor reused */
     itoi_iowait_t *wt = atomic_load_explicit(&t->io_wait, memory_order_acquire);
     if (!wt) return; /* not waiting: io_cancel stays set for its next call */
-    int owner = t->io_owner;
+    int owner = atomic_load_explicit(&t->io_owner, memory_order_relaxed);
     if (owner != w->index) { /* it waits elsewhere now: forward */
         if (!atomic_exchange(&t->io_call_busy, 1)) itoi_worker_call(&itoi_rt.workers[owner], &t->io_call);
         return;
@@ -307,9 +307,9 @@ int ito_cancel_io(ito_thread_t h)
     } else {
         atomic_store(&t->io_cancel, 1);
         if (!atomic_exchange(&t->io_call_busy, 1)) {
-            atomic_store(&t->io_call_gen, t->gen);
+            atomic_store(&t->io_call_gen, atomic_load_explicit(&t->gen, memory_order_relaxed));
             t->io_call.fn = cancel_on_owner;
-            int owner = t->io_owner;
+            int owner = atomic_load_explicit(&t->io_owner, memory_order_relaxed);
             itoi_worker_call(&itoi_rt.workers[owner >= 0 && owner < itoi_rt.nworkers ? owner : 0], &t->io_call);
         }
     }
