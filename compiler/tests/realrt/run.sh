@@ -11,7 +11,7 @@ for O in 0 1 2 3; do
   grep -qx "noyield violations: 0" "$bin/off$O.out" || fail "off -O$O: $(cat "$bin/off$O.out")"
   grep -qx "handler violations: 0" "$bin/off$O.out" || fail "off -O$O: handler"
   grep -qx "handler runs: 12" "$bin/off$O.out" || fail "off -O$O: handler runs"
-  for V in min abi full; do
+  for V in min abi full stub bound; do
     b=$bin/realrt-$V-O$O
     "$b" > "$b.out" 2> "$b.err" || fail "$V -O$O exited $?"
     cmp -s "$bin/off$O.out" "$b.out" || { diff "$bin/off$O.out" "$b.out"; fail "$V -O$O: output differs"; }
