@@ -2,7 +2,8 @@
 
     ito-cc [--ito-policy=every|loops|distance|bound] [--ito-distance=N] [--ito-bound=B]
            [--ito-extern-cost=N] [--ito-variant=min|abi|full|stub] [--ito-place=auto|begin|end]
-           [--ito-tls=initial-exec|local-exec] [--ito-allow-va-regions] [--ito-report]
+           [--ito-tls=initial-exec|local-exec] [--ito-stubs=live|full]
+           [--ito-allow-va-regions] [--ito-report]
            [--ito-probe] [--ito-off] <clang arguments>
 
 --ito-off compiles without the plugin (the "no threading" build from the same sources). The
@@ -13,8 +14,9 @@ overrides where the plugin is looked for.
 the machine code: each source is compiled to assembly with the final machine functions
 dumped (-mllvm -print-after=unpack-mi-bundles), the live registers at each site are read
 from the dump, the stubs and the site bindings are appended to the assembly, and that is
-assembled (-c), written (-S), or assembled and linked (no -c/-S). Every other variant is one
-plain clang call.
+assembled (-c), written (-S), or assembled and linked (no -c/-S). --ito-stubs=full binds every site to the stub that saves
+everything (the paper's "full save" with the same checks and code). Every other variant is
+one plain clang call.
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ VALUE_OPTS = {  # ito-cc option -> plugin option
     "--ito-variant=": "-ito-yield-variant=", "--ito-place=": "-ito-yield-place=",
     "--ito-tls=": "-ito-yield-tls=",
 }
+STUB_SETS = ("live", "full")  # --ito-stubs=: what each site's stub saves
 BOOL_OPTS = {"--ito-allow-va-regions": "-ito-yield-allow-va-regions",
              "--ito-report": "-ito-yield-report", "--ito-probe": "-ito-yield-probe"}
 # clang options whose value is the next argument
@@ -49,11 +52,15 @@ class Usage(Exception):
 
 
 def split_args(argv: list[str]):
-    """(plugin options, variant, off, clang arguments)"""
-    ito, rest, off, variant = [], [], False, "min"
+    """(plugin options, variant, off, clang arguments, stub set)"""
+    ito, rest, off, variant, stubset = [], [], False, "min", "live"
     for a in argv:
         if a == "--ito-off":
             off = True
+        elif a.startswith("--ito-stubs="):
+            stubset = a.split("=", 1)[1]
+            if stubset not in STUB_SETS:
+                raise Usage(f"--ito-stubs= takes one of {', '.join(STUB_SETS)}")
         elif a in BOOL_OPTS:
             ito += ["-mllvm", BOOL_OPTS[a]]
         elif a.startswith("--ito-"):
@@ -67,7 +74,7 @@ def split_args(argv: list[str]):
                 raise Usage(f"unknown option {a}")
         else:
             rest.append(a)
-    return ito, variant, off, rest
+    return ito, variant, off, rest, stubset
 
 
 def classify(rest: list[str]):
@@ -124,7 +131,8 @@ def compile_only(args: list[str]) -> list[str]:
     return out
 
 
-def compile_stub(clang: str, plug: list[str], args: list[str], src: str, asm_out: Path) -> int:
+def compile_stub(clang: str, plug: list[str], args: list[str], src: str, asm_out: Path,
+                 stubset: str) -> int:
     """One source to assembly with its stubs appended (see the module docstring)."""
     cmd = [clang, *plug, *args, "-S", src, "-o", str(asm_out),
            "-mllvm", f"-print-after={sites.DUMP_PASS}"]
@@ -137,11 +145,12 @@ def compile_stub(clang: str, plug: list[str], args: list[str], src: str, asm_out
     referenced = sites.sites_in_asm(asm)
     if referenced:
         with asm_out.open("a") as f:
-            f.write(stubs.binding_asm(sites.module_sites(dump), referenced))
+            live = {} if stubset == "full" else sites.module_sites(dump)
+            f.write(stubs.binding_asm(live, referenced))
     return 0
 
 
-def run_stub_variant(clang: str, plug: list[str], rest: list[str]) -> int:
+def run_stub_variant(clang: str, plug: list[str], rest: list[str], stubset: str) -> int:
     srcs, out_i, mode = classify(rest)
     if mode == "llvm":
         raise Usage("--ito-variant=stub needs object or assembly output, not -emit-llvm")
@@ -159,7 +168,7 @@ def run_stub_variant(clang: str, plug: list[str], rest: list[str]) -> int:
             src = rest[k]
             stem = Path(src).stem
             asm = tmp / f"{stem}.{k}.s"
-            rc = compile_stub(clang, plug, common, src, asm)
+            rc = compile_stub(clang, plug, common, src, asm, stubset)
             if rc:
                 return rc
             if mode == "S":
@@ -192,7 +201,7 @@ def run_stub_variant(clang: str, plug: list[str], rest: list[str]) -> int:
 
 def main(argv: list[str], clang: str, plugins: list[str]) -> int:
     try:
-        ito, variant, off, rest = split_args(argv)
+        ito, variant, off, rest, stubset = split_args(argv)
         srcs, _, mode = classify(rest)
         compiles = bool(srcs) or mode in ("c", "S", "nocode", "llvm") or "-x" in rest
         if off or not compiles:
@@ -206,7 +215,7 @@ def main(argv: list[str], clang: str, plugins: list[str]) -> int:
         # -ito-yield-* options exist by then; -fpass-plugin (the same file) adds the pass.
         plug = ["-Xclang", "-load", "-Xclang", plugin, f"-fpass-plugin={plugin}", *ito]
         if variant == "stub" and BOOL_OPTS["--ito-probe"] not in ito:
-            return run_stub_variant(clang, plug, rest)
+            return run_stub_variant(clang, plug, rest, stubset)
         os.execv(clang, [clang, *plug, *rest])
     except Usage as e:
         print(f"ito-cc: {e}", file=sys.stderr)

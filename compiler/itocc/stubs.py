@@ -1,8 +1,10 @@
 """Per-live-set yield stubs (x86-64, ELF, GNU as syntax), as the paper's compiler generated them.
 
 One stub per distinct set of live registers; each yield site's label `.Lito_ys_N` is bound to
-the stub of its set (`.set`). A stub is a weak, hidden function in its own COMDAT section,
-so the linker keeps one copy per program. It is entered from the site's inline asm
+the stub of its set (`.set`). A stub is a local function at the end of the object's text
+(each object has its own copies: a weak or COMDAT symbol would be reached through the
+alias as a section-relative reference into a section the linker may discard). It is
+entered from the site's inline asm
 
     lea -128(%rsp), %rsp        # step over the red zone the function may be using
     call .Lito_ys_N             # = __ito_ys_<set>
@@ -40,9 +42,7 @@ XSAVE_MASK = 0xE7
 
 def _head(sym: str) -> list[str]:
     return [
-        f'\t.section .text.{sym},"axG",@progbits,{sym},comdat',
-        f"\t.weak {sym}",
-        f"\t.hidden {sym}",
+        "\t.text",
         f"\t.type {sym},@function",
         "\t.p2align 4",
         f"{sym}:",

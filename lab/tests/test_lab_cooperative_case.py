@@ -2,7 +2,7 @@
 callgrind's output, the per-switch cost and the composed totals."""
 import pytest
 
-from ito_lab.experiments import cooperative as co
+from ito_lab.experiments import coop_case as co
 
 
 def test_parse_kv_reads_player_output():
@@ -33,3 +33,14 @@ def test_paper_values_are_the_papers():
     nothr, full, opt = (co.PAPER_TABLE3[k][0] for k in ("nothr", "full", "min"))
     assert co.overhead_pct(full, nothr) == pytest.approx(23.8, abs=0.05)
     assert co.overhead_pct(opt, nothr) == pytest.approx(12.6, abs=0.05)
+
+
+def test_parse_size_text_takes_the_text_column():
+    out = "   text\t   data\t    bss\t    dec\t    hex\tfilename\n  59686\t     10\t   1024\t  60720\t   ed30\tdecoder.o\n"
+    assert co.parse_size_text(out) == 59686
+
+
+def test_the_headline_pairs_compare_the_same_placement():
+    names = {v[0]: v[2] for v in co.VARIANTS}
+    for full, opt, place in co.PAIRS:
+        assert names[full] == names[opt] == place
