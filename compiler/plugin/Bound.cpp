@@ -4,12 +4,18 @@
 #include "Safety.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/IR/CFG.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
+#include "llvm/Transforms/Utils/LoopSimplify.h"
+#include "llvm/Transforms/Utils/UnrollLoop.h"
 
 #include <algorithm>
 
@@ -82,9 +88,85 @@ void BoundPlacer::markOpaque(const Function &F) {
   Sum[&F] = BoundSummary{None, static_cast<int64_t>(O.externCost), None};
 }
 
+std::optional<int64_t>
+BoundPlacer::checklessCall(const Instruction &I, int64_t C,
+                           const DenseSet<const Function *> &Recursive) const {
+  const Function *Callee = directCallee(I);
+  if (Callee && Recursive.contains(Callee))
+    return std::nullopt;
+  if (const BoundSummary *S = Callee ? summary(*Callee) : nullptr) {
+    if (S->P != None || S->T == None)
+      return std::nullopt;
+    return C + S->T;
+  }
+  return isOpaqueCall(I) ? C + static_cast<int64_t>(O.externCost) : C;
+}
+
+bool BoundPlacer::unrollSmallLoops(Function &F, const DenseSet<const Function *> &Recursive) {
+  if (O.unroll < 2 || F.hasOptNone())
+    return false;
+  const TargetTransformInfo &TTI = FAM.getResult<TargetIRAnalysis>(F);
+  LoopInfo &LI = FAM.getResult<LoopAnalysis>(F);
+  ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
+  DominatorTree &DT = FAM.getResult<DominatorTreeAnalysis>(F);
+  AssumptionCache &AC = FAM.getResult<AssumptionAnalysis>(F);
+  OptimizationRemarkEmitter ORE(&F);
+  DenseSet<const BasicBlock *> VaOpen = vaOpenBlocks(F);
+  SmallVector<Loop *, 16> Inner;
+  for (Loop *L : LI.getLoopsInPreorder())
+    if (L->isInnermost())
+      Inner.push_back(L);
+  bool Changed = false;
+  for (Loop *L : Inner) {
+    const uint64_t TC = SE.getSmallConstantMaxTripCount(L);
+    int64_t Body = 0;
+    bool Ok = L->isSafeToClone();
+    for (BasicBlock *B : L->blocks()) {
+      Ok = Ok && !VaOpen.contains(B) && !B->isEHPad();
+      for (Instruction &I : *B) {
+        int64_t C = instrCost(I, TTI);
+        if (isOpaqueCall(I)) {
+          std::optional<int64_t> K = checklessCall(I, C, Recursive);
+          Ok = Ok && K.has_value();
+          C = K.value_or(C);
+        }
+        Body += C;
+      }
+    }
+    Body = std::max<int64_t>(Body, 1);
+    if (!Ok || Body > static_cast<int64_t>(O.unrollBody))
+      continue;
+    if (TC > 0 && static_cast<int64_t>(TC) <= static_cast<int64_t>(O.bound) / Body)
+      continue; // collapsed anyway: no check inside
+    unsigned K = static_cast<unsigned>(
+        std::min<int64_t>(O.unroll, std::max<int64_t>(1, O.bound / Body)));
+    if (K < 2 || (TC > 0 && TC < K))
+      continue;
+    simplifyLoop(L, &DT, &LI, &SE, &AC, nullptr, /*PreserveLCSSA=*/false);
+    formLCSSARecursively(*L, DT, &LI, &SE);
+    if (!L->isLoopSimplifyForm() || !L->isLCSSAForm(DT))
+      continue;
+    UnrollLoopOptions ULO;
+    ULO.Count = K;
+    ULO.Force = true;
+    ULO.Runtime = false;
+    ULO.AllowExpensiveTripCount = false;
+    ULO.UnrollRemainder = false;
+    ULO.ForgetAllSCEV = false;
+    if (UnrollLoop(L, ULO, &LI, &SE, &DT, &AC, &TTI, &ORE, /*PreserveLCSSA=*/true) !=
+        LoopUnrollResult::Unmodified)
+      Changed = true;
+  }
+  if (Changed)
+    FAM.invalidate(F, PreservedAnalyses::none());
+  return Changed;
+}
+
 std::vector<YieldPoint> BoundPlacer::place(Function &F,
                                            const DenseSet<const Function *> &Recursive) {
   const int64_t Bound = O.bound;
+  if (!O.dryRun)
+    unrollSmallLoops(F, Recursive);
   const TargetTransformInfo &TTI = FAM.getResult<TargetIRAnalysis>(F);
   LoopInfo &LI = FAM.getResult<LoopAnalysis>(F);
   ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
@@ -97,18 +179,8 @@ std::vector<YieldPoint> BoundPlacer::place(Function &F,
   for (BasicBlock *B : RPOT)
     Rank.try_emplace(B, Rank.size());
 
-  // What a call costs when nothing checks inside it (for loop iterations), or nullptr
-  // when the callee may check (or recurse).
-  auto checklessCall = [&](const Instruction &I, int64_t C) -> std::optional<int64_t> {
-    const Function *Callee = directCallee(I);
-    if (Callee && Recursive.contains(Callee))
-      return std::nullopt;
-    if (const BoundSummary *S = Callee ? summary(*Callee) : nullptr) {
-      if (S->P != None || S->T == None)
-        return std::nullopt;
-      return C + S->T;
-    }
-    return isOpaqueCall(I) ? C + static_cast<int64_t>(O.externCost) : C;
+  auto checklessCall = [&](const Instruction &I, int64_t C) {
+    return this->checklessCall(I, C, Recursive);
   };
 
   // 1. Loops, innermost first: collapse those whose whole run fits in the bound.
@@ -166,7 +238,9 @@ std::vector<YieldPoint> BoundPlacer::place(Function &F,
     Pf = std::max(Pf, D.E);
     D.E = None;
     D.C = 0;
-    Points.push_back({&B, At, At == beginPoint(B), 0, 0});
+    const bool Begin = At == beginPoint(B);
+    const char *Pos = Begin ? "begin" : At == B.getTerminator()->getIterator() ? "end" : "mid";
+    Points.push_back({&B, At, Begin, 0, 0, Pos});
   };
 
   for (BasicBlock *B : RPOT) {

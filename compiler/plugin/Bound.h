@@ -28,6 +28,14 @@
 // target of a retreating edge (irreducible cycles), gets a check at its beginning, so no
 // cycle runs without a check.
 //
+// Small loops of unknown trip count (-ito-yield-unroll=K, off by default): an innermost loop
+// that would get a header check, whose iteration costs at most -ito-yield-unroll-body
+// estimated instructions and calls nothing that checks, is first unrolled by K (up to
+// B / iteration) with its exit test kept in every copy (LLVM's UnrollLoop without a
+// remainder), so that its one header check runs once per K iterations. Not at -O0.
+// Measured on the case study (K = 4): 36% fewer checks executed but 0.6% more instructions
+// in all (the copies' exit tests and worse code), and 27% more code: hence off.
+//
 // Then, in reverse post order with retreating edges ignored, each block's distance at
 // entry is the maximum over its predecessors, and a walk through its instructions places
 // a check right before the first instruction that would take the distance over B. Blocks
@@ -45,6 +53,7 @@
 #include "llvm/IR/PassManager.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace ito {
@@ -69,6 +78,14 @@ public:
   unsigned violations() const { return Violations; }
 
 private:
+  // Unrolls the innermost loops of unknown trip count whose iteration is small (Bound.h);
+  // true when F changed.
+  bool unrollSmallLoops(llvm::Function &F, const llvm::DenseSet<const llvm::Function *> &Recursive);
+  // What a call instruction costs when nothing checks inside the callee; nullopt when it
+  // may check (or recurse).
+  std::optional<int64_t> checklessCall(const llvm::Instruction &I, int64_t C,
+                                       const llvm::DenseSet<const llvm::Function *> &Recursive) const;
+
   const YieldOptions &O;
   llvm::FunctionAnalysisManager &FAM;
   llvm::DenseMap<const llvm::Function *, BoundSummary> Sum;

@@ -34,7 +34,8 @@ GlobalVariable *flagVariable(Module &M, TlsModel Tls) {
 } // namespace
 
 YieldEmitter::YieldEmitter(Module &M, const YieldOptions &O)
-    : Flag(flagVariable(M, O.tls)), CC(CallingConv::C), V(O.variant), Probe(O.probe) {
+    : Flag(O.probe ? nullptr : flagVariable(M, O.tls)), CC(CallingConv::C), V(O.variant),
+      Probe(O.probe) {
   LLVMContext &C = M.getContext();
   if (V == Variant::Stub || Probe)
     return;

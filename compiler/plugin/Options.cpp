@@ -39,6 +39,19 @@ cl::opt<ito::TlsModel> TlsOpt(
                           "a weak definition in the executable, one %fs-relative compare "
                           "(executables only)")));
 
+cl::opt<unsigned> UnrollOpt("ito-yield-unroll",
+                            cl::desc("policy=bound: unroll innermost loops of unknown trip count "
+                                     "by this factor (exit tests kept in every copy), so that "
+                                     "their header check runs once per that many iterations; "
+                                     "1: off (the default: measured, it cost more than "
+                                     "the checks it saved)"),
+                            cl::init(1));
+
+cl::opt<unsigned> UnrollBodyOpt("ito-yield-unroll-body",
+                                cl::desc("policy=bound: unroll only loops whose iteration costs "
+                                         "at most this many estimated instructions"),
+                                cl::init(48));
+
 cl::opt<bool> ProbeOpt("ito-yield-probe",
                        cl::desc("measurement: every point calls ito_probe_hit (all registers "
                                 "preserved), no guard, no yield"),
@@ -82,5 +95,5 @@ cl::opt<bool> DryRunOpt("ito-yield-dry-run",
 
 ito::YieldOptions ito::itoYieldOptions() {
   return {PolicyOpt, DistanceOpt, VariantOpt, PlaceOpt,  VarargsOpt, ReportOpt,
-          DryRunOpt, BoundOpt,    ExternCostOpt, TlsOpt, ProbeOpt};
+          DryRunOpt, BoundOpt,    ExternCostOpt, TlsOpt, ProbeOpt, UnrollOpt, UnrollBodyOpt};
 }

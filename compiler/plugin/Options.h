@@ -25,6 +25,8 @@ struct YieldOptions {
   unsigned externCost;     // Policy::Bound: what a call to unknown code counts
   TlsModel tls;            // how the flag is addressed
   bool probe;              // measurement build: every point calls ito_probe_hit, no guard
+  unsigned unroll;         // Policy::Bound: unroll small loops of unknown trip count by this
+  unsigned unrollBody;     // ... when one iteration costs at most this many instructions
 };
 
 YieldOptions itoYieldOptions();

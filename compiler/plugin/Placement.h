@@ -32,6 +32,7 @@ struct YieldPoint {
   llvm::BasicBlock::iterator At; // the point is just before this instruction
   bool AtBegin;
   unsigned LiveBegin, LiveEnd; // IR estimate at both candidate positions
+  const char *Pos = nullptr;    // for the report: "begin", "end" or "mid" (null: by AtBegin)
 };
 
 std::vector<YieldPoint> placeYieldPoints(llvm::Function &F, const YieldOptions &O);

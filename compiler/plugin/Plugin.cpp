@@ -96,7 +96,7 @@ struct ItoYieldPass : PassInfoMixin<ItoYieldPass> {
       if (O.report) {
         for (const ito::YieldPoint &P : Points)
           errs() << "ito-yield: " << F.getName() << ": " << blockName(*P.Block) << " "
-                 << (P.AtBegin ? "begin" : "end") << " live_begin=" << P.LiveBegin
+                 << (P.Pos ? P.Pos : P.AtBegin ? "begin" : "end") << " live_begin=" << P.LiveBegin
                  << " live_end=" << P.LiveEnd << "\n";
         if (const ito::BoundSummary *S = Bounded ? Placer.summary(F) : nullptr)
           errs() << "ito-yield: " << F.getName() << ": summary P=" << S->P << " T=" << S->T
