@@ -141,10 +141,10 @@ def compile_stub(clang: str, plug: list[str], args: list[str], src: str, asm_out
     sys.stderr.write(other)
     if cp.returncode != 0:
         return cp.returncode
-    asm = asm_out.read_text()
+    asm = asm_out.read_text(encoding="latin-1")  # bytes as they are (strings, debug info)
     referenced = sites.sites_in_asm(asm)
     if referenced:
-        with asm_out.open("a") as f:
+        with asm_out.open("a", encoding="latin-1") as f:
             live = {} if stubset == "full" else sites.module_sites(dump)
             f.write(stubs.binding_asm(live, referenced))
     return 0

@@ -54,6 +54,10 @@ VARIANTS = [
     ("preempt", "timer-signal preemption, no checks", "-", "preempt"),
 ]
 PROBES = [("probe-every", "every block (paper)"), ("probe-bound", f"bound B={BOUND}")]
+# switchcost-<name>: the cycles of a round of yields (see workloads/player/switchcost.c)
+SWITCHCOST = [("stub", "live-set stub"), ("stub-full", "full-save stub (every GPR + XSAVE)"),
+              ("min", "preserve_none call"), ("abi", "C call, ABI save"),
+              ("full", "C call, full save (XSAVE in the switch)")]
 # The headline pairs: (full save, optimized) with the same checks.
 PAIRS = [("stub-full", "stub-begin", "every block"), ("bound-full", "bound", f"bound B={BOUND}")]
 
@@ -176,7 +180,10 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
     wall: dict[tuple[str, str], list[dict]] = {}
     probes: dict[str, dict] = {}
     load_before = _load()
-    n_steps = len(names) + len(coop) + len(PROBES) + reps * (len(wall_names) + len(coop))
+    sc_names = [s for s, _ in SWITCHCOST if (pdir / f"switchcost-{s}").exists()]
+    n_steps = (len(names) + len(coop) + len(PROBES) + reps * (len(wall_names) + len(coop))
+               + reps * len(sc_names))
+    sc: dict[str, list[dict]] = {}
     with steps(n_steps, "case study") as step:
         for n in names:
             step(f"callgrind {n} quiet")
@@ -204,6 +211,9 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
                 raise RuntimeError(f"{p}: wrong checksum")
             probes[p] = parse_kv((out / f"{p}.probe").read_text())
         for r in range(reps):  # interleaved: every variant once per repetition
+            for s in sc_names:
+                step(f"switchcost {s} rep {r + 1}")
+                sc.setdefault(s, []).append(parse_kv(_run([str(pdir / f"switchcost-{s}")]).stdout))
             for n in wall_names:
                 modes = ["quiet"] + (["helper"] if n in coop else [])
                 for m in modes:
@@ -266,6 +276,20 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
               "max (cycles)", "p99 (ns)", "max (us)", "TSC MHz"]
     write_csv(out / "case_intervals.csv", pr_hdr, pr_rows)
 
+    sc_rows = []
+    sc_label = dict(SWITCHCOST)
+    for s in sc_names:
+        mins = [float(k["min_cycles_per_round"]) for k in sc[s]]
+        meds = [float(k["median_cycles_per_round"]) for k in sc[s]]
+        sc_rows.append([s, sc_label[s], len(mins), round(min(mins), 1), round(_median(meds), 1)])
+    sc_hdr = ["variant", "what a yield saves", "runs", "cycles per round, min",
+              "cycles per round, median of medians"]
+    write_csv(out / "case_switchcost.csv", sc_hdr, sc_rows)
+    sc_min = {r[0]: r[3] for r in sc_rows}
+    sc_ratio = (f"live-set stub / full-save stub, minimum cycles per round: "
+                f"{sc_min['stub'] / sc_min['stub-full']:.2f}"
+                if "stub" in sc_min and "stub-full" in sc_min else "")
+
     w_rows, wall_plot = [], {}
     for (n, m), kvs in sorted(wall.items(), key=lambda x: (names.index(x[0][0]), x[0][1])):
         ts = sorted(int(k["decode_ns"]) for k in kvs)
@@ -314,6 +338,16 @@ own cost (about the min) included. The maximum includes any time the OS took the
 so it is only meaningful on a quiet machine.
 
 {markdown_table(pr_hdr, pr_rows)}
+"""),
+        ("Cycles of a yield by what it saves", f"""
+`switchcost-<variant>` (workloads/player/switchcost.c, built like decoder.c): two ULTs run a loop
+keeping 6 integer and 4 floating-point values live across its check, with two rearmer ULTs
+between them that set the flag, so every check takes a yield. A round = two compiler-inserted
+yields and two `ito_yield()`s; cycles by the TSC per batch of 200 rounds, 500 batches per run,
+{reps} runs interleaved. The minimum survives a loaded machine (an interrupted batch only gets
+slower); the median needs a quiet one. {sc_ratio}.
+
+{markdown_table(sc_hdr, sc_rows)}
 """),
         ("Wall time (native)", f"""
 Decoding phase, {reps} interleaved repetitions; `helper` is a thread on the other core that
