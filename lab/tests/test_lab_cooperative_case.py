@@ -44,3 +44,12 @@ def test_the_headline_pairs_compare_the_same_placement():
     names = {v[0]: v[2] for v in co.VARIANTS}
     for full, opt, place in co.PAIRS:
         assert names[full] == names[opt] == place
+
+
+def test_cycle_model_adds_checks_and_ticks():
+    # plain 10 ms at 2000 MHz = 20e6 cycles; checks: 1 ms more = 10 %; ticks: 20e6/7700
+    # of them at 1000/2 cycles each = 6.49 %.
+    checks, switches, total = co.cycle_model(10e6, 11e6, 1000.0, 2000.0)
+    assert checks == pytest.approx(10.0)
+    assert switches == pytest.approx(100.0 * (20e6 / 7700 * 500) / 20e6)
+    assert total == pytest.approx(checks + switches)

@@ -58,6 +58,10 @@ PROBES = [("probe-every", "every block (paper)"), ("probe-bound", f"bound B={BOU
 SWITCHCOST = [("stub", "live-set stub"), ("stub-full", "full-save stub (every GPR + XSAVE)"),
               ("min", "preserve_none call"), ("abi", "C call, ABI save"),
               ("full", "C call, full save (XSAVE in the switch)")]
+# Which switchcost build gives the cycles of a switch of each case-study variant.
+SWITCH_OF = {"stub-full": "stub-full", "stub-begin": "stub", "stub": "stub", "full": "full",
+             "abi": "abi", "min": "min", "min-begin": "min", "bound-full": "stub-full",
+             "bound": "stub"}
 # The headline pairs: (full save, optimized) with the same checks.
 PAIRS = [("stub-full", "stub-begin", "every block"), ("bound-full", "bound", f"bound B={BOUND}")]
 
@@ -96,6 +100,18 @@ def model_total(base: float, ticks: float, cost: float) -> float:
 
 def overhead_pct(x: float, ref: float) -> float:
     return 100.0 * (x - ref) / ref
+
+
+def cycle_model(nothr_ns: float, variant_ns: float, round_cycles: float, tsc_mhz: float,
+                tick_cycles: float = PAPER_TICK_CYCLES) -> tuple[float, float, float]:
+    """Threading overhead in cycles (%): the checks (the variant's timer-less decode time over
+    the plain build's), plus a tick per `tick_cycles` cycles of the plain build, each costing
+    half a switchcost round (one compiler-inserted yield and one ito_yield). Returns
+    (checks %, switches %, total %)."""
+    base = nothr_ns * tsc_mhz / 1000.0
+    checks = (variant_ns - nothr_ns) * tsc_mhz / 1000.0
+    switches = base / tick_cycles * round_cycles / 2.0
+    return 100.0 * checks / base, 100.0 * switches / base, 100.0 * (checks + switches) / base
 
 
 def parse_size_text(out: str) -> int:
@@ -290,6 +306,25 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
                 f"{sc_min['stub'] / sc_min['stub-full']:.2f}"
                 if "stub" in sc_min and "stub-full" in sc_min else "")
 
+    # The cycle model: wall-clock minima (timer-less decode) and switchcost minima.
+    tsc = float(next(iter(probes.values()))["probe_tsc_per_us"]) if probes else 0.0
+    dmin = {n: min(int(k["decode_ns"]) for k in wall[(n, "quiet")]) for (n, m) in wall
+            if m == "quiet"}
+    cm_rows, cm = [], {}
+    for n in names:
+        s = SWITCH_OF.get(n)
+        if not tsc or s not in sc_min or n not in dmin:
+            continue
+        cm[n] = cycle_model(dmin["nothr"], dmin[n], sc_min[s], tsc)
+        cm_rows.append([n, group[n], s, round(cm[n][0], 1), round(cm[n][1], 1), round(cm[n][2], 1)])
+    cm_hdr = ["variant", "placement", "switch (switchcost build)", "checks (%)",
+              "switches (%)", "total (%)"]
+    cm_pairs = [[place, round(cm[f][2], 1), round(cm[o][2], 1),
+                 round(cm[o][2] / cm[f][2], 2) if cm[f][2] > 0 else "",
+                 "yes" if cm[o][2] <= cm[f][2] / 2 else "no", "yes" if cm[o][2] <= 5 else "no"]
+                for f, o, place in PAIRS if f in cm and o in cm]
+    write_csv(out / "case_cycle_model.csv", cm_hdr, cm_rows)
+
     w_rows, wall_plot = [], {}
     for (n, m), kvs in sorted(wall.items(), key=lambda x: (names.index(x[0][0]), x[0][1])):
         ts = sorted(int(k["decode_ns"]) for k in kvs)
@@ -348,6 +383,17 @@ yields and two `ito_yield()`s; cycles by the TSC per batch of 200 rounds, 500 ba
 slower); the median needs a quiet one. {sc_ratio}.
 
 {markdown_table(sc_hdr, sc_rows)}
+"""),
+        ("Table 3 in cycles (a model from measured minima)", f"""
+The paper counted cycles. Here: the checks cost the variant's timer-less decode time over the
+plain build's (minimum of {reps} runs each), and the paper's tick (one per {PAPER_TICK_CYCLES}
+cycles of the plain build, at the TSC rate {tsc:.0f} MHz) costs half a switchcost round (one
+compiler-inserted yield and one `ito_yield`, minimum). All inputs are wall-clock minima: on a
+loaded machine (load {load_before} / {load_after}) they are estimates to re-run quietly.
+
+{markdown_table(cm_hdr, cm_rows)}
+
+{markdown_table(ratio_hdr, cm_pairs)}
 """),
         ("Wall time (native)", f"""
 Decoding phase, {reps} interleaved repetitions; `helper` is a thread on the other core that

@@ -24,7 +24,7 @@ from pathlib import Path
 from ..context import REPO
 from ..progress import steps
 from ..report import markdown_table, write_csv
-from .coop_case import overhead_pct, parse_callgrind_ir
+from .coop_case import _median, overhead_pct, parse_callgrind_ir
 
 LEVELS = ("-O0", "-O1", "-O2", "-O3")
 POLICIES = ("off", "every", "loops", "bound")
@@ -36,11 +36,6 @@ def _module():
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
     return m
-
-
-def _median(xs):
-    xs = sorted(xs)
-    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
 
 
 def run_zlib(args, ctx, out: Path) -> list[tuple[str, str]]:
