@@ -7,8 +7,8 @@
  * enters ito_probe_hit (one check passed) the count since the previous entry is recorded. At
  * exit it writes to OUT, one key=value per line: the instructions stepped, the checks, and the
  * minimum, percentiles and maximum of the intervals (each includes the probe's own
- * instructions and the site's lea/call/lea), and the two sites (return addresses into
- * PROGRAM, as offsets for addr2line) that begin and end the longest interval. Exact and independent of the machine's load,
+ * instructions and the site's lea/call/lea), and for the TOP longest intervals the two
+ * sites (return addresses into PROGRAM, as offsets for addr2line) that begin and end them. Exact and independent of the machine's load,
  * but slow (a few microseconds per instruction): meant for short inputs. Only the initial
  * thread is followed, so the code under test must run there (the player's PLY_MODE 0).
  * ito_probe_hit's address: its offset in PROGRAM (from `nm`) plus the load base of
@@ -71,6 +71,24 @@ static uint64_t load_base(pid_t pid)
     return base;
 }
 
+enum { TOP = 5 };
+
+typedef struct longest {
+    uint64_t len, from, to;
+} longest_t;
+
+/* Keep the TOP longest intervals, longest first. */
+static void keep(longest_t *top, uint64_t len, uint64_t from, uint64_t to)
+{
+    if (len <= top[TOP - 1].len) return;
+    int i = TOP - 1;
+    while (i > 0 && top[i - 1].len < len) {
+        top[i] = top[i - 1];
+        i--;
+    }
+    top[i] = (longest_t){len, from, to};
+}
+
 static int cmp(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -100,8 +118,8 @@ int main(int argc, char **argv)
     ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)PTRACE_O_EXITKILL);
     size_t cap = 1 << 20, n = 0;
     uint64_t *iv = malloc(cap * sizeof *iv);
-    uint64_t steps = 0, last = 0, base = hit - off, site = 0, max_from = 0, max_to = 0,
-             max_len = 0;
+    uint64_t steps = 0, last = 0, base = hit - off, site = 0;
+    longest_t top[TOP] = {{0, 0, 0}};
     int seen = 0;
     if (!iv) return 2;
     for (;;) {
@@ -120,11 +138,7 @@ int main(int argc, char **argv)
             ptrace(PTRACE_GETREGS, pid, NULL, &r);
             errno = 0;
             uint64_t ret = (uint64_t)ptrace(PTRACE_PEEKDATA, pid, (void *)r.rsp, NULL);
-            if (seen && steps - last > max_len) {
-                max_len = steps - last;
-                max_from = site;
-                max_to = ret;
-            }
+            if (seen) keep(top, steps - last, site - base, ret - base);
             site = ret;
             if (seen) {
                 if (n == cap) {
@@ -145,10 +159,12 @@ int main(int argc, char **argv)
 #define PCT(q) (n ? iv[(size_t)((q) * (double)(n - 1))] : 0)
     fprintf(o, "icount_instructions=%" PRIu64 "\nicount_checks=%zu\nicount_min=%" PRIu64
                "\nicount_p50=%" PRIu64 "\nicount_p90=%" PRIu64 "\nicount_p99=%" PRIu64
-               "\nicount_p999=%" PRIu64 "\nicount_p9999=%" PRIu64 "\nicount_max=%" PRIu64
-               "\nicount_max_from=0x%" PRIx64 "\nicount_max_to=0x%" PRIx64 "\n",
+               "\nicount_p999=%" PRIu64 "\nicount_p9999=%" PRIu64 "\nicount_max=%" PRIu64 "\n",
             steps, n + (seen ? 1 : 0), PCT(0.0), PCT(0.5), PCT(0.9), PCT(0.99), PCT(0.999),
-            PCT(0.9999), n ? iv[n - 1] : 0, max_from - base, max_to - base);
+            PCT(0.9999), n ? iv[n - 1] : 0);
+    for (int i = 0; i < TOP && top[i].len; i++)
+        fprintf(o, "icount_top%d=%" PRIu64 " 0x%" PRIx64 " 0x%" PRIx64 "\n", i + 1, top[i].len,
+                top[i].from, top[i].to);
     fclose(o);
     free(iv);
     return 0;

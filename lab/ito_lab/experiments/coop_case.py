@@ -54,6 +54,8 @@ VARIANTS = [
     ("preempt", "timer-signal preemption, no checks", "-", "preempt"),
 ]
 PROBES = [("probe-every", "every block (paper)"), ("probe-bound", f"bound B={BOUND}")]
+# icount (compiler/probe) single-steps these on player-tiny.ogg: exact instruction intervals.
+ICOUNT = [("probe-every-solo", "every block (paper)"), ("probe-bound-solo", f"bound B={BOUND}")]
 # switchcost-<name>: the cycles of a round of yields (see workloads/player/switchcost.c)
 SWITCHCOST = [("stub", "live-set stub"), ("stub-full", "full-save stub (every GPR + XSAVE)"),
               ("min", "preserve_none call"), ("abi", "C call, ABI save"),
@@ -146,6 +148,25 @@ def _callgrind(exe: Path, args: list[str]) -> tuple[int, dict[str, str]]:
     return parse_callgrind_ir(cp.stderr), parse_kv(cp.stdout)
 
 
+def _where(exe: Path, offset: str) -> str:
+    """The function holding a return address into `exe` (addr2line), for the report."""
+    cp = subprocess.run(["addr2line", "-f", "-s", "-e", str(exe), offset], capture_output=True,
+                        text=True)
+    lines = cp.stdout.split()
+    return lines[0] if cp.returncode == 0 and lines else offset
+
+
+def _longest(exe: Path, kv: dict[str, str]) -> list[str]:
+    """The longest intervals icount reported, as 'N: from -> to' with function names."""
+    out = []
+    for k in range(1, 6):
+        v = kv.get(f"icount_top{k}")
+        if v:
+            n, a, b = v.split()
+            out.append(f"{n}: {_where(exe, a)} -> {_where(exe, b)}")
+    return out
+
+
 def _load() -> str:
     return "/".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -200,6 +221,11 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
     n_steps = (len(names) + len(coop) + len(PROBES) + reps * (len(wall_names) + len(coop))
                + reps * len(sc_names))
     sc: dict[str, list[dict]] = {}
+    icount = ctx.build_dir / "compiler" / "icount"
+    ic_names = [(p, lab) for p, lab in ICOUNT
+                if icount.exists() and (pdir / f"player-{p}").exists()]
+    n_steps += len(ic_names)
+    ic: dict[str, dict] = {}
     with steps(n_steps, "case study") as step:
         for n in names:
             step(f"callgrind {n} quiet")
@@ -226,6 +252,14 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
             if kv["checksum"] != ref_sum:
                 raise RuntimeError(f"{p}: wrong checksum")
             probes[p] = parse_kv((out / f"{p}.probe").read_text())
+        for p, _ in ic_names:  # slow (ptrace, a few us per instruction): the 0.5 s input
+            step(f"icount {p}")
+            f = out / f"{p}.icount"
+            out.mkdir(parents=True, exist_ok=True)
+            _run([str(icount), str(f), "--", str(pdir / f"player-{p}"),
+                  str(pdir / "player-tiny.ogg"), "--no-ticks"], timeout=7200)
+            ic[p] = parse_kv(f.read_text())
+            ic[p]["where"] = "; ".join(_longest(pdir / f"player-{p}", ic[p]))
         for r in range(reps):  # interleaved: every variant once per repetition
             for s in sc_names:
                 step(f"switchcost {s} rep {r + 1}")
@@ -325,6 +359,15 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
                 for f, o, place in PAIRS if f in cm and o in cm]
     write_csv(out / "case_cycle_model.csv", cm_hdr, cm_rows)
 
+    ic_rows = [[lab, int(ic[p]["icount_instructions"]), int(ic[p]["icount_checks"]),
+                *[int(ic[p][f"icount_{k}"]) for k in ("min", "p50", "p90", "p99", "p999",
+                                                       "p9999", "max")],
+                ic[p]["where"]]
+               for p, lab in ic_names if p in ic]
+    ic_hdr = ["placement", "instructions", "checks", "min", "p50", "p90", "p99", "p99.9",
+              "p99.99", "max", "longest intervals: length: from -> to (functions of the sites)"]
+    write_csv(out / "case_icount.csv", ic_hdr, ic_rows)
+
     w_rows, wall_plot = [], {}
     for (n, m), kvs in sorted(wall.items(), key=lambda x: (names.index(x[0][0]), x[0][1])):
         ts = sorted(int(k["decode_ns"]) for k in kvs)
@@ -373,6 +416,14 @@ own cost (about the min) included. The maximum includes any time the OS took the
 so it is only meaningful on a quiet machine.
 
 {markdown_table(pr_hdr, pr_rows)}
+"""),
+        ("Intervals in instructions (icount, exact)", f"""
+`compiler/probe/icount` runs the probe builds with the decoder in the main thread (PLY_MODE 0)
+on `player-tiny.ogg` (0.5 s) under ptrace, single-stepping every instruction, and records the
+machine instructions between consecutive checks (the probe's own ~20 included). Exact and
+independent of the machine's load. The longest interval's sites are named by addr2line.
+
+{markdown_table(ic_hdr, ic_rows)}
 """),
         ("Cycles of a yield by what it saves", f"""
 `switchcost-<variant>` (workloads/player/switchcost.c, built like decoder.c): two ULTs run a loop
