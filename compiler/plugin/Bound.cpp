@@ -284,7 +284,11 @@ std::vector<YieldPoint> BoundPlacer::place(Function &F,
       Bg = beginPoint(*B);
     for (auto It = B->begin(); It != Bg; ++It)
       D.add(instrCost(*It, TTI));
-    if (Retreat && !Collapsed) {
+    // A function whose address is taken may be called back from code outside the bound
+    // (qsort's comparator, a handler table): it checks on entry, so that a loop in the
+    // outside code that calls it passes a check each time.
+    const bool Callback = B->isEntryBlock() && F.hasAddressTaken();
+    if ((Retreat && !Collapsed) || Callback) {
       if (Eligible)
         check(*B, Bg, D);
       else

@@ -18,7 +18,9 @@
 // it d = max(S, d + T). Calls inside a recursive cycle get a check before and after.
 // Calls to code outside the module, indirect calls, and functions that are never
 // instrumented (ito_noyield, handlers, returns_twice, the runtime) count -ito-yield-
-// extern-cost instructions: the bound covers the instrumented code only.
+// extern-cost instructions: the bound covers the instrumented code only. A function whose
+// address is taken checks at its entry: outside code may call it back in a loop (measured:
+// qsort calling stb_vorbis's comparator ran 43,000 instructions without a check).
 //
 // Loops: a natural loop is "collapsed" (no check inside) when scalar evolution knows a
 // maximum trip count TC, its inner loops are collapsed, it calls nothing that checks,

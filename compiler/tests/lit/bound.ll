@@ -2,6 +2,13 @@
 ; RUN: %opt -load-pass-plugin=%plugin -passes=ito-yield -ito-yield-policy=bound \
 ; RUN:   -ito-yield-bound=100 -ito-yield-report -ito-yield-dry-run -disable-output %s 2>&1 \
 ; RUN:   | %FileCheck %s
+; RUN: %opt -load-pass-plugin=%plugin -passes=ito-yield -ito-yield-policy=bound \
+; RUN:   -ito-yield-bound=100 -ito-yield-report -ito-yield-dry-run -disable-output %s 2>&1 \
+; RUN:   | %FileCheck %s --check-prefix=CB
+; A function whose address is taken (a callback outside code may call in a loop) checks on
+; entry; the same body called only directly (@leaf) does not.
+; CB: ito-yield: cb: entry begin
+; CB-NOT: ito-yield: leaf: entry
 ; Callees are placed before callers (bottom-up call graph), so @leaf comes first.
 ; A straight-line function under B gets no check; its summary has no check (P=-1) and a
 ; checkless path (T) that callers add to their distance.
@@ -23,6 +30,14 @@
 ; CHECK-NEXT: ito-yield: caller: summary P={{[0-9]+}}
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-unknown-linux-gnu"
+
+@table = global ptr @cb
+
+define i32 @cb(i32 %a) {
+entry:
+  %x = mul i32 %a, 3
+  ret i32 %x
+}
 
 define i32 @leaf(i32 %a) {
 entry:
