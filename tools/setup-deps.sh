@@ -27,6 +27,22 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Source packages (workloads/zlib fetches Debian's zlib source with `apt-get source`): the
+# distribution's own binary entries are copied once as deb-src entries (same mirror, suites).
+SRC_LIST=/etc/apt/sources.list.d/ito-deb-src.sources
+if [ ! -f "$SRC_LIST" ] && ! grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  src=$(ls /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+  if [ -n "$src" ]; then
+    sed 's/^Types: deb$/Types: deb-src/' "$src" | $SUDO tee "$SRC_LIST" >/dev/null
+  elif [ -f /etc/apt/sources.list ]; then
+    sed -n 's/^deb \(.*\)$/deb-src \1/p' /etc/apt/sources.list |
+      $SUDO tee /etc/apt/sources.list.d/ito-deb-src.list >/dev/null
+    $SUDO touch "$SRC_LIST"
+  fi
+  $SUDO apt-get update -qq || echo "setup-deps: apt-get update failed (deb-src)" >&2
+fi
+
 # Python venv: created with Debian's python3 so a fresh machine needs nothing else.
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3

@@ -1,18 +1,41 @@
 // Insert.h: emitting one guarded yield point.
 //
 // The guard is the paper's predicated timer check in software:
-//     %f = load volatile i32 from the initial-exec TLS variable ito_coop_flag
+//     %f = load volatile i32 from the TLS variable ito_coop_flag
 //     br (%f != 0), label %ito.yield, label %rest     ; branch weights: unlikely
 //   ito.yield:
-//     call <cc> void @ito_coop_yield[_abi|_full]()    ; nounwind
+//     <the yield>                                     ; the cold path
 //     br label %rest
 // so the fast path is one %fs-relative load and a not-taken branch. The TLS address is
 // taken through llvm.threadlocal.address at the point itself: a ULT may resume on another
 // worker after the call, so no address is reused across a point.
 //
+// The flag's TLS model (-ito-yield-tls): initial-exec (an external declaration reached
+// through the GOT: the offset is loaded, usually once per function into a register, then
+// `cmpl $0, %fs:(%reg)`), or local-exec (every instrumented module carries a weak, zero
+// definition, so the executable defines the flag and libito's own definition is
+// interposed by it; the check is one `cmpl $0, %fs:ito_coop_flag@tpoff` and holds no
+// register; executables only).
+//
+// The yield on the cold path (-ito-yield-variant):
+//   min   call preserve_none @ito_coop_yield       the caller spills its live registers,
+//                                                  and must save rbx, rbp, r12-r15 in its
+//                                                  prologue (paid on every call);
+//   abi   call @ito_coop_yield_abi / full: @ito_coop_yield_full (C convention: the caller
+//                                                  spills live caller-saved registers);
+//   stub  call void asm "lea -128(%rsp),%rsp; call .Lito_ys_N; lea 128(%rsp),%rsp"
+//         clobbering only memory and flags: to the register allocator nothing is live
+//         across it that needs saving, so neither the hot path nor the prologue changes.
+//         N numbers the sites of the module; ito-cc binds each .Lito_ys_N after code
+//         generation to a stub that saves exactly the registers live there (see
+//         compiler/itocc/stubs.py). The lea steps over the red zone.
+// With -ito-yield-probe there is no guard and no yield: every point is
+//     asm "lea -128(%rsp),%rsp; call ito_probe_hit@PLT; lea 128(%rsp),%rsp"
+// (ito_probe_hit preserves every register), for measuring the intervals between checks.
+//
 // The contract with the runtime (declared here, no runtime header is included):
 //   extern _Thread_local volatile int ito_coop_flag;
-//   __attribute__((preserve_none)) void ito_coop_yield(void);   // Variant::Min
+//   __attribute__((preserve_none)) void ito_coop_yield(void);   // Variant::Min, stubs
 //   void ito_coop_yield_abi(void);                              // Variant::Abi
 //   void ito_coop_yield_full(void);                             // Variant::Full
 #ifndef ITO_COMPILER_INSERT_H
@@ -21,20 +44,26 @@
 #include "Options.h"
 
 #include "llvm/IR/BasicBlock.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 
 namespace ito {
 
 class YieldEmitter {
 public:
-  YieldEmitter(llvm::Module &M, Variant V);
-  // Splits the block at At and inserts the guard and the call there.
+  YieldEmitter(llvm::Module &M, const YieldOptions &O);
+  // Splits the block at At and inserts the guard and the yield there.
   void emit(llvm::BasicBlock::iterator At);
 
 private:
+  void emitStubCall(llvm::IRBuilder<> &B, const llvm::Twine &Target);
+
   llvm::GlobalVariable *Flag;
   llvm::FunctionCallee Yield;
   llvm::CallingConv::ID CC;
+  Variant V;
+  bool Probe;
+  unsigned Sites = 0;
 };
 
 } // namespace ito

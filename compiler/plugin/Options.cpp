@@ -15,7 +15,47 @@ cl::opt<ito::Policy> PolicyOpt(
                           "function entries and loop headers (targets of retreating edges)"),
                clEnumValN(ito::Policy::Distance, "distance",
                           "entries, loop headers, and wherever a path has run "
-                          "-ito-yield-distance IR instructions since the last point")));
+                          "-ito-yield-distance IR instructions since the last point"),
+               clEnumValN(ito::Policy::Bound, "bound",
+                          "as few points as keep every path between two of them under "
+                          "-ito-yield-bound estimated instructions (see Bound.h)")));
+
+cl::opt<unsigned> BoundOpt("ito-yield-bound",
+                           cl::desc("policy=bound: the bound B, in estimated machine "
+                                    "instructions between two checks"),
+                           cl::init(5000));
+
+cl::opt<unsigned> ExternCostOpt("ito-yield-extern-cost",
+                                cl::desc("policy=bound: instructions a call to code outside "
+                                         "the module (or an indirect call) counts"),
+                                cl::init(0));
+
+cl::opt<ito::TlsModel> TlsOpt(
+    "ito-yield-tls", cl::desc("how the check addresses ito_coop_flag"),
+    cl::init(ito::TlsModel::InitialExec),
+    cl::values(clEnumValN(ito::TlsModel::InitialExec, "initial-exec",
+                          "through the GOT: any executable or shared object"),
+               clEnumValN(ito::TlsModel::LocalExec, "local-exec",
+                          "a weak definition in the executable, one %fs-relative compare "
+                          "(executables only)")));
+
+cl::opt<unsigned> UnrollOpt("ito-yield-unroll",
+                            cl::desc("policy=bound: unroll innermost loops of unknown trip count "
+                                     "by this factor (exit tests kept in every copy), so that "
+                                     "their header check runs once per that many iterations; "
+                                     "1: off (the default: measured, it cost more than "
+                                     "the checks it saved)"),
+                            cl::init(1));
+
+cl::opt<unsigned> UnrollBodyOpt("ito-yield-unroll-body",
+                                cl::desc("policy=bound: unroll only loops whose iteration costs "
+                                         "at most this many estimated instructions"),
+                                cl::init(48));
+
+cl::opt<bool> ProbeOpt("ito-yield-probe",
+                       cl::desc("measurement: every point calls ito_probe_hit (all registers "
+                                "preserved), no guard, no yield"),
+                       cl::init(false));
 
 cl::opt<unsigned> DistanceOpt("ito-yield-distance",
                               cl::desc("instructions between points for policy=distance"),
@@ -27,7 +67,10 @@ cl::opt<ito::Variant> VariantOpt(
                           "ito_coop_yield, preserve_none: the caller spills its live values"),
                clEnumValN(ito::Variant::Abi, "abi", "ito_coop_yield_abi, C calling convention"),
                clEnumValN(ito::Variant::Full, "full",
-                          "ito_coop_yield_full, C convention, saves every GPR and the vector state")));
+                          "ito_coop_yield_full, C convention, saves every GPR and the vector state"),
+               clEnumValN(ito::Variant::Stub, "stub",
+                          "an inline-asm call to a per-site stub that saves exactly the "
+                          "registers live there (bound by ito-cc after code generation)")));
 
 cl::opt<ito::Place> PlaceOpt(
     "ito-yield-place", cl::desc("where in a chosen block the point goes"),
@@ -51,5 +94,6 @@ cl::opt<bool> DryRunOpt("ito-yield-dry-run",
 } // namespace
 
 ito::YieldOptions ito::itoYieldOptions() {
-  return {PolicyOpt, DistanceOpt, VariantOpt, PlaceOpt, VarargsOpt, ReportOpt, DryRunOpt};
+  return {PolicyOpt, DistanceOpt, VariantOpt, PlaceOpt,  VarargsOpt, ReportOpt,
+          DryRunOpt, BoundOpt,    ExternCostOpt, TlsOpt, ProbeOpt, UnrollOpt, UnrollBodyOpt};
 }

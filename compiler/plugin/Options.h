@@ -8,9 +8,10 @@
 
 namespace ito {
 
-enum class Policy { Every, Loops, Distance };
-enum class Variant { Min, Abi, Full };
+enum class Policy { Every, Loops, Distance, Bound };
+enum class Variant { Min, Abi, Full, Stub };
 enum class Place { Auto, Begin, End };
+enum class TlsModel { InitialExec, LocalExec };
 
 struct YieldOptions {
   Policy policy;
@@ -20,6 +21,12 @@ struct YieldOptions {
   bool allowVarargRegions; // insert between va_start and va_end
   bool report;             // one line per point on stderr
   bool dryRun;             // decide (and report) but do not change the IR
+  unsigned bound;          // Policy::Bound: estimated instructions between two checks
+  unsigned externCost;     // Policy::Bound: what a call to unknown code counts
+  TlsModel tls;            // how the flag is addressed
+  bool probe;              // measurement build: every point calls ito_probe_hit, no guard
+  unsigned unroll;         // Policy::Bound: unroll small loops of unknown trip count by this
+  unsigned unrollBody;     // ... when one iteration costs at most this many instructions
 };
 
 YieldOptions itoYieldOptions();

@@ -15,8 +15,6 @@ using namespace llvm;
 
 namespace ito {
 
-namespace {
-
 BasicBlock::iterator beginPoint(BasicBlock &B) {
   BasicBlock::iterator It = B.getFirstInsertionPt();
   if (B.isEntryBlock()) // keep every static alloca in front of the split
@@ -53,13 +51,15 @@ BasicBlock::iterator endPoint(BasicBlock &B) {
   return It;
 }
 
-bool eligible(BasicBlock &B, const DenseSet<const BasicBlock *> &VaOpen) {
+bool eligibleBlock(BasicBlock &B, const DenseSet<const BasicBlock *> &VaOpen) {
   if (B.isEHPad() || !B.getTerminator() || isa<UnreachableInst>(B.getTerminator()))
     return false;
   if (B.getFirstInsertionPt() == B.end())
     return false;
   return !VaOpen.contains(&B);
 }
+
+namespace {
 
 unsigned sizeOf(const BasicBlock &B) {
   unsigned N = 0;
@@ -109,9 +109,12 @@ std::vector<YieldPoint> placeYieldPoints(Function &F, const YieldOptions &O) {
     case Policy::Distance:
       Want = Cycle || DistIn + Size >= O.distance;
       break;
+    case Policy::Bound: // placed by BoundPlacer (Bound.h), not here
+      Want = Cycle;
+      break;
     }
     DistOut[B] = DistIn + Size;
-    if (!Want || !eligible(*B, VaOpen))
+    if (!Want || !eligibleBlock(*B, VaOpen))
       continue;
 
     BasicBlock::iterator Bg = beginPoint(*B), En = endPoint(*B);

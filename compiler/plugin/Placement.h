@@ -19,6 +19,7 @@
 
 #include "Options.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/IR/BasicBlock.h"
 #include "llvm/IR/Function.h"
 
@@ -31,9 +32,16 @@ struct YieldPoint {
   llvm::BasicBlock::iterator At; // the point is just before this instruction
   bool AtBegin;
   unsigned LiveBegin, LiveEnd; // IR estimate at both candidate positions
+  const char *Pos = nullptr;    // for the report: "begin", "end" or "mid" (null: by AtBegin)
 };
 
 std::vector<YieldPoint> placeYieldPoints(llvm::Function &F, const YieldOptions &O);
+
+// The two candidate positions of a block, and whether a block may hold a point at all
+// (shared with the bounded placement of Bound.h).
+llvm::BasicBlock::iterator beginPoint(llvm::BasicBlock &B);
+llvm::BasicBlock::iterator endPoint(llvm::BasicBlock &B);
+bool eligibleBlock(llvm::BasicBlock &B, const llvm::DenseSet<const llvm::BasicBlock *> &VaOpen);
 
 } // namespace ito
 

@@ -12,11 +12,14 @@
 // "ito-yield-done" keeps a function from being instrumented twice should both hooks run.
 // The pass is required: it also runs on optnone functions (-O0).
 // opt: -load-pass-plugin=ItoYield.so -passes=ito-yield.
+#include "Bound.h"
 #include "Insert.h"
 #include "Options.h"
 #include "Placement.h"
 #include "Safety.h"
 
+#include "llvm/ADT/SCCIterator.h"
+#include "llvm/Analysis/CallGraph.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -42,38 +45,78 @@ std::string blockName(const BasicBlock &B) {
   return "#" + std::to_string(N);
 }
 
+// The functions of M in the order the pass visits them, each with the functions of its
+// call-graph cycle (empty when it is in none). Policy::Bound needs callees before
+// callers (bottom-up strongly connected components); the other policies use module order.
+std::vector<std::pair<Function *, DenseSet<const Function *>>> visitOrder(Module &M,
+                                                                          bool BottomUp) {
+  std::vector<std::pair<Function *, DenseSet<const Function *>>> Order;
+  if (!BottomUp) {
+    for (Function &F : M)
+      Order.push_back({&F, {}});
+    return Order;
+  }
+  CallGraph CG(M);
+  for (auto I = scc_begin(&CG); !I.isAtEnd(); ++I) {
+    DenseSet<const Function *> Cycle;
+    if (I.hasCycle())
+      for (CallGraphNode *N : *I)
+        if (N->getFunction())
+          Cycle.insert(N->getFunction());
+    for (CallGraphNode *N : *I)
+      if (Function *F = N->getFunction())
+        Order.push_back({F, Cycle});
+  }
+  return Order;
+}
+
 struct ItoYieldPass : PassInfoMixin<ItoYieldPass> {
-  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
     const ito::YieldOptions O = ito::itoYieldOptions();
     ito::ModuleSafety Safety(M);
+    FunctionAnalysisManager &FAM =
+        MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+    const bool Bounded = O.policy == ito::Policy::Bound;
+    ito::BoundPlacer Placer(O, FAM);
     std::optional<ito::YieldEmitter> Emitter;
     bool Changed = false;
-    for (Function &F : M) {
+    for (auto &[FP, Cycle] : visitOrder(M, Bounded)) {
+      Function &F = *FP;
       if (F.hasFnAttribute(DoneAttr))
         continue;
       StringRef Why = Safety.whyNot(F);
       if (!Why.empty()) {
         if (O.report && Why != "declaration")
           errs() << "ito-yield: " << F.getName() << ": skipped (" << Why << ")\n";
+        Placer.markOpaque(F);
         continue;
       }
-      std::vector<ito::YieldPoint> Points = ito::placeYieldPoints(F, O);
-      if (O.report)
+      std::vector<ito::YieldPoint> Points =
+          Bounded ? Placer.place(F, Cycle) : ito::placeYieldPoints(F, O);
+      if (O.report) {
         for (const ito::YieldPoint &P : Points)
           errs() << "ito-yield: " << F.getName() << ": " << blockName(*P.Block) << " "
-                 << (P.AtBegin ? "begin" : "end") << " live_begin=" << P.LiveBegin
+                 << (P.Pos ? P.Pos : P.AtBegin ? "begin" : "end") << " live_begin=" << P.LiveBegin
                  << " live_end=" << P.LiveEnd << "\n";
+        if (const ito::BoundSummary *S = Bounded ? Placer.summary(F) : nullptr)
+          errs() << "ito-yield: " << F.getName() << ": summary P=" << S->P << " T=" << S->T
+                 << " S=" << S->S << "\n";
+      }
       if (O.dryRun)
         continue;
       F.addFnAttr(DoneAttr);
       if (Points.empty())
         continue;
       if (!Emitter)
-        Emitter.emplace(M, O.variant);
+        Emitter.emplace(M, O);
       for (const ito::YieldPoint &P : Points)
         Emitter->emit(P.At);
+      FAM.invalidate(F, PreservedAnalyses::none());
       Changed = true;
     }
+    if (O.report && Bounded && Placer.violations())
+      errs() << "ito-yield: " << M.getName() << ": " << Placer.violations()
+             << " excess(es) over the bound in blocks that may hold no check\n";
     return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
   static bool isRequired() { return true; }

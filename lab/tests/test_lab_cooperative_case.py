@@ -2,7 +2,7 @@
 callgrind's output, the per-switch cost and the composed totals."""
 import pytest
 
-from ito_lab.experiments import cooperative as co
+from ito_lab.experiments import coop_case as co
 
 
 def test_parse_kv_reads_player_output():
@@ -33,3 +33,23 @@ def test_paper_values_are_the_papers():
     nothr, full, opt = (co.PAPER_TABLE3[k][0] for k in ("nothr", "full", "min"))
     assert co.overhead_pct(full, nothr) == pytest.approx(23.8, abs=0.05)
     assert co.overhead_pct(opt, nothr) == pytest.approx(12.6, abs=0.05)
+
+
+def test_parse_size_text_takes_the_text_column():
+    out = "   text\t   data\t    bss\t    dec\t    hex\tfilename\n  59686\t     10\t   1024\t  60720\t   ed30\tdecoder.o\n"
+    assert co.parse_size_text(out) == 59686
+
+
+def test_the_headline_pairs_compare_the_same_placement():
+    names = {v[0]: v[2] for v in co.VARIANTS}
+    for full, opt, place in co.PAIRS:
+        assert names[full] == names[opt] == place
+
+
+def test_cycle_model_adds_checks_and_ticks():
+    # plain 10 ms at 2000 MHz = 20e6 cycles; checks: 1 ms more = 10 %; ticks: 20e6/7700
+    # of them at 1000/2 cycles each = 6.49 %.
+    checks, switches, total = co.cycle_model(10e6, 11e6, 1000.0, 2000.0)
+    assert checks == pytest.approx(10.0)
+    assert switches == pytest.approx(100.0 * (20e6 / 7700 * 500) / 20e6)
+    assert total == pytest.approx(checks + switches)

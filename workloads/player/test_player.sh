@@ -10,7 +10,7 @@ val() { sed -n "s/^$1=//p" "$3.$2"; }
 "$bin/player-nothr" "$ogg" > "$bin/t.nothr.out"
 ref=$(sed -n 's/^checksum=//p' "$bin/t.nothr.out")
 [ -n "$ref" ] || { echo "no checksum from player-nothr"; exit 1; }
-for v in full abi min min-begin preempt; do
+for v in full abi min min-begin preempt stub-full stub-begin stub bound-full bound; do
   "$bin/player-$v" "$ogg" --period-us 50 > "$bin/t.$v.out"
   "$bin/player-$v" "$ogg" --no-ticks > "$bin/t.$v.quiet"
   for kind in out quiet; do

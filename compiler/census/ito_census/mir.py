@@ -132,8 +132,11 @@ def _regmask(tok: str) -> int | None:
     return (ALL_GPR | ALL_VEC | (1 << FLAGS_BIT)) & ~kept
 
 
+_TIED = re.compile(r"\(tied-def \d+\)")
+
+
 def _reg_operand(tok: str, ins: Instr, explicit_def: bool) -> None:
-    words = tok.split()
+    words = _TIED.sub("", tok).split()
     if not words:
         return
     flags = set(words[:-1])

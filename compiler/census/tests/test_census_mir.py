@@ -32,6 +32,14 @@ def test_undef_use_reads_nothing_and_tied_def():
     assert i.uses == 0 and i.kills == bit(VEC, 0)
 
 
+def test_killed_tied_use_is_a_use():
+    # Regression: "$rdi(tied-def 0)" after other flags was not read as a use (the
+    # whitespace split broke the tie marker), so two-address updates ended liveness.
+    i = mir.parse_instr("renamable $rdi = nuw nsw INC64r killed renamable $rdi(tied-def 0), "
+                        "implicit-def dead $eflags")
+    assert i.uses == g("rdi") and i.kills & g("rdi")
+
+
 def test_inline_asm_operands():
     i = mir.parse_instr('INLINEASM &"movl $1, $0; # a, b", 0 /* attdialect */, '
                         '2359306 /* regdef:GR32 */, def $eax, 2359305 /* reguse:GR32 */, '

@@ -8,7 +8,8 @@
  * worker's ito_coop_flag, so the yield points the plugin compiled in switch between them
  * all the time. stdout holds only results that do not depend on the interleaving; it must
  * be byte-identical between the build without the plugin and every plugin variant at each
- * of -O0..-O3 (run.sh compares). stderr reports what does depend on it: switches, how
+ * of -O0..-O3 (run.sh compares). With --every (a tenth of the rounds, no timer) a yield is
+ * taken at every check executed (see rearmer()). stderr reports what does depend on it: switches, how
  * often each ULT saw the other make progress, and the checks of the two regions where no
  * yield may happen (inside the signal handler, inside the ito_noyield function): each one
  * forces the flag on and then verifies that the other ULT did not run meanwhile. */
@@ -204,11 +205,10 @@ static void on_usr1(int sig)
     handler_runs++;
 }
 
-/* The same check in a function marked ito_noyield. noinline is needed: the plugin runs
+/* The same check in a function marked ito_noyield (which implies noinline: the plugin runs
  * after inlining, and the body of an ito_noyield function inlined into an instrumented
- * caller gets yield points (at -O1..-O3 this check then counts violations; reported to the
- * lead: ito_noyield should imply noinline, in ito/coop.h or in the plugin). */
-ito_noyield __attribute__((noinline)) static uint64_t noyield_work(int me, int n)
+ * caller would get yield points). */
+ito_noyield static uint64_t noyield_work(int me, int n)
 {
     uint64_t before = progress[1 - me];
     ito_coop_flag = 1;
@@ -219,12 +219,27 @@ ito_noyield __attribute__((noinline)) static uint64_t noyield_work(int me, int n
 }
 
 static uint64_t results[NULT];
+static int rounds = ROUNDS;
+static volatile int finished; /* battery ULTs done (--every) */
+
+/* --every: a rearmer sits between the two battery ULTs in the ready queue (A R1 B R2) and
+ * sets the flag before it yields, so each battery ULT resumes with the flag set and
+ * switches at its very next check: a yield is taken at every check executed. */
+static void *rearmer(void *arg)
+{
+    (void)arg;
+    while (finished < NULT) {
+        ito_coop_flag = 1;
+        ito_yield();
+    }
+    return NULL;
+}
 
 static void *ult_main(void *arg)
 {
     int me = (int)(intptr_t)arg;
     uint64_t h = 0;
-    for (int r = 0; r < ROUNDS; r++) {
+    for (int r = 0; r < rounds; r++) {
         int s = r * 3 + me;   /* both ULTs compute the same sequence, offset by ULT */
         h = mix(h, matmul(s)); step(me);
         h = mix(h, filters(2000 + s)); step(me);
@@ -245,11 +260,14 @@ static void *ult_main(void *arg)
         }
     }
     results[me] = h;
+    finished++;
     return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int every = argc > 1 && strcmp(argv[1], "--every") == 0;
+    if (every) rounds = ROUNDS / 10;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_usr1;
@@ -259,18 +277,21 @@ int main(void)
     if (ito_init(&cfg) != ITO_OK) return 2;
     ito_stats_t s0, s1;
     ito_stats(&s0);
-    if (ply_ticker_start(20000, PLY_TICK_FLAG) != 0) return 2;
-    ito_thread_t t[NULT];
+    if (!every && ply_ticker_start(20000, PLY_TICK_FLAG) != 0) return 2;
+    ito_thread_t t[NULT], rt[NULT];
     for (int i = 0; i < NULT; i++) {
         ito_attr_t a;
         ito_attr_init(&a);
         a.worker = 0;
         a.stack_size = 256u << 10;
         if (ito_create(&t[i], ult_main, (void *)(intptr_t)i, &a) != ITO_OK) return 2;
+        if (every && ito_create(&rt[i], rearmer, NULL, &a) != ITO_OK) return 2;
     }
     for (int i = 0; i < NULT; i++) ito_join(t[i], NULL);
-    ply_tick_stats_t ts;
-    ply_ticker_stop(&ts);
+    if (every)
+        for (int i = 0; i < NULT; i++) ito_join(rt[i], NULL);
+    ply_tick_stats_t ts = {0};
+    if (!every) ply_ticker_stop(&ts);
     ito_stats(&s1);
     for (int i = 0; i < NULT; i++) printf("ult %d: %016llx\n", i, (unsigned long long)results[i]);
     printf("noyield violations: %d\nhandler violations: %d\nhandler runs: %d\n",

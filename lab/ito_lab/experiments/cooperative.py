@@ -33,6 +33,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from ..context import REPO  # noqa: E402
 from ..progress import steps  # noqa: E402
 from ..report import image, markdown_table, write_csv, write_report  # noqa: E402
+from .coop_case import run_case_study  # noqa: E402,F401
+from .coop_zlib import run_zlib  # noqa: E402,F401
 
 NAME = "cooperative"
 HELP = ("compiler-assisted co-operative threading: live-register census (Fig. 1, Table 1) "
@@ -54,8 +56,9 @@ def _census_modules():
 
 
 def add_arguments(p):
-    p.add_argument("--part", choices=["census", "case", "all"], default="all",
-                   help="census: Fig. 1 and Table 1; case: the stb_vorbis case study (Table 3)")
+    p.add_argument("--part", choices=["census", "case", "zlib", "all"], default="all",
+                   help="census: Fig. 1 and Table 1; case: the stb_vorbis case study (Table 3); "
+                        "zlib: zlib and its tests built by ito-cc, run in ULTs")
 
 
 def _plugin(ctx) -> Path | None:
@@ -254,254 +257,6 @@ case study), always-end, the better end by machine liveness and the block's true
     return sections
 
 
-# ---- the case study (section 4, Table 3) -----------------------------------------------
-
-# Paper Table 3 (cycles on a TTA simulator, MP3 decoder of DENbench, 60 s at 44.1 kHz).
-PAPER_TABLE3 = {"nothr": (17_051_815_737, None), "min": (19_194_172_482, 12.6),
-                "full": (21_116_286_373, 23.8)}
-PAPER_TICK_CYCLES = 7700          # "calling the thread scheduler at about every 7 700 cycles"
-SAMPLE_PERIOD_US = 1e6 / 44100    # the player must run once per sample period
-CG_PERIOD_US = 200                # timer period under callgrind (few signals get through)
-CG_BURST = 64                     # switches per tick under callgrind (see player.c --burst)
-VARIANTS = [  # name, label, kind
-    ("nothr", "no threading", "none"),
-    ("full", "full save (every GPR + XSAVE)", "coop"),
-    ("abi", "ABI save (callee-saved GPRs, MXCSR, x87 CW)", "coop"),
-    ("min", "optimized (preserve_none, auto place)", "coop"),
-    ("min-begin", "optimized, always at block beginnings (paper)", "coop"),
-    ("preempt", "timer-signal preemption, no yield points", "preempt"),
-]
-
-
-def parse_kv(text: str) -> dict[str, str]:
-    """The player's stdout: one key=value per line."""
-    out = {}
-    for line in text.splitlines():
-        k, sep, v = line.partition("=")
-        if sep:
-            out[k.strip()] = v.strip()
-    return out
-
-
-def parse_callgrind_ir(stderr: str) -> int:
-    """Total instructions from callgrind's summary ("Collected : N")."""
-    for line in stderr.splitlines():
-        if "Collected :" in line:
-            return int(line.split("Collected :")[1].split()[0].replace(",", ""))
-    raise ValueError("no 'Collected :' line in callgrind's output")
-
-
-def per_switch(ir_ticked: int, ir_base: int, runs_ticked: int, runs_base: int) -> float:
-    """Instructions one switch to the player and back costs: what the ticked run executed
-    beyond the same variant without ticks, per extra player run."""
-    n = runs_ticked - runs_base
-    if n <= 0:
-        raise ValueError("the ticked run switched no more than the quiet one")
-    return (ir_ticked - ir_base) / n
-
-
-def model_total(base: float, ticks: float, cost: float) -> float:
-    """Instructions of a run with `ticks` switches: the variant's quiet run plus their cost."""
-    return base + ticks * cost
-
-
-def overhead_pct(x: float, ref: float) -> float:
-    return 100.0 * (x - ref) / ref
-
-
-def _player_dir(ctx) -> Path:
-    for d in (ctx.build_dir / "workloads" / "player", ctx.build_dir / "player"):
-        if (d / "player-nothr").exists():
-            return d
-    raise FileNotFoundError(f"workloads/player is not built in {ctx.build_dir} "
-                            "(needs the plugin, libstb-dev, sox, vorbis-tools)")
-
-
-def _run(cmd: list[str], timeout: float = 600) -> subprocess.CompletedProcess:
-    cp = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if cp.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} exited {cp.returncode}: {cp.stderr[-1500:]}")
-    return cp
-
-
-def _callgrind(exe: Path, args: list[str]) -> tuple[int, dict[str, str]]:
-    cp = _run(["nice", "-n", "10", "valgrind", "--tool=callgrind",
-               "--callgrind-out-file=/dev/null", str(exe), *args])
-    return parse_callgrind_ir(cp.stderr), parse_kv(cp.stdout)
-
-
-def _median(xs):
-    xs = sorted(xs)
-    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
-
-
-def _overhead_png(path: Path, names, ours_model, ours_rt, ours_wall) -> Path:
-    fig, ax = plt.subplots(figsize=(8.4, 4.0))
-    xs = range(len(names))
-    w = 0.2
-    ax.bar([x - 1.5 * w for x in xs], ours_model, w,
-           label=f"ours, instructions, a tick per {PAPER_TICK_CYCLES} instr. (paper density)")
-    ax.bar([x - 0.5 * w for x in xs], ours_rt, w, label="ours, instructions, a tick per 1/44100 s")
-    ax.bar([x + 0.5 * w for x in xs], ours_wall, w,
-           label="ours, wall time, helper-thread timer at 1/44100 s")
-    paper = [PAPER_TABLE3.get(n, (None, None))[1] for n in names]
-    ax.bar([x + 1.5 * w for x in xs], [p if p is not None else 0 for p in paper], w,
-           label="paper (cycles, TTA)", hatch="//", fill=False)
-    ax.set_xticks(list(xs), names)
-    ax.set_ylabel("threading overhead vs no threading (%)")
-    ax.set_title("Table 3 analogue: stb_vorbis decoder + 44.1 kHz player", fontsize=10)
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
-def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
-    """The stb_vorbis decoder + player case study (paper Table 3)."""
-    pdir = _player_dir(ctx)
-    ogg = pdir / ("player-short.ogg" if ctx.quick else "player.ogg")
-    reps = 3 if ctx.quick else 5
-    names = [v[0] for v in VARIANTS]
-    exe = {n: pdir / f"player-{n}" for n in names}
-    coop = [n for n, _, k in VARIANTS if k == "coop"]
-    n_native = reps * (1 + 3 * len(coop) + 2)
-    n_cg = len(names) + len(coop)
-    cg: dict[str, dict] = {}
-    wall: dict[tuple[str, str], list[dict]] = {}
-    with steps(n_cg + n_native, "case study") as step:
-        # 1. Instruction counts (callgrind): each variant quiet (no tick: deterministic),
-        #    then with ticks, to get the cost of one switch to the player and back.
-        for n in names:
-            step(f"callgrind {n} quiet")
-            ir, kv = _callgrind(exe[n], [str(ogg), "--no-ticks"])
-            cg[n] = {"base": ir, "base_runs": int(kv.get("player_runs", 0)), "kv": kv}
-        # (Not the preemptive variant: callgrind 3.19 aborts when a signal handler switches
-        # stacks, threads.c:247 vgCallgrind_post_signal; it is measured natively only.)
-        for n in coop:
-            step(f"callgrind {n} ticked")
-            extra = ["--burst", str(CG_BURST)]
-            ir, kv = _callgrind(exe[n], [str(ogg), "--period-us", str(CG_PERIOD_US), *extra])
-            cg[n].update(ticked=ir, ticked_runs=int(kv["player_runs"]), served=int(kv["served"]),
-                         per_switch=per_switch(ir, cg[n]["base"], int(kv["player_runs"]),
-                                               cg[n]["base_runs"]))
-            if kv["checksum"] != cg["nothr"]["kv"]["checksum"]:
-                raise RuntimeError(f"{n}: checksum {kv['checksum']} differs from no threading")
-        # 2. Wall time, natively, the variants interleaved in each repetition.
-        modes = {"quiet": ["--no-ticks"], "signal": ["--period-us", f"{SAMPLE_PERIOD_US:.3f}"],
-                 "helper": ["--period-us", f"{SAMPLE_PERIOD_US:.3f}", "--helper-timer"]}
-        for r in range(reps):
-            for n in names:
-                ms = (["quiet"] if n == "nothr" else ["quiet", "signal"] if n == "preempt"
-                      else ["quiet", "signal", "helper"])
-                for m in ms:
-                    step(f"rep {r + 1} {n} {m}")
-                    kv = parse_kv(_run([str(exe[n]), str(ogg), *modes[m]]).stdout)
-                    if kv["checksum"] != cg["nothr"]["kv"]["checksum"]:
-                        raise RuntimeError(f"{n} {m}: wrong checksum")
-                    wall.setdefault((n, m), []).append(kv)
-
-    frames = int(cg["nothr"]["kv"]["frames"])
-    ir0 = cg["nothr"]["base"]
-    t0 = _median([int(k["decode_ns"]) for k in wall[("nothr", "quiet")]])
-    ticks_paper = ir0 / PAPER_TICK_CYCLES
-    ticks_rt = t0 / (SAMPLE_PERIOD_US * 1000)
-
-    cg_h = ["variant", "instructions, no tick", "yield points alone (%)", "player runs (ticked)",
-            "ticks served (ticked)", "instructions per switch",
-            f"model: ticks at paper density ({ticks_paper:.0f})", "overhead (%)",
-            f"model: ticks at 1/44100 s ({ticks_rt:.0f})", "overhead rt (%)"]
-    cg_rows = []
-    ov_model, ov_rt = {}, {}
-    measured = [n for n in names if n == "nothr" or "per_switch" in cg[n]]
-    for n in names:
-        c = cg[n]
-        if n not in measured:
-            cg_rows.append([n, c["base"], round(overhead_pct(c["base"], ir0), 2),
-                            "", "", "", "", "", "", ""])
-            continue
-        cost = c.get("per_switch", 0.0)
-        m1 = model_total(c["base"], ticks_paper if n != "nothr" else 0, cost)
-        m2 = model_total(c["base"], ticks_rt if n != "nothr" else 0, cost)
-        ov_model[n], ov_rt[n] = overhead_pct(m1, ir0), overhead_pct(m2, ir0)
-        cg_rows.append([n, c["base"], round(overhead_pct(c["base"], ir0), 2),
-                        c.get("ticked_runs", ""), c.get("served", ""), round(cost, 1),
-                        round(m1), round(ov_model[n], 2), round(m2), round(ov_rt[n], 2)])
-    write_csv(out / "case_callgrind.csv", cg_h, cg_rows)
-
-    w_h = ["variant", "timer", "runs", "decode ms (median)", "overhead (%)", "ticks",
-           "served", "missed deadlines", "underruns", "mean latency us", "max latency us",
-           "deferred (preempt)"]
-    w_rows = []
-    ov_wall = {}
-    for (n, m), kvs in wall.items():
-        t = _median([int(k["decode_ns"]) for k in kvs])
-        med = lambda key: _median([int(k[key]) for k in kvs])  # noqa: E731
-        if m == "helper" or (n == "nothr"):
-            ov_wall[n] = overhead_pct(t, t0)
-        w_rows.append([n, m, len(kvs), round(t / 1e6, 2), round(overhead_pct(t, t0), 1),
-                       med("ticks"), med("served"), med("missed"), med("underruns"),
-                       round(med("mean_latency_ns") / 1e3, 2),
-                       round(max(int(k["max_latency_ns"]) for k in kvs) / 1e3, 1),
-                       med("deferred")])
-    write_csv(out / "case_wall.csv", w_h, w_rows)
-
-    pn = [n for n in measured if n != "nothr"]
-    png = _overhead_png(out / "table3_overhead.png", pn, [ov_model[n] for n in pn],
-                        [ov_rt[n] for n in pn], [ov_wall.get(n, 0.0) for n in pn])
-    t3_h = ["method", "paper cycles", "paper overhead (%)", "ours: instructions (model)",
-            "ours: overhead (%)", "ours: per switch (instr.)", "ours: yield points alone (%)"]
-    t3 = []
-    for n, label, _ in VARIANTS:
-        if n not in measured:
-            continue
-        p = PAPER_TABLE3.get(n, (None, None))
-        t3.append([label, p[0] if p[0] else "", p[1] if p[1] is not None else "",
-                   round(model_total(cg[n]["base"], ticks_paper if n != "nothr" else 0,
-                                     cg[n].get("per_switch", 0.0))),
-                   round(ov_model[n], 1) if n != "nothr" else "",
-                   round(cg[n].get("per_switch", 0.0), 1) if n != "nothr" else "",
-                   round(overhead_pct(cg[n]["base"], ir0), 1) if n != "nothr" else ""])
-    return [
-        ("Case study: what was run", f"""
-`workloads/player`: a decoder ULT (stb_vorbis from libstb-dev, the only unit built per variant:
-`ito-cc --ito-off | --ito-variant=full | abi | min [--ito-place=begin]`) decodes `{ogg.name}`
-({frames} stereo frames, {frames / 44100:.1f} s at 44.1 kHz, made at build time by sox and oggenc,
-deterministic) as fast as it can into a buffer; a player ULT on the same worker runs once per tick,
-takes one frame and checks its deadline. The checksum over all frames is the same in every variant
-and run (checked). Instruction counts: `valgrind --tool=callgrind`, whole program (deterministic:
-the quiet runs give the same count every time). Wall time: median of {reps} runs of the decoding
-phase. Paper density: the paper's timer fired every {PAPER_TICK_CYCLES} cycles of a simulator where
-a cycle is an instruction; we apply one tick per {PAPER_TICK_CYCLES} instructions of the no-threading
-run ({ticks_paper:.0f} ticks). Real-time density: one tick per 1/44100 s of this CPU's no-threading
-decoding time ({t0 / 1e6:.1f} ms, {ticks_rt:.0f} ticks).
-"""),
-        ("Table 3: threading overhead", f"""
-{image(png, 'Table 3 analogue', out)}
-
-{markdown_table(t3_h, t3)}
-
-Instructions per switch: the ticked callgrind run minus the quiet run of the same variant, per
-extra player run (a switch to the player, its run, and the switch back; under callgrind only
-about one timer signal per million instructions gets through, so each tick is followed by
-{CG_BURST - 1} more switches at the decoder's next yield points: `--burst {CG_BURST}`). The model
-adds ticks x that cost to the quiet run. Data: case_callgrind.csv.
-
-{markdown_table(cg_h, cg_rows)}
-"""),
-        ("Wall time and deadlines (native)", f"""
-Timers: `signal` is a POSIX timer sending a signal to the worker every 1/44100 s (its handler
-sets the flag, or switches in the preemptive variant); `helper` is a thread on the other core
-that polls the clock and stores the flag, the nearest thing to the paper's free hardware timer;
-`quiet` has no timer. Missed deadlines: ticks that found the previous tick not yet served, plus
-expiries the kernel folded. Data: case_wall.csv.
-
-{markdown_table(w_h, sorted(w_rows, key=lambda r: (names.index(r[0]), r[1])))}
-"""),
-    ]
-
-
 def run(args, ctx) -> int:
     out = ctx.out(NAME)
     part = getattr(args, "part", "all")
@@ -510,6 +265,8 @@ def run(args, ctx) -> int:
         sections += run_census(args, ctx, out)
     if part in ("case", "all"):
         sections += run_case_study(args, ctx, out)
+    if part in ("zlib", "all"):
+        sections += run_zlib(args, ctx, out)
     write_report(out / "report.md", "Compiler-assisted co-operative threading (seed 004)", sections)
     print(f"ito-lab {NAME}: wrote {out / 'report.md'}")
     return 0

@@ -1,0 +1,133 @@
+"""Per-live-set yield stubs (x86-64, ELF, GNU as syntax), as the paper's compiler generated them.
+
+One stub per distinct set of live registers; each yield site's label `.Lito_ys_N` is bound to
+the stub of its set (`.set`). A stub is a local function at the end of the object's text
+(each object has its own copies: a weak or COMDAT symbol would be reached through the
+alias as a section-relative reference into a section the linker may discard). It is
+entered from the site's inline asm
+
+    lea -128(%rsp), %rsp        # step over the red zone the function may be using
+    call .Lito_ys_N             # = __ito_ys_<set>
+    lea 128(%rsp), %rsp
+
+with every register holding the interrupted function's values, saves exactly <set>, and
+calls the runtime's minimal yield, ito_coop_yield (libito: keeps only rsp and rbp, switches
+to the next ULT and returns when this one is resumed). The saved context:
+
+    ------------------------------------------------------------------------------
+    | address      | rbp+8  | rbp    | rbp-8 ... rbp-8g | below: v vector slots    |
+    ------------------------------------------------------------------------------
+    | what         | return | caller | the g live GPRs  | the live xmm/ymm, w bytes|
+    |              | to site| rbp    | in set order     | each, then alignment pad |
+    ------------------------------------------------------------------------------
+    rsp is then rounded down to 16 bytes, so that ito_coop_yield is entered at 8 mod 16.
+
+The `full` stub (functions whose state the per-register stubs do not cover: x87/MMX, mask
+registers, zmm, xmm16-31) saves all 14 GPRs and XSAVEs x87, SSE, AVX and AVX-512 state
+(mask 0xE7) into a 64-byte aligned area whose XSAVE header it zeroes first.
+
+Not saved by any stub: MXCSR and the x87 control word (the ULTs of a program share one
+floating-point environment at yield points), and EFLAGS (the asm declares it clobbered).
+"""
+from __future__ import annotations
+
+from .sites import LiveSet
+
+PREFIX = "__ito_ys_"
+ALL_GPRS = ("rax", "rcx", "rdx", "rbx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
+            "r14", "r15")
+XSAVE_AREA = 2752          # legacy 512 + header 64 + AVX 256 + opmask 64 + ZMM_Hi256 512 + Hi16 1024, rounded to 64
+XSAVE_MASK = 0xE7
+
+
+def _head(sym: str) -> list[str]:
+    return [
+        "\t.text",
+        f"\t.type {sym},@function",
+        "\t.p2align 4",
+        f"{sym}:",
+        "\t.cfi_startproc",
+        "\tpushq %rbp                      # kept by ito_coop_yield: our frame register",
+        "\t.cfi_def_cfa_offset 16",
+        "\t.cfi_offset %rbp, -16",
+        "\tmovq %rsp, %rbp                 # the saved context is addressed from rbp",
+        "\t.cfi_def_cfa_register %rbp",
+    ]
+
+
+def _tail(sym: str) -> list[str]:
+    return [
+        "\tleave                           # rsp = rbp; pop the caller's rbp",
+        "\t.cfi_def_cfa %rsp, 8",
+        "\tret                             # back to the site",
+        "\t.cfi_endproc",
+        f"\t.size {sym}, .-{sym}",
+    ]
+
+
+def stub(ls: LiveSet) -> str:
+    sym = PREFIX + ls.name()
+    out = _head(sym)
+    if ls.full:
+        return "\n".join(out + _full_body() + _tail(sym)) + "\n"
+    g = len(ls.gprs)
+    for r in ls.gprs:
+        out.append(f"\tpushq %{r:<26}# live here")
+    if ls.vecs:
+        w = ls.width
+        out.append(f"\tsubq ${w * len(ls.vecs)}, %rsp{'':14}# vector slots")
+        mov = "vmovdqu" if w == 32 else "movdqu"
+        reg = "ymm" if w == 32 else "xmm"
+        for k, v in enumerate(ls.vecs):
+            off = 8 * g + w * (k + 1)
+            out.append(f"\t{mov} %{reg}{v}, -{off}(%rbp){'':8}# live here")
+    out += ["\tandq $-16, %rsp                 # align: the yield is entered at 8 mod 16",
+            "\tcallq ito_coop_yield@PLT        # switch; returns when this ULT resumes"]
+    if ls.vecs:
+        w = ls.width
+        mov = "vmovdqu" if w == 32 else "movdqu"
+        reg = "ymm" if w == 32 else "xmm"
+        for k, v in enumerate(ls.vecs):
+            off = 8 * g + w * (k + 1)
+            out.append(f"\t{mov} -{off}(%rbp), %{reg}{v}{'':8}# restore")
+    for k, r in enumerate(ls.gprs):
+        out.append(f"\tmovq -{8 * (k + 1)}(%rbp), %{r:<16}# restore")
+    return "\n".join(out + _tail(sym)) + "\n"
+
+
+def _full_body() -> list[str]:
+    out = []
+    for r in ALL_GPRS:
+        out.append(f"\tpushq %{r:<26}# every GPR")
+    out += [
+        f"\tsubq ${XSAVE_AREA}, %rsp             # the XSAVE area",
+        "\tandq $-64, %rsp                 # ... 64-byte aligned",
+        "\tmovq $0, 512(%rsp)              # zero the XSAVE header (XRSTOR requires it)",
+    ]
+    for k in range(1, 8):
+        out.append(f"\tmovq $0, {512 + 8 * k}(%rsp)")
+    out += [
+        f"\tmovl ${XSAVE_MASK:#x}, %eax               # x87, SSE, AVX, opmask, ZMM state",
+        "\txorl %edx, %edx",
+        "\txsave64 (%rsp)                  # save the vector and x87 state",
+        "\tcallq ito_coop_yield@PLT        # switch; returns when this ULT resumes",
+        f"\tmovl ${XSAVE_MASK:#x}, %eax",
+        "\txorl %edx, %edx",
+        "\txrstor64 (%rsp)                 # restore it",
+    ]
+    for k, r in enumerate(ALL_GPRS):
+        out.append(f"\tmovq -{8 * (k + 1)}(%rbp), %{r:<16}# restore")
+    return out
+
+
+def binding_asm(sites: dict[int, LiveSet], referenced: set[int]) -> str:
+    """Stubs for every set used, and a binding for every referenced site (a site missing
+    from the dump, which should not happen, gets the full stub)."""
+    bind = {n: sites.get(n, LiveSet(full=True)) for n in sorted(referenced)}
+    parts = ["", "# ---- ito-cc: per-live-set yield stubs (compiler/itocc/stubs.py) ----"]
+    for ls in sorted(set(bind.values()), key=lambda s: s.name()):
+        parts.append(stub(ls))
+    parts.append("\t.text")
+    for n, ls in bind.items():
+        parts.append(f"\t.set .Lito_ys_{n}, {PREFIX}{ls.name()}")
+    return "\n".join(parts) + "\n"

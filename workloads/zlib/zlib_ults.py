@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""zlib built by ito-cc, its own tests run inside ULTs under FLAG-mode preemption.
+
+    zlib_ults.py --build-dir DIR --itocc ITO-CC --libito LIBITO --include INC [--full]
+
+Fetches Debian's zlib source (`apt-get source --download-only zlib`: the Debian archive is
+the registry; nothing is committed) into DIR/src once, then builds programs of zlib's
+library sources, its tests test/example.c and test/infcover.c (their output redirected into
+per-ULT buffers) and zharness.c, and runs each: the plugin builds must print exactly what the
+plain build prints, exit 0, and really switch (the FLAG timer at 100 us on 2 workers).
+
+Builds (name: ito-cc options): `off` (no plugin) and, per policy, the stub variant with the
+flag in local-exec TLS. The reduced matrix (ctest): off at -O2, `bound` at -O0..-O3, `every`
+at -O2. --full: every policy (every, loops, bound) at -O0..-O3.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+LIB_SOURCES = ["adler32", "compress", "crc32", "deflate", "gzclose", "gzlib", "gzread",
+               "gzwrite", "infback", "inffast", "inflate", "inftrees", "trees", "uncompr",
+               "zutil"]
+REDIRECT = ["-Dprintf=zh_printf", "-Dfprintf=zh_fprintf", "-Dfputs=zh_fputs"]
+TESTS = {"example": ["-Dmain=zlib_example_main"], "infcover": ["-Dmain=zlib_infcover_main"]}
+STUB = ["--ito-variant=stub", "--ito-tls=local-exec"]
+POLICIES = {
+    "off": ["--ito-off"],
+    "every": STUB,
+    "loops": STUB + ["--ito-policy=loops"],
+    "bound": STUB + ["--ito-policy=bound", "--ito-bound=5000"],
+}
+REDUCED = [("off", "-O2"), ("bound", "-O0"), ("bound", "-O1"), ("bound", "-O2"),
+           ("bound", "-O3"), ("every", "-O2")]
+FULL = [(p, o) for p in POLICIES for o in ("-O0", "-O1", "-O2", "-O3")]
+
+
+class FetchError(RuntimeError):
+    pass
+
+
+def fetch(build_dir: Path) -> Path:
+    """The unpacked zlib source tree (fetched and unpacked once)."""
+    dl = build_dir / "src"
+    found = sorted(glob.glob(str(dl / "zlib-*" / "zlib.h")))
+    if found:
+        return Path(found[-1]).parent
+    dl.mkdir(parents=True, exist_ok=True)
+    cp = subprocess.run(["apt-get", "source", "--download-only", "zlib"], cwd=dl,
+                        capture_output=True, text=True)
+    tars = sorted(glob.glob(str(dl / "zlib_*.orig.tar.*")))
+    if cp.returncode != 0 or not tars:
+        raise FetchError("apt-get source zlib failed (needs a deb-src entry, see "
+                         f"tools/setup-deps.sh): {cp.stderr.strip()[-400:]}")
+    with tarfile.open(tars[-1]) as t:
+        if hasattr(tarfile, "data_filter"):  # Python >= 3.11.4: refuse unsafe members
+            t.extractall(dl, filter="data")
+        else:
+            t.extractall(dl)
+    found = sorted(glob.glob(str(dl / "zlib-*" / "zlib.h")))
+    if not found:
+        raise FetchError("the zlib tarball has no zlib.h")
+    return Path(found[-1]).parent
+
+
+def _cc(cmd: list[str]) -> None:
+    cp = subprocess.run(cmd, capture_output=True, text=True)
+    if cp.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}\n{cp.stderr[-3000:]}")
+
+
+def build(src: Path, out: Path, itocc: str, libito: str, include: str, policy: str,
+          opt: str, jobs: int = 2) -> Path:
+    """One program: zlib and its tests by ito-cc <policy> <opt>, the harness plain."""
+    d = out / f"{policy}{opt}"
+    exe = d / "zharness"
+    d.mkdir(parents=True, exist_ok=True)
+    ito = POLICIES[policy]
+    # as zlib's configure does on Linux (DWARF 4: valgrind 3.19 cannot read clang-19's 5)
+    base = [itocc, *ito, opt, "-gdwarf-4", "-w", "-fPIE", "-DHAVE_UNISTD_H",
+            "-D_LARGEFILE64_SOURCE=1", f"-I{src}", "-c"]
+    jobs_list = [base + [str(src / f"{s}.c"), "-o", str(d / f"{s}.o")] for s in LIB_SOURCES]
+    for t, defs in TESTS.items():
+        jobs_list.append(base + defs + REDIRECT + [str(src / "test" / f"{t}.c"),
+                                                   "-o", str(d / f"{t}.o")])
+    jobs_list.append([itocc, "--ito-off", "-O2", "-gdwarf-4", "-std=c17", "-Wall", "-Wextra",
+                      "-Werror", "-fPIE", f"-I{src}", f"-I{include}", "-c",
+                      str(HERE / "zharness.c"), "-o", str(d / "zharness.o")])
+    with ThreadPoolExecutor(jobs) as ex:
+        list(ex.map(_cc, jobs_list))
+    objs = [str(d / f"{s}.o") for s in LIB_SOURCES + list(TESTS) + ["zharness"]]
+    _cc([itocc, "--ito-off", *objs, libito, f"-Wl,-rpath,{Path(libito).parent}", "-o", str(exe)])
+    return exe
+
+
+def text_size(d: Path) -> int:
+    """Bytes of text of zlib's own objects (library and tests) in a build folder."""
+    objs = [str(d / f"{s}.o") for s in LIB_SOURCES + list(TESTS)]
+    out = subprocess.run(["size", "-t", *objs], capture_output=True, text=True, check=True).stdout
+    return int(out.strip().splitlines()[-1].split()[0])
+
+
+def run(exe: Path, args: list[str], workdir: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(exe), "--dir", str(workdir), *args], capture_output=True,
+                          text=True, timeout=900)
+
+
+def switches(stderr: str) -> int:
+    for line in stderr.splitlines():
+        if line.startswith("switches "):
+            return int(line.split()[1])
+    return -1
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build-dir", required=True, type=Path)
+    ap.add_argument("--itocc", required=True)
+    ap.add_argument("--libito", required=True)
+    ap.add_argument("--include", required=True)
+    ap.add_argument("--full", action="store_true")
+    ap.add_argument("--rounds", default="1")
+    a = ap.parse_args(argv)
+    try:
+        src = fetch(a.build_dir)
+    except FetchError as e:
+        print(f"zlib: SKIP: {e}")
+        return 77
+    matrix = FULL if a.full else REDUCED
+    ref = None
+    failures = 0
+    for policy, opt in [("off", "-O2")] + [m for m in matrix if m != ("off", "-O2")]:
+        exe = build(src, a.build_dir / "builds", a.itocc, a.libito, a.include, policy, opt)
+        cp = run(exe, ["--rounds", a.rounds], a.build_dir)
+        sw = switches(cp.stderr)
+        if ref is None:
+            ref = cp.stdout
+            ok = cp.returncode == 0 and "rt level" in ref and "== ULT 1" in ref
+        else:
+            ok = cp.returncode == 0 and cp.stdout == ref and (policy == "off" or sw > 20)
+        print(f"zlib {policy} {opt}: exit {cp.returncode}, {len(cp.stdout)} bytes of output "
+              f"{'identical' if cp.stdout == ref else 'DIFFERENT'}, switches {sw}: "
+              f"{'ok' if ok else 'FAIL'}")
+        if not ok:
+            failures += 1
+            sys.stdout.write(cp.stderr[-2000:])
+    print(f"zlib: {len(matrix)} builds, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
