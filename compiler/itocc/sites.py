@@ -29,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "census"))
 from ito_census import mir  # noqa: E402
+from ito_census.liveness import live_in_sets  # noqa: E402
 from ito_census.regs import GPR, GPR64, classify  # noqa: E402
 
 CALLEE_SAVED = ("rbx", "rbp", "r12", "r13", "r14", "r15")
@@ -118,18 +119,7 @@ def function_sites(name: str, lines: list[str]) -> dict[int, LiveSet]:
         if not b.succs:
             b.instrs.append(mir.Instr(opcode="ITO_EXIT", uses=_CSR_BITS, meta=True))
     by_num = {b.num: b for b in fn.blocks}
-    live_in = {b.num: 0 for b in fn.blocks}
-    changed = True
-    while changed:
-        changed = False
-        for b in reversed(fn.blocks):
-            live = 0
-            for s in b.succs:
-                live |= live_in.get(s, 0)
-            for ins in reversed(b.instrs):
-                live = (live & ~ins.kills) | ins.uses
-            if live != live_in[b.num]:
-                live_in[b.num], changed = live, True
+    live_in = live_in_sets(fn)
     sites: dict[int, LiveSet] = {}
     for b in fn.blocks:
         live = 0

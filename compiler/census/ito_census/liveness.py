@@ -35,22 +35,26 @@ class BlockLive:
     per_instr: list[int]     # live before each code-emitting instruction of the block
 
 
-def analyze(fn: Function) -> list[BlockLive]:
-    by_num = {b.num: b for b in fn.blocks}
+def live_in_sets(fn: Function) -> dict[int, int]:
+    """The registers live into each block (by number): the backward fixpoint."""
     live_in = {b.num: 0 for b in fn.blocks}
     changed = True
     while changed:
         changed = False
         for b in reversed(fn.blocks):
-            out = 0
+            live = 0
             for s in b.succs:
-                out |= live_in.get(s, 0)
-            live = out
+                live |= live_in.get(s, 0)
             for ins in reversed(b.instrs):
                 live = (live & ~ins.kills) | ins.uses
             if live != live_in[b.num]:
-                live_in[b.num] = live
-                changed = True
+                live_in[b.num], changed = live, True
+    return live_in
+
+
+def analyze(fn: Function) -> list[BlockLive]:
+    by_num = {b.num: b for b in fn.blocks}
+    live_in = live_in_sets(fn)
     result = []
     for b in fn.blocks:
         out = 0
