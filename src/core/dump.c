@@ -16,7 +16,6 @@
 #include "ito/debug.h"
 #include "itoi.h"
 
-#define REAPED 3 /* thread.c's ITOI_REAPED */
 #define NO_TSAN __attribute__((no_sanitize("thread"), noinline))
 
 typedef struct snap {
@@ -44,7 +43,7 @@ NO_TSAN static bool take(const itoi_ult_t *t, snap_t *s)
 {
     const volatile itoi_ult_t *v = t;
     uintptr_t st = atomic_load_explicit(&((itoi_ult_t *)t)->state, memory_order_relaxed);
-    if ((!v->fn && !(v->flags & ITOI_F_MAIN)) || st == REAPED) return false;
+    if ((!v->fn && !(v->flags & ITOI_F_MAIN)) || st == ITOI_REAPED) return false;
     s->id = v->id;
     for (int i = 0; i < ITOI_NAME_LEN; i++) s->name[i] = v->name[i];
     s->name[ITOI_NAME_LEN - 1] = 0;

@@ -51,6 +51,7 @@ enum {
     ITOI_LIVE = 0,      /* not finished, nobody joining */
     ITOI_DONE = 1,      /* finished, not yet joined */
     ITOI_DETACHED = 2,  /* detached, not finished */
+    ITOI_REAPED = 3,    /* joined (or ended detached): the descriptor is free */
     /* any other value: the joiner's descriptor, waiting for the ULT to finish */
 };
 
@@ -106,7 +107,8 @@ typedef struct itoi_ult_common {
     size_t stack_size;
     uint32_t flags;
     int16_t bound;               /* worker index, or -1 */
-    void (*on_exit)(struct itoi_ult *t); /* called as the ULT finishes, or NULL */
+    void (*on_exit)(struct itoi_worker *w, struct itoi_ult *t); /* called as the ULT finishes
+                                                                  * (on worker w), or NULL */
 } itoi_ult_common_t;
 
 /* Per-ULT words owned by mechanisms, zero when a ULT is created; core never reads them.
@@ -137,7 +139,7 @@ typedef struct itoi_ult {
             uint32_t flags;
             int16_t bound;       /* written only by the ULT itself, or by its creator
                                   * before it is published */
-            void (*on_exit)(struct itoi_ult *t);
+            void (*on_exit)(struct itoi_worker *w, struct itoi_ult *t);
         };
         itoi_ult_common_t common;
     };
@@ -392,7 +394,7 @@ void *itoi_coop_next(void *sp);
 
 /* threads (thread.c) */
 itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w);
-void itoi_ult_free(itoi_worker_t *w, itoi_ult_t *t);
+void itoi_ult_free_slow(itoi_worker_t *w);
 itoi_ult_t *itoi_handle_get(ito_thread_t h);    /* NULL when stale or invalid */
 ito_thread_t itoi_handle_of(itoi_ult_t *t);
 void itoi_ult_entry(void);                      /* the first C frame of every ULT */
@@ -556,6 +558,18 @@ static inline itoi_ult_t *itoi_ult_alloc(itoi_worker_t *w)
         return t;
     }
     return itoi_ult_alloc_slow(w);
+}
+
+/* Give a descriptor back to w's pool: its handles go stale (the generation moves on,
+ * never to 0); past 2 * 256 a batch goes to the global list. */
+static inline void itoi_ult_free(itoi_worker_t *w, itoi_ult_t *t)
+{
+    uint16_t g = (uint16_t)(atomic_load_explicit(&t->gen, memory_order_relaxed) + 1);
+    atomic_store_explicit(&t->gen, (uint16_t)(g + (g == 0)), memory_order_relaxed);
+    atomic_store_explicit(&t->state, ITOI_REAPED, memory_order_relaxed);
+    t->u.next = (itoi_unit_t *)w->free_ult;
+    w->free_ult = t;
+    if (ITOI_UNLIKELY(++w->free_ult_n >= 2 * 256)) itoi_ult_free_slow(w);
 }
 
 /* A stack credit for a new ULT of `size` (false: no memory for its stack). */

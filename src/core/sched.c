@@ -354,13 +354,18 @@ static __attribute__((noinline)) itoi_ult_t *pick_ult_slow(itoi_worker_t *w)
 /* Whether the head of the private queue may simply be taken: a ULT with its stack, and
  * nothing special pending (the fairness rule every 64 points, the inbox, calls, due
  * pollers, a worker wanting work, the pick filter). */
-static inline bool head_is_plain(itoi_worker_t *w, itoi_unit_t *u)
+static inline bool head_is_ult(itoi_worker_t *w, itoi_unit_t *u)
 {
-    return u != NULL && w->pending == NULL && u->run == NULL && ((itoi_ult_t *)u)->stack != NULL && (++w->tick & 63) != 0 &&
-           !w->poll_due && atomic_load_explicit(&w->inbox_n, memory_order_relaxed) == 0 &&
+    return u != NULL && w->pending == NULL && u->run == NULL && (++w->tick & 63) != 0 && !w->poll_due &&
+           atomic_load_explicit(&w->inbox_n, memory_order_relaxed) == 0 &&
            atomic_load_explicit(&w->calls, memory_order_relaxed) == NULL &&
            atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) == 0 &&
            atomic_load_explicit(&itoi_pick_filter, memory_order_relaxed) == NULL;
+}
+
+static inline bool head_is_plain(itoi_worker_t *w, itoi_unit_t *u)
+{
+    return u != NULL && ((itoi_ult_t *)u)->stack != NULL && head_is_ult(w, u);
 }
 
 static inline itoi_ult_t *pick_ult(itoi_worker_t *w)
@@ -647,12 +652,13 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
     itoi_ult_t *t = w->cur;
     if (ITOI_UNLIKELY(t->inline_jb != NULL)) __builtin_longjmp(t->inline_jb, 1); /* back to its joiner */
     itoi_stack_t *stack = t->stack;
+    size_t stack_size = t->stack_size;
 #if defined(ITOI_TSAN)
     w->dying_fiber = t->tsan_fiber;
 #endif
-    if (ITOI_UNLIKELY(t->on_exit != NULL)) t->on_exit(t);
+    if (ITOI_UNLIKELY(t->on_exit != NULL)) t->on_exit(w, t);
     ITOI_BUMP(w->n_finished);
-    itoi_stack_credit_return(w, t->stack_size);
+    itoi_stack_credit_return(w, stack_size);
     if (t->flags & ITOI_F_DETACHED) {
         /* Created detached: nobody else ever writes its state (join and detach only read
          * it and refuse), so no atomic is needed to end it. */
@@ -663,6 +669,23 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
         if (old == ITOI_DETACHED) itoi_ult_free(w, t);
         else if (old != ITOI_LIVE) itoi_ready((itoi_ult_t *)old);
     }
+#if !defined(ITOI_ASAN) && !defined(ITOI_TSAN)
+    /* The next ULT has never run and wants a stack like ours: it starts on ours, fresh
+     * frames at its top (nothing of this context is needed again; the three words
+     * itoa_make writes are the dead entry frame of the trampoline). No pool traffic. */
+    itoi_unit_t *h = w->rq.head;
+    if (h != NULL && ((itoi_ult_t *)h)->stack == NULL && ((itoi_ult_t *)h)->stack_size == stack_size &&
+        head_is_ult(w, h) && itoi_switch_hook == NULL) {
+        if (!(w->rq.head = h->next)) w->rq.tail = NULL;
+        w->rq.n--;
+        itoi_ult_t *next = (itoi_ult_t *)h;
+        next->stack = stack;
+        w->cur = next;
+        w->prev = NULL;
+        ITOI_BUMP(w->n_switches);
+        itoa_resume(itoa_make(stack->base + stack->size, itoi_ult_entry));
+    }
+#endif
     itoi_ult_t *next = pick_ult(w);
     w->cur = next;
     w->prev = NULL;

@@ -21,11 +21,10 @@
 #include "itoi.h"
 #include "sanitizer.h"
 
-#define ITOI_REAPED 3
 #define SLAB 64
 #define HANDLE_PTR_BITS 48
 
-#define BATCH 256
+#define BATCH 256 /* itoi_ult_free (itoi.h) moves a batch out at 2 * 256 */
 static itoi_spinlock_t gdesc_lock;
 static itoi_ult_t *gdesc;          /* batches */
 static _Atomic size_t gdesc_n;     /* batches, read without the lock as a hint */
@@ -111,25 +110,19 @@ itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w)
     return t;
 }
 
-void itoi_ult_free(itoi_worker_t *w, itoi_ult_t *t)
+/* The pool holds 2 * BATCH: a batch goes to the global list. */
+void itoi_ult_free_slow(itoi_worker_t *w)
 {
-    uint16_t g = (uint16_t)(atomic_load_explicit(&t->gen, memory_order_relaxed) + 1);
-    atomic_store_explicit(&t->gen, g ? g : 1, memory_order_relaxed);
-    atomic_store_explicit(&t->state, ITOI_REAPED, memory_order_relaxed);
-    t->u.next = (itoi_unit_t *)w->free_ult;
-    w->free_ult = t;
-    if (ITOI_UNLIKELY(++w->free_ult_n >= 2 * BATCH)) {
-        itoi_ult_t *head = w->free_ult, *x = head;
-        for (int i = 1; i < BATCH; i++) x = (itoi_ult_t *)x->u.next;
-        w->free_ult = (itoi_ult_t *)x->u.next;
-        w->free_ult_n -= BATCH;
-        x->u.next = NULL;
-        itoi_spin_lock(&gdesc_lock);
-        head->arg = gdesc;
-        gdesc = head;
-        atomic_fetch_add(&gdesc_n, 1);
-        itoi_spin_unlock(&gdesc_lock);
-    }
+    itoi_ult_t *head = w->free_ult, *x = head;
+    for (int i = 1; i < BATCH; i++) x = (itoi_ult_t *)x->u.next;
+    w->free_ult = (itoi_ult_t *)x->u.next;
+    w->free_ult_n -= BATCH;
+    x->u.next = NULL;
+    itoi_spin_lock(&gdesc_lock);
+    head->arg = gdesc;
+    gdesc = head;
+    atomic_fetch_add(&gdesc_n, 1);
+    itoi_spin_unlock(&gdesc_lock);
 }
 
 ito_thread_t itoi_handle_of(itoi_ult_t *t)
@@ -336,7 +329,7 @@ static __attribute__((noinline)) void run_inline(itoi_worker_t *w, itoi_ult_t *m
     if (__builtin_setjmp(jb) == 0) itoa_call_on(inline_body, t, stack->base + stack->size);
     w = itoi_self_worker();        /* it may have moved */
     t->inline_jb = NULL;
-    if (ITOI_UNLIKELY(t->on_exit != NULL)) t->on_exit(t);
+    if (ITOI_UNLIKELY(t->on_exit != NULL)) t->on_exit(w, t);
     ITOI_BUMP(w->n_finished);
     itoi_stack_credit_return(w, t->stack_size);
     itoi_stack_put(w, stack);      /* we are off it again */

@@ -71,8 +71,9 @@ int ito_group_destroy(ito_group_t *gp)
     return ITO_OK;
 }
 
-static void leave_group(itoi_ult_t *t)
+static void leave_group(itoi_worker_t *w, itoi_ult_t *t)
 {
+    (void)w;
     itoi_group_t *g = itoi_group_of(t);
     if (g) atomic_fetch_sub(&g->members, 1);
 }

@@ -5,14 +5,26 @@
  * and posts the message to the pool; idle workers find it through their poller and
  * claim indices with one atomic fetch-add per access (the "message access" of the
  * paper): 1 index per access for SIMPLE and TEMPLATE, ceil(n/p) for CHUNK and COMBINED.
- * The issuer claims too; it then waits (spinning, it is short) until every claimed
- * index is finished, and removes the message from the pool.
+ * The issuer claims too; it then waits until every claimed index is handled, and removes
+ * the message from the pool.
+ *
+ * Slices (detached threads only): a worker creates what it claimed SLICE threads at a
+ * time and lets them run before it creates the next slice (the issuer yields; a helper's
+ * poller returns to its scheduler and is called again when the slice has run). Threads
+ * that run as they are made reuse the same few descriptors and stacks, hot in the cache,
+ * instead of a million of each; the call returns when every thread is created, most of
+ * them finished. Joinable threads are all created first (the call returns their handles
+ * at once, and the creation-only time stays comparable with the paper's).
  *
  * Who touches what: `next` is claimed by fetch-add; out[i]/errs[i] are written only by
- * whoever claimed i; `finished` counts indices done (added per claim, not per thread);
+ * whoever claimed i; `finished` counts indices handled (added per claim, not per thread);
  * `refs` counts the threads alive plus one for the call, and the last one frees the
- * message (the common copy lives in it). A thread that could not be allocated is not
- * created at all (errs[i] = ITO_ENOMEM, out[i] = NULL). */
+ * message (the common copy lives in it). A thread's exit does not touch `refs` itself:
+ * each worker counts the exits of the message it saw last (owner-only, spawn_w_t) and
+ * subtracts them in one atomic when another message's thread exits or its poller runs
+ * (every pass of its scheduler loop, before it can sleep), so a message is freed at the
+ * latest when the last worker that ran its threads returns to its scheduler. A thread
+ * that could not be allocated is not created at all (errs[i] = ITO_ENOMEM, out[i] = NULL). */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +52,39 @@ typedef struct bulk {
 static itoi_spinlock_t pool_lock;
 static _Atomic(bulk_t *) pool;        /* open messages (the list is changed under pool_lock) */
 
-static void bulk_release(bulk_t *b)
+#define SLICE 64 /* detached threads created before they may run */
+
+/* Per worker, touched only by code running on it. */
+typedef struct spawn_w {
+    _Alignas(ITOI_CACHELINE) bulk_t *cur; /* the message its poller works on, or NULL */
+    size_t next, hi;         /* the poller's claimed indices not yet created */
+    bulk_t *rel;             /* the message whose thread exits it counts */
+    int64_t rel_n;           /* ... not yet subtracted from rel->refs */
+} spawn_w_t;
+static spawn_w_t per_worker[ITOI_MAX_WORKERS];
+
+static void bulk_release_n(bulk_t *b, int64_t k)
 {
-    if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) free(b);
+    if (atomic_fetch_sub_explicit(&b->refs, k, memory_order_acq_rel) == k) free(b);
 }
 
-static void on_exit_bulk(itoi_ult_t *t) { bulk_release(t->slot[ITOI_USLOT_BULK].p); }
+static void release_flush(spawn_w_t *sw)
+{
+    if (sw->rel_n) bulk_release_n(sw->rel, sw->rel_n);
+    sw->rel = NULL;
+    sw->rel_n = 0;
+}
+
+static void on_exit_bulk(itoi_worker_t *w, itoi_ult_t *t)
+{
+    bulk_t *b = t->slot[ITOI_USLOT_BULK].p;
+    spawn_w_t *sw = &per_worker[w->index];
+    if (ITOI_UNLIKELY(sw->rel != b)) {
+        release_flush(sw);
+        sw->rel = b;
+    }
+    sw->rel_n++;
+}
 
 int ito_spawn_attr_init(ito_spawn_attr_t *attr)
 {
@@ -96,20 +135,24 @@ static inline int make_one(itoi_worker_t *w, bulk_t *b, size_t i, int use_templa
     return ITO_OK;
 }
 
-/* One message access: claim a unit of b and create it. Returns the number handled. */
-static size_t access_once(itoi_worker_t *w, bulk_t *b)
+/* One message access: claim the next unit of b. false: nothing left. */
+static bool claim(bulk_t *b, size_t *lo, size_t *hi)
 {
     size_t unit = b->chunk;
-    size_t lo = atomic_fetch_add_explicit(&b->next, unit, memory_order_relaxed);
-    if (lo >= b->n) return 0;
-    size_t hi = lo + unit < b->n ? lo + unit : b->n;
+    size_t l = atomic_fetch_add_explicit(&b->next, unit, memory_order_relaxed);
+    if (l >= b->n) return false;
+    *lo = l;
+    *hi = l + unit < b->n ? l + unit : b->n;
+    return true;
+}
+
+/* Create threads [lo, hi) of b on w. */
+static void make_range(itoi_worker_t *w, bulk_t *b, size_t lo, size_t hi)
+{
     int tmpl = b->scheme == ITO_SPAWN_TEMPLATE || b->scheme == ITO_SPAWN_COMBINED;
-    size_t ok = 0;
     for (size_t i = lo; i < hi; i++) {
         int rc = make_one(w, b, i, tmpl);
-        if (ITOI_LIKELY(rc == ITO_OK)) {
-            ok++;
-        } else {
+        if (ITOI_UNLIKELY(rc != ITO_OK)) {
             if (b->out) b->out[i] = NULL;
             int none = ITO_OK;
             atomic_compare_exchange_strong(&b->first_err, &none, rc);
@@ -117,34 +160,54 @@ static size_t access_once(itoi_worker_t *w, bulk_t *b)
         }
         if (b->errs) b->errs[i] = rc;
     }
-    (void)ok;
     itoi_publish_some(w);
-    atomic_fetch_add_explicit(&b->finished, hi - lo, memory_order_release);
-    return hi - lo;
 }
 
-/* The poller: idle workers take work from the first open message. */
+/* Up to `limit` threads from the claimed range [*next, hi) of b (claiming a new range
+ * when it is used up), counted as handled. Returns the number created, 0 when b has
+ * nothing left. */
+static size_t make_some(itoi_worker_t *w, bulk_t *b, size_t *next, size_t *hi, size_t limit)
+{
+    if (*next >= *hi && !claim(b, next, hi)) return 0;
+    size_t lo = *next, end = *hi - lo > limit ? lo + limit : *hi;
+    make_range(w, b, lo, end);
+    *next = end;
+    atomic_fetch_add_explicit(&b->finished, end - lo, memory_order_release);
+    return end - lo;
+}
+
+static bool sliced(const bulk_t *b) { return (b->tmpl.flags & ITOI_F_DETACHED) != 0; }
+
+/* The poller: idle workers take work from the first open message; with slices, one
+ * slice per call (the scheduler runs it, then calls again). */
 static size_t spawn_poll(itoi_worker_t *w, size_t budget)
 {
     (void)budget;
-    if (!atomic_load_explicit(&pool, memory_order_acquire)) return 0;
-    itoi_spin_lock(&pool_lock);
-    bulk_t *b = atomic_load_explicit(&pool, memory_order_relaxed);
-    int joined = 0;
-    while (b) {
-        int h = atomic_load(&b->helpers);
-        if (h > 0 && atomic_compare_exchange_strong(&b->helpers, &h, h - 1)) {
-            atomic_fetch_add(&b->refs, 1); /* keep it while we work on it */
-            joined = 1;
-            break;
+    spawn_w_t *sw = &per_worker[w->index];
+    if (sw->rel_n) release_flush(sw);
+    bulk_t *b = sw->cur;
+    if (!b) {
+        if (!atomic_load_explicit(&pool, memory_order_acquire)) return 0;
+        itoi_spin_lock(&pool_lock);
+        for (b = atomic_load_explicit(&pool, memory_order_relaxed); b; b = b->next_open) {
+            int h = atomic_load(&b->helpers);
+            if (h > 0 && atomic_compare_exchange_strong(&b->helpers, &h, h - 1)) {
+                atomic_fetch_add(&b->refs, 1); /* keep it while we work on it */
+                break;
+            }
         }
-        b = b->next_open;
+        itoi_spin_unlock(&pool_lock);
+        if (!b) return 0;
+        sw->cur = b;
+        sw->next = sw->hi = 0;
     }
-    itoi_spin_unlock(&pool_lock);
-    if (!joined) return 0;
     size_t done = 0, k;
-    while ((k = access_once(w, b)) != 0) done += k;
-    bulk_release(b);
+    while ((k = make_some(w, b, &sw->next, &sw->hi, sliced(b) ? SLICE : SIZE_MAX)) != 0) {
+        done += k;
+        if (sliced(b)) return done; /* let them run; the next slice on the next call */
+    }
+    sw->cur = NULL;
+    bulk_release_n(b, 1);
     return done;
 }
 
@@ -200,10 +263,19 @@ int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_siz
         atomic_fetch_add(&itoi_rt.side_shared, 1);
         itoi_wake_all();
     }
-    while (access_once(itoi_self_worker(), b) != 0) {
+    size_t next = 0, hi = 0;
+    while (make_some(w, b, &next, &hi, sliced(b) ? SLICE : SIZE_MAX) != 0) {
+        if (sliced(b)) { /* let the slice run (we may come back on another worker) */
+            itoi_yield_worker(w);
+            w = itoi_self_worker();
+        }
     }
     if (p > 1) {
-        while (atomic_load_explicit(&b->finished, memory_order_acquire) < n) itoi_spin_pause();
+        while (atomic_load_explicit(&b->finished, memory_order_acquire) < n) { /* the helpers' part */
+            itoi_yield_worker(w);
+            w = itoi_self_worker();
+            itoi_spin_pause();
+        }
         itoi_spin_lock(&pool_lock);
         if (atomic_load_explicit(&pool, memory_order_relaxed) == b) {
             atomic_store_explicit(&pool, b->next_open, memory_order_release);
@@ -220,8 +292,7 @@ int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_siz
         atomic_thread_fence(memory_order_acquire);
     }
     int rc = atomic_load(&b->first_err);
-    size_t failed = atomic_load(&b->nfailed); /* threads never created hold no reference */
-    if (failed) atomic_fetch_sub(&b->refs, (int64_t)failed);
-    bulk_release(b);
+    size_t failed = atomic_load(&b->nfailed);
+    bulk_release_n(b, (int64_t)failed + 1); /* threads never created hold no reference */
     return rc;
 }
