@@ -356,11 +356,18 @@ static __attribute__((noinline)) itoi_ult_t *pick_ult_slow(itoi_worker_t *w)
  * pollers, a worker wanting work, the pick filter). */
 static inline bool head_is_ult(itoi_worker_t *w, itoi_unit_t *u)
 {
-    return u != NULL && w->pending == NULL && u->run == NULL && (++w->tick & 63) != 0 && !w->poll_due &&
-           atomic_load_explicit(&w->inbox_n, memory_order_relaxed) == 0 &&
-           atomic_load_explicit(&w->calls, memory_order_relaxed) == NULL &&
-           atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) == 0 &&
-           atomic_load_explicit(&itoi_pick_filter, memory_order_relaxed) == NULL;
+    /* The tick moves only when the head is taken here: a point that is the fairness
+     * rule's (every 64th) is refused without being used up, so the general path that
+     * follows (pick_unit) reaches it. */
+    if (u != NULL && w->pending == NULL && u->run == NULL && ((w->tick + 1) & 63) != 0 && !w->poll_due &&
+        atomic_load_explicit(&w->inbox_n, memory_order_relaxed) == 0 &&
+        atomic_load_explicit(&w->calls, memory_order_relaxed) == NULL &&
+        atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) == 0 &&
+        atomic_load_explicit(&itoi_pick_filter, memory_order_relaxed) == NULL) {
+        w->tick++;
+        return true;
+    }
+    return false;
 }
 
 static inline bool head_is_plain(itoi_worker_t *w, itoi_unit_t *u)
