@@ -5,7 +5,9 @@
  *  - MXCSR and the x87 control word belong to each context: two contexts run with
  *    different rounding modes and each keeps its own; a fresh context starts with the
  *    control bits of the context that switched to it (as a new pthread inherits its
- *    creator's: the trampoline loads nothing, see its file);
+ *    creator's: the trampoline loads nothing, see its file); both ways of restoring
+ *    (always, lazy) keep the control bits; only the always way restores the status
+ *    flags, which the ABI does not preserve (check_fp_flags);
  *  - full switch: every GPR (rdi/rsi/rdx/rcx hold the switch's own arguments) and every
  *    xmm register, with the upper ymm halves where AVX is enabled, survive a round trip
  *    to a context that overwrites them all;
@@ -306,7 +308,7 @@ __asm__(
     ".size t_ult_fn, .-t_ult_fn\n");
 
 /* ---- the other context: one body, what it does depends on `mode` ---- */
-enum { M_CLOBBER, M_FPMODE, M_MIN, M_POST };
+enum { M_CLOBBER, M_FPMODE, M_FPFLAGS, M_MIN, M_POST };
 static int mode;
 static uint32_t other_mxcsr0;
 static uint16_t other_fpucw0;
@@ -367,7 +369,14 @@ void fresh_body(void)
         set_fpucw(0x0f7f); /* round toward zero */
         for (;;) {
             sw(itoa_switch_abi, &other, &mainc, NULL, NULL);
-            if (get_mxcsr() != 0x7f80 || get_fpucw() != 0x0f7f) fp_errors++;
+            if ((get_mxcsr() & 0xffc0) != 0x7f80 || get_fpucw() != 0x0f7f) fp_errors++;
+        }
+    case M_FPFLAGS:
+        for (;;) { /* raise the inexact flag, keep main's control bits */
+            volatile double one = 1.0, three = 3.0;
+            volatile double third = one / three;
+            (void)third;
+            sw(itoa_switch_abi, &other, &mainc, NULL, NULL);
         }
     case M_MIN:
         for (uint64_t k = 0;; k++) {
@@ -421,7 +430,7 @@ static void check_fp_modes(void)
     int errs = 0;
     for (int r = 0; r < 100; r++) {
         sw(itoa_switch_abi, &mainc, &other, NULL, NULL);
-        if (get_mxcsr() != 0x3f80 || get_fpucw() != 0x0b7f) errs++;
+        if ((get_mxcsr() & 0xffc0) != 0x3f80 || get_fpucw() != 0x0b7f) errs++;
     }
     volatile float one = 1.0f, three = 3.0f;
     volatile float down = -one / three;
@@ -434,6 +443,27 @@ static void check_fp_modes(void)
     CHECK_EQ(fp_errors, 0);
     CHECK_EQ(other_mxcsr0 & 0xffc0, 0x3f80); /* a fresh context inherits the modes it starts under */
     CHECK_EQ(other_fpucw0, 0x0b7f);
+}
+
+/* The status flags of MXCSR (sticky exception bits) are not callee-saved in the ABI: the
+ * ALWAYS restore brings back the resumed context's own, the LAZY one leaves the flags
+ * in effect (here: the inexact flag the other context raised) when the control bits
+ * agree. Either way the control bits are the resumed context's. */
+static void check_fp_flags(int lazy)
+{
+    uint32_t m0 = get_mxcsr();
+    set_mxcsr(m0 & ~0x3fu); /* main: no flag raised */
+    mode = M_FPFLAGS;
+    ctx_fresh(&other, t_fresh_entry);
+    int leaked = 0;
+    for (int r = 0; r < 100; r++) {
+        set_mxcsr(get_mxcsr() & ~0x3fu);
+        sw(itoa_switch_abi, &mainc, &other, NULL, NULL);
+        CHECK_EQ(get_mxcsr() & 0xffc0, m0 & 0xffc0);
+        leaked += (get_mxcsr() & 0x20) != 0;
+    }
+    set_mxcsr(m0);
+    CHECK_EQ(leaked, lazy ? 100 : 0);
 }
 
 static void check_full(void)
@@ -556,11 +586,17 @@ static void check_ult_alignment(void)
 
 int main(void)
 {
-    CHECK_OK(itoa_cpu_init());
+    CHECK_OK(itoa_cpu_init(ITOA_FP_AUTO));
     ctx_main_init();
     check_make_alignment();
     check_abi();
-    check_fp_modes();
+    for (int lazy = 0; lazy <= 1; lazy++) { /* both ways of restoring, whatever this CPU is */
+        CHECK_OK(itoa_cpu_init(lazy ? ITOA_FP_LAZY : ITOA_FP_ALWAYS));
+        CHECK_EQ(itoa_fp_lazy, (uint32_t)lazy);
+        check_fp_modes();
+        check_fp_flags(lazy);
+    }
+    CHECK_OK(itoa_cpu_init(ITOA_FP_AUTO));
     check_full();
     check_min();
     check_post();

@@ -1,14 +1,20 @@
 /* bench_ito: ito's numbers for the side-by-side benchmarks (bench/, `ito-lab bench`).
  *
  *   switch       one direction of a ping-pong between two raw contexts, for each
- *                switch flavour (ito-abi, ito-min, ito-full), no scheduler involved;
+ *                switch flavour (ito-abi, ito-min, ito-full), no scheduler involved
+ *                (ito-abi: itoa_switch_abi_np, the ABI switch without a post action,
+ *                as the yield fast path uses it);
+ *   switch_fp    the ABI ping-pong after both contexts did floating-point work that
+ *                left different sticky flags in their MXCSRs (ours inexact, the
+ *                peer's invalid), with each way of restoring them: ito-abi (this
+ *                CPU's default, ITO_FP_RESTORE=auto), ito-abi-always, ito-abi-lazy;
  *   yield        two ULTs on one worker yielding to each other, per yield;
  *   create_join  create + run + join one empty ULT on one worker, per ULT;
  *   create_1m    1,000,000 empty ULTs created and joined on all workers, per ULT
  *                (in batches of 10,000 alive at a time: see bench/README.md).
  * Each trial is timed with CLOCK_MONOTONIC; the median of the trials is printed as
  *   RESULT benchmark=<b> system=<s> median_ns=<x> trials=<n>
- * Usage: bench_ito [--trials N] [--quick] [--only switch|yield|create_join|create_1m] */
+ * Usage: bench_ito [--trials N] [--quick] [--only switch|switch_fp|yield|create_join|create_1m] */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -35,10 +41,17 @@ static void *main_sp, *peer_sp;
 static long iters;
 static int flavour; /* 0 abi, 1 min, 2 full */
 
+static int peer_fp; /* switch_fp: raise the invalid flag first (0/0) */
+
 static void peer_entry(void)
 {
+    if (peer_fp) {
+        volatile double zero = 0.0;
+        volatile double nan = zero / zero;
+        (void)nan;
+    }
     for (;;) {
-        if (flavour == 0) itoa_switch_abi(&peer_sp, main_sp, NULL, NULL);
+        if (flavour == 0) itoa_switch_abi_np(&peer_sp, main_sp);
         else if (flavour == 1) ITOA_SWITCH_MIN(&peer_sp, main_sp, NULL, NULL);
         else itoa_switch_full(&peer_sp, main_sp, NULL, NULL);
     }
@@ -49,7 +62,7 @@ static void bench_switch(int trials, long n)
     const char *names[] = {"ito-abi", "ito-min", "ito-full"};
     size_t sz = 256 * 1024;
     char *stk = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    itoa_cpu_init();
+    itoa_cpu_init(ITOA_FP_AUTO);
     double *v = calloc((size_t)trials, sizeof *v);
     for (flavour = 0; flavour < 3; flavour++) {
         iters = n;
@@ -57,7 +70,7 @@ static void bench_switch(int trials, long n)
         for (int t = -1; t < trials; t++) { /* trial -1 warms up */
             double t0 = itob_now_ns();
             for (long i = 0; i < n; i++) {
-                if (flavour == 0) itoa_switch_abi(&main_sp, peer_sp, NULL, NULL);
+                if (flavour == 0) itoa_switch_abi_np(&main_sp, peer_sp);
                 else if (flavour == 1) ITOA_SWITCH_MIN(&main_sp, peer_sp, NULL, NULL);
                 else itoa_switch_full(&main_sp, peer_sp, NULL, NULL);
             }
@@ -66,6 +79,40 @@ static void bench_switch(int trials, long n)
         }
         report("switch", names[flavour], v, trials);
     }
+    free(v);
+    munmap(stk, sz);
+}
+
+static void bench_switch_fp(int trials, long n)
+{
+    const char *names[] = {"ito-abi", "ito-abi-always", "ito-abi-lazy"};
+    const int modes[] = {ITOA_FP_AUTO, ITOA_FP_ALWAYS, ITOA_FP_LAZY};
+    size_t sz = 256 * 1024;
+    char *stk = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    double *v = calloc((size_t)trials, sizeof *v);
+    flavour = 0;
+    peer_fp = 1;
+    for (int m = 0; m < 3; m++) {
+        itoa_cpu_init(modes[m]);
+        uint32_t clean;
+        __asm__ volatile("stmxcsr %0" : "=m"(clean));
+        clean &= ~0x3fu;
+        __asm__ volatile("ldmxcsr %0" ::"m"(clean)); /* no flag: the peer starts clean */
+        peer_sp = itoa_make(stk + sz, peer_entry);
+        itoa_switch_abi_np(&main_sp, peer_sp); /* the peer raises its flag */
+        volatile double one = 1.0, three = 3.0;
+        volatile double third = one / three; /* ours: inexact */
+        (void)third;
+        for (int t = -1; t < trials; t++) {
+            double t0 = itob_now_ns();
+            for (long i = 0; i < n; i++) itoa_switch_abi_np(&main_sp, peer_sp);
+            double dt = itob_now_ns() - t0;
+            if (t >= 0) v[t] = dt / (2.0 * (double)n);
+        }
+        report("switch_fp", names[m], v, trials);
+    }
+    itoa_cpu_init(ITOA_FP_AUTO);
+    peer_fp = 0;
     free(v);
     munmap(stk, sz);
 }
@@ -228,6 +275,7 @@ int main(int argc, char **argv)
     if (trials < 1) trials = 1;
     long n = quick ? 20000 : 200000;
     if (!only || !strcmp(only, "switch")) bench_switch(trials, n * 5);
+    if (!only || !strcmp(only, "switch_fp")) bench_switch_fp(trials, n * 5);
     if (!only || !strcmp(only, "yield")) bench_yield(trials, n);
     if (!only || !strcmp(only, "create_join")) bench_create_join(trials, n);
     if (!only || !strcmp(only, "zwt_chain")) bench_zwt_chain(trials, n);

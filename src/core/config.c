@@ -4,7 +4,7 @@
  * outside its accepted set makes ito_init fail with ITO_EINVAL and one line on stderr
  * naming the variable, its value and what is accepted. So does an unknown name in a
  * family the runtime owns (ITO_WSC_*, ITO_FAULT_*, ITO_FINALIZE_*), which is most likely a
- * typo. Other ITO_* names (the lab's ITO_BUILD_DIR, ...) are left alone. The table below
+ * typo (the families: ITO_WSC_*, ITO_FAULT_*, ITO_FINALIZE_*, ITO_FP_*). Other ITO_* names (the lab's ITO_BUILD_DIR, ...) are left alone. The table below
  * is the single list; docs/ENVIRONMENT.md describes each entry and must follow it. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +29,7 @@ typedef struct var {
 } var_t;
 
 static const char *const backends[] = {"sync", "uring", NULL}; /* = ITO_WSC_SYNC, ITO_WSC_URING */
+static const char *const fp_restores[] = {"auto", "always", "lazy", NULL}; /* = ITOA_FP_* */
 
 static const var_t vars[] = {
     {"ITO_WORKERS", 1, ITOI_MAX_WORKERS, NULL, &itoi_env.workers},
@@ -38,11 +39,12 @@ static const var_t vars[] = {
     {"ITO_FINALIZE_GRACE_MS", 0, 3600000, NULL, &itoi_env.finalize_grace_ms},
     {"ITO_FAULT_MMAP", 0, 1000000000, NULL, &itoi_env.fault_mmap},
     {"ITO_FAULT_MALLOC", 0, 1000000000, NULL, &itoi_env.fault_malloc},
+    {"ITO_FP_RESTORE", 0, 0, fp_restores, &itoi_env.fp_restore},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 
 /* Families whose every name must be in the table. */
-static const char *const owned[] = {"ITO_WSC_", "ITO_FAULT_", "ITO_FINALIZE_"};
+static const char *const owned[] = {"ITO_WSC_", "ITO_FAULT_", "ITO_FINALIZE_", "ITO_FP_"};
 
 static int bad(const var_t *v, const char *val)
 {
@@ -97,7 +99,7 @@ static int check_uring(void)
 int itoi_env_load(void)
 {
     itoi_env = (itoi_env_t){.workers = 0, .wsc_backend = -1, .wsc_threshold = 0, .wsc_latency_us = -1,
-                            .finalize_grace_ms = -1, .fault_mmap = 0, .fault_malloc = 0};
+                            .finalize_grace_ms = -1, .fault_mmap = 0, .fault_malloc = 0, .fp_restore = 0};
     for (size_t i = 0; i < NVARS; i++) {
         const char *val = getenv(vars[i].name);
         if (val && parse(&vars[i], val) != ITO_OK) return ITO_EINVAL;

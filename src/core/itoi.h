@@ -449,6 +449,7 @@ void itoi_ult_foreach(bool (*fn)(itoi_ult_t *t, void *arg), void *arg);
  * wsc_latency_us -1, finalize_grace_ms -1, fault_* 0. */
 typedef struct itoi_env {
     long workers, wsc_backend, wsc_threshold, wsc_latency_us, finalize_grace_ms, fault_mmap, fault_malloc;
+    long fp_restore;            /* ITOA_FP_AUTO / ALWAYS / LAZY */
 } itoi_env_t;
 extern itoi_env_t itoi_env;
 int itoi_env_load(void); /* ITO_OK, or ITO_EINVAL with one line on stderr */

@@ -163,7 +163,7 @@ int ito_init(const ito_config_t *cfg)
     }
     itoi_rt.finalize_grace_ns =
         (uint64_t)(itoi_env.finalize_grace_ms >= 0 ? itoi_env.finalize_grace_ms : 1000) * 1000000u;
-    if ((rc = itoa_cpu_init()) != ITO_OK) {
+    if ((rc = itoa_cpu_init((int)itoi_env.fp_restore)) != ITO_OK) {
         fprintf(stderr, "ito: CET shadow stacks are enabled for this process; ito's context "
                         "switch does not switch shadow stacks, so it refuses to start\n");
         goto fail_early;

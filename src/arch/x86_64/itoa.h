@@ -51,7 +51,14 @@ static inline void *itoa_make(void *stack_top, void (*entry)(void))
 /* CPU facts, filled by itoa_cpu_init(): the XSAVE area size (0: use FXSAVE, 512). */
 extern uint64_t itoa_xsave_size __attribute__((visibility("hidden")));
 extern uint32_t itoa_have_xsave __attribute__((visibility("hidden")));
-int itoa_cpu_init(void);           /* 0, or ITO_ENOSYS when CET shadow stacks are enabled */
+/* How the ABI switch restores MXCSR and the x87 control word when it resumes a context
+ * (switch_x86_64_sysv_elf_gas.S): ALWAYS loads them; LAZY loads one only when its control
+ * bits differ from what is in effect (status flags are not callee-saved: they are left
+ * as they are); AUTO picks LAZY on Intel, whose ldmxcsr of a different value is slow,
+ * and ALWAYS elsewhere (on AMD the load is cheap and the comparison is not). */
+enum { ITOA_FP_AUTO = 0, ITOA_FP_ALWAYS = 1, ITOA_FP_LAZY = 2 };
+extern uint32_t itoa_fp_lazy __attribute__((visibility("hidden"))); /* 1: LAZY in effect */
+int itoa_cpu_init(int fp_restore); /* 0, or ITO_ENOSYS when CET shadow stacks are enabled */
 int itoa_shadow_stack_enabled(void);
 
 #define ITOA_SWITCH_MIN(save, load, post, arg)                                          \

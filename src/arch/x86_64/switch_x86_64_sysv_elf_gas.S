@@ -7,7 +7,11 @@
  *
  * Saves what the SysV ABI says a callee must preserve, stores the stack pointer into
  * *save, switches to the stack `load`, calls post(arg) there if post != NULL, and
- * resumes the context found there through the resume address at its top.
+ * resumes the context found there through the resume address at its top. MXCSR and
+ * the x87 control word are saved always; a resume loads them always, or (itoa_fp_lazy:
+ * Intel, where ldmxcsr of a value that differs even in a sticky status flag costs tens of
+ * nanoseconds) only when their control bits differ from what is in effect. The status
+ * flags are not callee-saved in the ABI, so a lazy resume leaves them as they are.
  * itoa_switch_abi_np is the same without a post action (no test for one), and returns 0
  * when resumed (every context this flavour saved resumes with eax = 0), so that a C
  * caller can end in `return itoa_switch_abi_np(...)`: a tail call, whose caller's own
@@ -50,6 +54,8 @@ itoa_switch_abi_np:
         movq    %rsp, (%rdi)            /* *save = sp: the old context is complete        */
         movq    %rsi, %rsp              /* switch to the new context's stack              */
         popq    %r11                    /* the new context's resume address               */
+        cmpq    %rax, %r11              /* saved by this flavour too (the common case)?   */
+        je      .Lresume_abi_same       /* yes: a direct branch, no indirect jump         */
         jmpq    *%r11                   /* resume it (whatever flavour saved it)          */
         .cfi_endproc
         .size   itoa_switch_abi_np, .-itoa_switch_abi_np
@@ -87,20 +93,39 @@ itoa_switch_abi:
         jmp     .Lgo_abi                /* and resume                                     */
 .Lresume_abi:
         endbr64                         /* reached by jmp *%r11                           */
+.Lresume_abi_same:
+        movq    0x38(%rsp), %r11        /* the return address, early: the jump below is
+                                           resolved while the rest loads                  */
+        testb   $1, itoa_fp_lazy(%rip)  /* restore the FP control words lazily?           */
+        jnz     .Llazy_abi              /* yes (Intel, or ITO_FP_RESTORE=lazy)            */
         ldmxcsr (%rsp)                  /* restore the SSE control/status word            */
         fldcw   4(%rsp)                 /* restore the x87 control word                   */
-        addq    $8, %rsp                /* drop the control-word slot                     */
-        popq    %r15                    /* restore callee-saved registers ...             */
-        popq    %r14
-        popq    %r13
-        popq    %r12
-        popq    %rbx
-        popq    %rbp                    /* ... last the frame pointer                     */
+.Lregs_abi:
+        movq    0x08(%rsp), %r15        /* restore callee-saved registers ...             */
+        movq    0x10(%rsp), %r14
+        movq    0x18(%rsp), %r13
+        movq    0x20(%rsp), %r12
+        movq    0x28(%rsp), %rbx
+        movq    0x30(%rsp), %rbp        /* ... last the frame pointer                     */
+        leaq    0x40(%rsp), %rsp        /* drop the saved context and the return address  */
         xorl    %eax, %eax              /* itoa_switch_abi_np returns 0                   */
-        popq    %r11                    /* the return address ...                         */
-        jmpq    *%r11                   /* ... jumped to, not `ret`: a ret here would miss
-                                           the return-stack predictor on every switch,
+        jmpq    *%r11                   /* return: jumped to, not `ret`: a ret here would
+                                           miss the return-stack predictor on every switch,
                                            since it was filled by the other context's call */
+.Llazy_abi:                             /* -8(%rsp) is scratch: the red zone, which signal
+                                           delivery skips                                 */
+        stmxcsr -8(%rsp)                /* the MXCSR in effect now                        */
+        movl    -8(%rsp), %eax          /* ... in eax                                     */
+        xorl    (%rsp), %eax            /* which bits differ from the saved one           */
+        testl   $0xffc0, %eax           /* any control bit (masks, rounding, FTZ, DAZ)?   */
+        jz      1f                      /* no: status flags alone are not restored        */
+        ldmxcsr (%rsp)                  /* yes: load the saved MXCSR                      */
+1:      fnstcw  -8(%rsp)                /* the x87 control word in effect now             */
+        movzwl  -8(%rsp), %eax          /* ... in eax                                     */
+        cmpw    4(%rsp), %ax            /* the same as the saved one?                     */
+        je      .Lregs_abi              /* yes: nothing to load                           */
+        fldcw   4(%rsp)                 /* no: load the saved x87 control word            */
+        jmp     .Lregs_abi              /* and restore the registers                      */
         .cfi_endproc
         .size   itoa_switch_abi, .-itoa_switch_abi
 
