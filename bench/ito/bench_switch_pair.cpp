@@ -1,4 +1,4 @@
-/* switch_pair: ito's raw ABI switch and Boost.Context's jump_fcontext in one program,
+/* bench_switch_pair: ito's raw ABI switch and Boost.Context's jump_fcontext in one program,
  * trial by trial, so that both see the same machine state (frequency, neighbours,
  * cache) and the same harness. A separate program per system (bench_ito,
  * bench_boost_context) measures each with its own code layout and loop; the ratio of
