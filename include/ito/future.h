@@ -77,7 +77,9 @@ int ito_future_try_get(ito_future_t *f, uint64_t *value);
  * @brief Registers a continuation: when the future is set, entry `entry` of `frame` gets
  * ito_continue_value(frame, entry, value) (a ZWT entry fires when its sync count reaches
  * zero; a code-less entry wakes the ULT waiting on it). If the future is set already, the
- * continuation is sent now.
+ * continuation is sent now. Continuations are sent in the order they were registered; the
+ * ZWTs they fire may run at once on different workers, so the order they run in is not
+ * defined.
  * @return ITO_OK; ITO_EINVAL if f or frame is NULL or frame is not a live frame; ITO_ENOMEM; ITO_ESTATE from a foreign
  * thread while the runtime is not running; if the future is set already, the result of
  * ito_continue_value.
