@@ -204,6 +204,9 @@ def main(argv: list[str], clang: str, plugins: list[str]) -> int:
         ito, variant, off, rest, stubset = split_args(argv)
         srcs, _, mode = classify(rest)
         compiles = bool(srcs) or mode in ("c", "S", "nocode", "llvm") or "-x" in rest
+        if compiles and not any(a.startswith("-fno-stack-clash-protection") for a in rest):
+            # a frame larger than the guard below a ULT's stack still hits the guard
+            rest = ["-fstack-clash-protection", *rest]
         if off or not compiles:
             os.execv(clang, [clang, *rest])
         plugin = find_plugin(plugins)

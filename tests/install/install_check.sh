@@ -36,6 +36,7 @@ check_prefix() { # PREFIX TAG
     slibs=$(pkg-config --static --libs ito) pcdir=$(pkg-config --variable=libdir ito)
     echo "pkg-config: $cflags | $libs | --static $slibs"
     [ -f "$(pkg-config --variable=includedir ito)/ito/ito.h" ] || fail "includedir has no ito/ito.h"
+    echo "$cflags" | grep -q -- '-fstack-clash-protection' || fail "pkg-config --cflags ito lacks -fstack-clash-protection"
     [ -f "$p/share/ito/gdb/ito.py" ] || fail "no gdb extension in share/ito/gdb"
     if [ "$uring" = 1 ]; then
         echo "$slibs" | grep -q -- '-luring' || fail "pkg-config --static --libs ito lacks -luring"
@@ -67,6 +68,8 @@ check_prefix() { # PREFIX TAG
         # shellcheck disable=SC2086
         run "$p/$bindir/ito-cc" -O2 $cflags -c "$src/hello.c" -o "$out/itocc.o"
         nm "$out/itocc.o" | grep -q ito_coop_yield || fail "ito-cc inserted no yield (plugin not loaded?)"
+        "$p/$bindir/ito-cc" -### -O2 -c "$src/hello.c" -o "$out/probe.o" 2>&1 | grep -q -- 'stack-clash-protection' \
+            || fail "ito-cc does not compile with -fstack-clash-protection"
         # shellcheck disable=SC2086
         run "$p/$bindir/ito-cc" "$out/itocc.o" $libs -Wl,-rpath,"$pcdir" -o "$out/itocc"
         "$out/itocc" || fail "the ito-cc program exited $?"
