@@ -30,6 +30,7 @@ typedef struct var {
 
 static const char *const backends[] = {"sync", "uring", NULL}; /* = ITO_WSC_SYNC, ITO_WSC_URING */
 static const char *const fp_restores[] = {"auto", "always", "lazy", NULL}; /* = ITOA_FP_* */
+static const char *const affinities[] = {"off", "on", NULL};
 
 static const var_t vars[] = {
     {"ITO_WORKERS", 1, ITOI_MAX_WORKERS, NULL, &itoi_env.workers},
@@ -40,6 +41,7 @@ static const var_t vars[] = {
     {"ITO_FAULT_MMAP", 0, 1000000000, NULL, &itoi_env.fault_mmap},
     {"ITO_FAULT_MALLOC", 0, 1000000000, NULL, &itoi_env.fault_malloc},
     {"ITO_FP_RESTORE", 0, 0, fp_restores, &itoi_env.fp_restore},
+    {"ITO_AFFINITY", 0, 0, affinities, &itoi_env.affinity},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 
@@ -99,7 +101,7 @@ static int check_uring(void)
 int itoi_env_load(void)
 {
     itoi_env = (itoi_env_t){.workers = 0, .wsc_backend = -1, .wsc_threshold = 0, .wsc_latency_us = -1,
-                            .finalize_grace_ms = -1, .fault_mmap = 0, .fault_malloc = 0, .fp_restore = 0};
+                            .finalize_grace_ms = -1, .fault_mmap = 0, .fault_malloc = 0, .fp_restore = 0, .affinity = 0};
     for (size_t i = 0; i < NVARS; i++) {
         const char *val = getenv(vars[i].name);
         if (val && parse(&vars[i], val) != ITO_OK) return ITO_EINVAL;

@@ -327,8 +327,7 @@ typedef struct itoi_runtime {
     _Atomic int shutdown;
     _Alignas(ITOI_CACHELINE) _Atomic int want_work; /* workers looking for work */
     _Atomic int spinning;                            /* ... of which spinning, not asleep */
-    _Alignas(ITOI_CACHELINE) _Atomic int64_t live;  /* ULTs created and not yet finished (main excluded) */
-    _Atomic uint64_t next_id;
+    _Alignas(ITOI_CACHELINE) _Atomic uint64_t next_id;
     /* mechanisms' work that idle workers should poll for (a bulk creation's message,
      * busy-polled devices): idle workers do not sleep while it is non-zero */
     _Alignas(ITOI_CACHELINE) _Atomic int64_t side_shared;
@@ -450,6 +449,7 @@ void itoi_ult_foreach(bool (*fn)(itoi_ult_t *t, void *arg), void *arg);
 typedef struct itoi_env {
     long workers, wsc_backend, wsc_threshold, wsc_latency_us, finalize_grace_ms, fault_mmap, fault_malloc;
     long fp_restore;            /* ITOA_FP_AUTO / ALWAYS / LAZY */
+    long affinity;              /* ITO_AFFINITY: 0 off, 1 on (worker i on the i-th allowed CPU) */
 } itoi_env_t;
 extern itoi_env_t itoi_env;
 int itoi_env_load(void); /* ITO_OK, or ITO_EINVAL with one line on stderr */

@@ -50,6 +50,24 @@ static void stack_bounds_of_self(const void **lo, size_t *size)
  * the caller's thread: its own slack comes back at ito_finalize. */
 #define WORKER_TIMERSLACK_NS 1000
 static long saved_slack = -1;
+/* ITO_AFFINITY=on: worker i runs on the i-th CPU of the process's mask at ito_init (wrapping
+ * around); the calling thread (worker 0) gets its own mask back at ito_finalize. */
+static cpu_set_t init_mask, main_mask;
+static int init_ncpu, main_pinned;
+
+static void pin_self(int index)
+{
+    if (!itoi_env.affinity || init_ncpu <= 0) return;
+    int k = index % init_ncpu;
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, &init_mask) || k--) continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(c, &one);
+        (void)pthread_setaffinity_np(pthread_self(), sizeof one, &one); /* best effort */
+        return;
+    }
+}
 
 static void *worker_main(void *arg)
 {
@@ -57,6 +75,7 @@ static void *worker_main(void *arg)
     itoi_tls_worker = w;
     prctl(PR_SET_TIMERSLACK, WORKER_TIMERSLACK_NS);
     atomic_store(&w->tid, (int)syscall(SYS_gettid));
+    pin_self(w->index);
     itoi_altstack_setup(w); /* best effort: without it an overflow is still fatal, just unnamed */
     stack_bounds_of_self(&w->sched_lo, &w->sched_size);
 #if defined(ITOI_TSAN)
@@ -123,6 +142,8 @@ static void teardown(int started)
     itoi_altstack_teardown(w0);
     if (saved_slack >= 0) prctl(PR_SET_TIMERSLACK, saved_slack);
     saved_slack = -1;
+    if (main_pinned) (void)pthread_setaffinity_np(pthread_self(), sizeof main_mask, &main_mask);
+    main_pinned = 0;
     if (w0->sched_stack_map) itoi_munmap(w0->sched_stack_map, w0->sched_stack_size);
 #if defined(ITOI_TSAN)
     if (w0->tsan_sched_fiber) __tsan_destroy_fiber(w0->tsan_sched_fiber);
@@ -234,6 +255,12 @@ int ito_init(const ito_config_t *cfg)
     itoi_tls_worker = w0;
     atomic_store(&w0->tid, (int)syscall(SYS_gettid));
     saved_slack = prctl(PR_GET_TIMERSLACK);
+    init_ncpu = sched_getaffinity(0, sizeof init_mask, &init_mask) == 0 ? CPU_COUNT(&init_mask) : 0;
+    if (itoi_env.affinity && init_ncpu > 0 &&
+        pthread_getaffinity_np(pthread_self(), sizeof main_mask, &main_mask) == 0) {
+        main_pinned = 1;
+        pin_self(0);
+    }
     prctl(PR_SET_TIMERSLACK, WORKER_TIMERSLACK_NS);
     if (itoi_altstack_setup(w0) != 0 || itoi_overflow_handler_install() != 0) {
         rc = ITO_ENOMEM;

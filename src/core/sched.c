@@ -393,16 +393,17 @@ static itoi_unit_t *steal(itoi_worker_t *w)
         itoi_worker_t *v = &itoi_rt.workers[(w->index + i) % n];
         if (atomic_load_explicit(&v->steal_n, memory_order_relaxed) == 0) continue;
         if (!itoi_spin_trylock(&v->steal_lock)) continue;
-        size_t k = (v->steal.n + 1) / 2;
+        size_t k = (v->steal.n + 1) / 2, taken = 0;
         while (k-- && v->steal.head) {
             itoi_unit_t *u = itoi_queue_pop(&v->steal);
             if (u->run) ITOI_BUMP(w->n_steals_stackless);
             itoi_queue_push(&w->rq, u);
+            taken++;
         }
         atomic_store(&v->steal_n, v->steal.n);
         itoi_spin_unlock(&v->steal_lock);
         if (w->rq.head) {
-            ITOI_BUMP(w->n_steals);
+            ITOI_OWN_ADD(w->n_steals, taken); /* units, not steal operations */
             return itoi_queue_pop(&w->rq);
         }
     }

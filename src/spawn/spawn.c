@@ -9,7 +9,7 @@
  * the message from the pool.
  *
  * Slices (detached threads only): a worker creates what it claimed SLICE threads at a
- * time and lets them run before it creates the next slice (the issuer yields; a helper's
+ * time (with one index per access, SLICE accesses make a slice) and lets them run before it creates the next slice (the issuer yields; a helper's
  * poller returns to its scheduler and is called again when the slice has run). Threads
  * that run as they are made reuse the same few descriptors and stacks, hot in the cache,
  * instead of a million of each; the call returns when every thread is created, most of
@@ -17,12 +17,13 @@
  * at once, and the creation-only time stays comparable with the paper's).
  *
  * Who touches what: `next` is claimed by fetch-add; out[i]/errs[i] are written only by
- * whoever claimed i; `finished` counts indices handled (added per claim, not per thread);
+ * whoever claimed i; `finished` counts indices handled (added once a claimed range is all created);
  * `refs` counts the threads alive plus one for the call, and the last one frees the
  * message (the common copy lives in it). A thread's exit does not touch `refs` itself:
  * each worker counts the exits of the message it saw last (owner-only, spawn_w_t) and
  * subtracts them in one atomic when another message's thread exits or its poller runs
- * (every pass of its scheduler loop, before it can sleep), so a message is freed at the
+ * with no message to work on (every pass of its scheduler loop after its part, before it
+ * can sleep; while it creates, every RELEASE_BATCH exits), so a message is freed at the
  * latest when the last worker that ran its threads returns to its scheduler. A thread
  * that could not be allocated is not created at all (errs[i] = ITO_ENOMEM, out[i] = NULL). */
 #define _GNU_SOURCE
@@ -53,11 +54,17 @@ static itoi_spinlock_t pool_lock;
 static _Atomic(bulk_t *) pool;        /* open messages (the list is changed under pool_lock) */
 
 #define SLICE 64 /* detached threads created before they may run */
+#define RELEASE_BATCH 4096 /* exits a creating worker counts before it subtracts them */
+
+/* Indices a worker claimed: [lo, hi), of which [next, hi) are not created yet. */
+typedef struct range {
+    size_t lo, next, hi;
+} range_t;
 
 /* Per worker, touched only by code running on it. */
 typedef struct spawn_w {
     _Alignas(ITOI_CACHELINE) bulk_t *cur; /* the message its poller works on, or NULL */
-    size_t next, hi;         /* the poller's claimed indices not yet created */
+    range_t r;               /* the poller's claimed indices */
     bulk_t *rel;             /* the message whose thread exits it counts */
     int64_t rel_n;           /* ... not yet subtracted from rel->refs */
 } spawn_w_t;
@@ -136,13 +143,13 @@ static inline int make_one(itoi_worker_t *w, bulk_t *b, size_t i, int use_templa
 }
 
 /* One message access: claim the next unit of b. false: nothing left. */
-static bool claim(bulk_t *b, size_t *lo, size_t *hi)
+static bool claim(bulk_t *b, range_t *r)
 {
     size_t unit = b->chunk;
     size_t l = atomic_fetch_add_explicit(&b->next, unit, memory_order_relaxed);
     if (l >= b->n) return false;
-    *lo = l;
-    *hi = l + unit < b->n ? l + unit : b->n;
+    r->lo = r->next = l;
+    r->hi = l + unit < b->n ? l + unit : b->n;
     return true;
 }
 
@@ -160,20 +167,25 @@ static void make_range(itoi_worker_t *w, bulk_t *b, size_t lo, size_t hi)
         }
         if (b->errs) b->errs[i] = rc;
     }
-    itoi_publish_some(w);
 }
 
 /* Up to `limit` threads from the claimed range [*next, hi) of b (claiming a new range
  * when it is used up), counted as handled. Returns the number created, 0 when b has
  * nothing left. */
-static size_t make_some(itoi_worker_t *w, bulk_t *b, size_t *next, size_t *hi, size_t limit)
+static size_t make_some(itoi_worker_t *w, bulk_t *b, range_t *r, size_t limit)
 {
-    if (*next >= *hi && !claim(b, next, hi)) return 0;
-    size_t lo = *next, end = *hi - lo > limit ? lo + limit : *hi;
-    make_range(w, b, lo, end);
-    *next = end;
-    atomic_fetch_add_explicit(&b->finished, end - lo, memory_order_release);
-    return end - lo;
+    size_t made = 0;
+    while (made < limit) { /* SIMPLE and TEMPLATE claim one index per access: several accesses */
+        if (r->next >= r->hi && !claim(b, r)) break;
+        size_t lo = r->next, end = r->hi - lo > limit - made ? lo + (limit - made) : r->hi;
+        make_range(w, b, lo, end);
+        r->next = end;
+        /* counted when the claimed range is used up: one shared write per access */
+        if (end == r->hi) atomic_fetch_add_explicit(&b->finished, r->hi - r->lo, memory_order_release);
+        made += end - lo;
+    }
+    if (made) itoi_publish_some(w);
+    return made;
 }
 
 static bool sliced(const bulk_t *b) { return (b->tmpl.flags & ITOI_F_DETACHED) != 0; }
@@ -184,7 +196,9 @@ static size_t spawn_poll(itoi_worker_t *w, size_t budget)
 {
     (void)budget;
     spawn_w_t *sw = &per_worker[w->index];
-    if (sw->rel_n) release_flush(sw);
+    /* While it creates, a worker subtracts its exits rarely (refs shares a line with the
+     * other workers' writes); with nothing to create, at every pass. */
+    if (sw->rel_n && (!sw->cur || sw->rel_n >= RELEASE_BATCH)) release_flush(sw);
     bulk_t *b = sw->cur;
     if (!b) {
         if (!atomic_load_explicit(&pool, memory_order_acquire)) return 0;
@@ -199,10 +213,10 @@ static size_t spawn_poll(itoi_worker_t *w, size_t budget)
         itoi_spin_unlock(&pool_lock);
         if (!b) return 0;
         sw->cur = b;
-        sw->next = sw->hi = 0;
+        sw->r = (range_t){0, 0, 0};
     }
     size_t done = 0, k;
-    while ((k = make_some(w, b, &sw->next, &sw->hi, sliced(b) ? SLICE : SIZE_MAX)) != 0) {
+    while ((k = make_some(w, b, &sw->r, sliced(b) ? SLICE : SIZE_MAX)) != 0) {
         done += k;
         if (sliced(b)) return done; /* let them run; the next slice on the next call */
     }
@@ -263,8 +277,8 @@ int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_siz
         atomic_fetch_add(&itoi_rt.side_shared, 1);
         itoi_wake_all();
     }
-    size_t next = 0, hi = 0;
-    while (make_some(w, b, &next, &hi, sliced(b) ? SLICE : SIZE_MAX) != 0) {
+    range_t r = {0, 0, 0};
+    while (make_some(w, b, &r, sliced(b) ? SLICE : SIZE_MAX) != 0) {
         if (sliced(b)) { /* let the slice run (we may come back on another worker) */
             itoi_yield_worker(w);
             w = itoi_self_worker();
