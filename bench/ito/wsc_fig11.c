@@ -22,8 +22,11 @@
  *
  * Correctness (fatal if violated, every trial): each of the 128 receivers fires exactly
  * once, with the value the kernel returned (0 for NOP, the pid for getpid), and the
- * result address holds the same value; the crossings counted by ito_wsc_stats match
- * the bucket arithmetic (uring NOP: 128 / K; getpid: 128).
+ * result address holds the same value; the crossings counted by ito_wsc_stats are never
+ * fewer than the bucket arithmetic says (uring NOP: 128 / K; getpid: 128). More are
+ * legal (the flush policy's latency bound sends a partial bucket when the issuing thread
+ * was descheduled by the kernel, as on a loaded machine): each RESULT line counts the
+ * trials that had more (extra_trials=), so a reader sees how often the buckets broke up.
  *
  * Output: RESULT lines (parsed by lab/ito_lab/experiments/wsc.py). */
 #define _GNU_SOURCE
@@ -146,8 +149,9 @@ static void frame_setup(void)
     if (ito_entry_set(frame, JOIN, NULL, NCALLS, ITO_MODE_USER) != ITO_OK) die("join entry", 0, 0);
 }
 
-/* One trial: 128 requests of cur_op at threshold k. Returns the ns. */
-static double wsc_trial(int k, int zwt_issuers)
+/* One trial: 128 requests of cur_op at threshold k. Returns the ns; *extra: whether the
+ * requests took more crossings than the buckets of k. */
+static double wsc_trial(int k, int zwt_issuers, int *extra)
 {
     if (ito_wsc_set_threshold(k) != ITO_OK) die("ito_wsc_set_threshold", k, 0);
     for (int i = 0; i < NCALLS; i++) {
@@ -174,7 +178,8 @@ static double wsc_trial(int k, int zwt_issuers)
     if (posted != NCALLS || completed != NCALLS) die("posted/completed", completed, NCALLS);
     long crossings = (long)(s1.crossings - s0.crossings);
     long want = ito_wsc_backend() == ITO_WSC_URING && cur_op == ITO_SYS_NOP ? NCALLS / k : NCALLS;
-    if (crossings != want) die("crossings", crossings, want);
+    if (crossings < want || crossings > NCALLS) die("crossings", crossings, want);
+    *extra = crossings != want;
     return (double)(t1 - t0);
 }
 
@@ -211,7 +216,8 @@ static void run_backend(const char *backend, int trials, int warm)
     double *wsc = calloc(cells * (size_t)trials, sizeof *wsc);
     double *ratio = calloc(cells * (size_t)trials, sizeof *ratio);
     double *plain = calloc((size_t)trials, sizeof *plain);
-    if (!wsc || !ratio || !plain) die("out of memory", 0, 0);
+    int *extra_trials = calloc(cells, sizeof *extra_trials);
+    if (!wsc || !ratio || !plain || !extra_trials) die("out of memory", 0, 0);
     long pid = getpid();
     for (int t = -warm; t < trials; t++) {
         double p_round = 0;
@@ -220,9 +226,11 @@ static void run_backend(const char *backend, int trials, int warm)
             expect_val = cur_op == ITO_SYS_GETPID ? pid : 0;
             for (int ki = 0; ki < NK; ki++) {
                 double p = plain_getpid();
-                double w = wsc_trial(ks[ki], vs[v].zwt_issuers);
+                int extra = 0;
+                double w = wsc_trial(ks[ki], vs[v].zwt_issuers, &extra);
                 if (t < 0) continue;
                 size_t c = (size_t)v * NK + (size_t)ki;
+                extra_trials[c] += extra;
                 wsc[c * (size_t)trials + (size_t)t] = w;
                 ratio[c * (size_t)trials + (size_t)t] = w / p;
                 p_round = p;
@@ -236,9 +244,10 @@ static void run_backend(const char *backend, int trials, int warm)
             double mw = median(&wsc[c * (size_t)trials], trials);
             double mr = median(&ratio[c * (size_t)trials], trials);
             printf("RESULT kind=wsc backend=%s op=%s issuer=%s k=%d calls=%d median_ns=%.1f ratio=%.4f "
-                   "trials=%d crossings=%d\n",
+                   "trials=%d crossings=%d extra_trials=%d\n",
                    vs[v].backend, vs[v].op, vs[v].issuer, ks[ki], NCALLS, mw, mr, trials,
-                   want == ITO_WSC_URING && vs[v].sysop == ITO_SYS_NOP ? NCALLS / ks[ki] : NCALLS);
+                   want == ITO_WSC_URING && vs[v].sysop == ITO_SYS_NOP ? NCALLS / ks[ki] : NCALLS,
+                   extra_trials[c]);
         }
     }
     printf("RESULT kind=plain backend=%s op=getpid calls=%d median_ns=%.1f trials=%d\n", backend, NCALLS,
@@ -252,6 +261,7 @@ static void run_backend(const char *backend, int trials, int warm)
     free(wsc);
     free(ratio);
     free(plain);
+    free(extra_trials);
     if (ito_finalize() != ITO_OK) die("ito_finalize", 0, 0);
     unsetenv("ITO_WSC_BACKEND");
 }

@@ -4,7 +4,8 @@
  * Flush policy (what makes a bucket cross into the kernel):
  *   idle       the worker's scheduler context runs its pollers, i.e. no thread of the
  *              worker can run: everything its ULTs and ZWTs posted meanwhile crosses
- *              in one go (the paper's design; the default's main rule);
+ *              in one go (the paper's design; the default's main rule). Between two
+ *              rounds of ready ZWTs the bucket waits (at most 8 rounds in a row);
  *   threshold  K requests are buffered (ito_wsc_set_threshold; default 32);
  *   latency    the oldest buffered request has waited the bound (default 50 us): a
  *              timer armed when a bucket starts, so CPU-bound threads cannot hold
@@ -23,6 +24,7 @@
 
 #define DEFAULT_K 32
 #define DEFAULT_LATENCY_US 50
+#define IDLE_SKIPS_MAX 8 /* see wsc_poll */
 
 _Atomic int itoi_wsc_k = DEFAULT_K;
 _Atomic unsigned itoi_wsc_latency_us = DEFAULT_LATENCY_US;
@@ -418,9 +420,18 @@ static size_t wsc_poll(itoi_worker_t *w, size_t budget)
     itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
     if (!a) return 0;
     size_t did = 0;
-    if (a->sq_pending || a->bucket_n) { /* nothing else can run: the bucket crosses */
-        itoi_wsc_flush(w, a, FLUSH_IDLE);
-        did++;
+    if (a->sq_pending || a->bucket_n) {
+        /* The scheduler context visits the pollers between rounds of stackless units too:
+         * while ZWTs are still ready, the bucket waits for them (they may post more), up
+         * to IDLE_SKIPS_MAX visits in a row; otherwise nothing else can run and it crosses. */
+        const itoi_unit_t *next = w->rq.head;
+        if (next && next->run && a->idle_skips < IDLE_SKIPS_MAX) {
+            a->idle_skips++;
+        } else {
+            a->idle_skips = 0;
+            itoi_wsc_flush(w, a, FLUSH_IDLE);
+            did++;
+        }
     }
     if (a->uring && a->inflight) did += itoi_uring_reap(w, a);
     if (a->nwaiting) did += itoi_ready_poll(w, a);

@@ -91,6 +91,7 @@ typedef struct itoi_wscw {
     itoi_sysrec_t *bucket, *bucket_tail; /* requests run by the flusher itself */
     size_t bucket_n;
     size_t sq_pending;          /* SQEs prepared, not yet submitted */
+    unsigned idle_skips;        /* poller visits in a row that left a partial bucket (area.c) */
     size_t inflight;            /* submitted to the ring, not yet completed */
     itoi_sysrec_t live;         /* sentinel of the live list */
     _Atomic size_t nlive;       /* owner-written; others read it as a hint (ito_close) */
