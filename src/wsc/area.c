@@ -33,6 +33,9 @@ static _Atomic(itoi_wscw_t *) areas; /* one per worker, published once per ito_i
 static itoi_spinlock_t setup_lock;
 static _Atomic int area_err;         /* why an area could not be set up */
 static _Atomic int fini_cancelling;  /* finalize has cancelled: new waits on such fds end at once */
+/* The policy set by ito_wsc_set_* before the areas exist: the environment's values must not
+ * overwrite it when the areas are set up (cleared by the teardown at ito_finalize). */
+static _Atomic int k_set, latency_set;
 
 static size_t wsc_poll(itoi_worker_t *w, size_t budget);
 static size_t wsc_fini_cancel(void);
@@ -118,6 +121,8 @@ static void wsc_teardown(void)
     }
     free(all);
     atomic_store(&areas, NULL);
+    atomic_store(&k_set, 0); /* the next runtime starts from the environment again */
+    atomic_store(&latency_set, 0);
 }
 
 static int areas_setup(void)
@@ -128,9 +133,11 @@ static int areas_setup(void)
     if (!atomic_load(&areas)) {
         /* The policy starts from the environment (validated at ito_init) or the defaults. */
         atomic_store(&fini_cancelling, 0);
-        atomic_store(&itoi_wsc_k, itoi_env.wsc_threshold ? (int)itoi_env.wsc_threshold : DEFAULT_K);
-        atomic_store(&itoi_wsc_latency_us,
-                     itoi_env.wsc_latency_us >= 0 ? (unsigned)itoi_env.wsc_latency_us : DEFAULT_LATENCY_US);
+        if (!atomic_load(&k_set))
+            atomic_store(&itoi_wsc_k, itoi_env.wsc_threshold ? (int)itoi_env.wsc_threshold : DEFAULT_K);
+        if (!atomic_load(&latency_set))
+            atomic_store(&itoi_wsc_latency_us,
+                         itoi_env.wsc_latency_us >= 0 ? (unsigned)itoi_env.wsc_latency_us : DEFAULT_LATENCY_US);
         itoi_wscw_t *p = itoi_calloc((size_t)itoi_rt.nworkers, sizeof *p);
         if (!p || itoi_poller_add(wsc_poll) != ITO_OK || itoi_fini_add(wsc_teardown) != ITO_OK ||
             itoi_fini_ops_add(&fini_ops) != ITO_OK)
@@ -529,6 +536,7 @@ int ito_wsc_set_threshold(int k)
 {
     if (k < 1 || k > 64) return ITO_EINVAL;
     atomic_store(&itoi_wsc_k, k);
+    atomic_store(&k_set, 1);
     return ITO_OK;
 }
 
@@ -536,6 +544,7 @@ int ito_wsc_set_latency_us(unsigned us)
 {
     if (us > 1000000u) return ITO_EINVAL;
     atomic_store(&itoi_wsc_latency_us, us);
+    atomic_store(&latency_set, 1);
     return ITO_OK;
 }
 

@@ -52,6 +52,7 @@ typedef struct chat_server_stats {
     uint64_t relayed, sends, short_sends;   /* messages in, 100-B sends out, sends finished late */
     uint64_t crossings, buckets;            /* ito modes: from ito_wsc_stats (+ plain sends) */
     uint64_t recv_posts;                    /* ito modes: receive requests posted */
+    uint64_t posted;                        /* ito modes: requests posted (ito_wsc_stats) */
     uint64_t cpu_ns;                        /* the server process's CPU time from go to done */
     int backend;                            /* ITO_WSC_URING / ITO_WSC_SYNC, -1 without ito */
 } chat_server_stats_t;

@@ -116,12 +116,12 @@ int main(int argc, char **argv)
                  (unsigned long long)want, (unsigned long long)st.sends);
     printf("RESULT kind=chatroom mode=%s backend=%s rooms=%d clients=%d messages=%d total_ns=%llu "
            "server_cpu_ns=%llu relayed=%llu sends=%llu crossings=%llu buckets=%llu recv_posts=%llu "
-           "short_sends=%llu server_pid=%ld\n",
+           "short_sends=%llu posted=%llu server_pid=%ld\n",
            mode, st.backend == ITO_WSC_URING ? "uring" : st.backend == ITO_WSC_SYNC ? "sync" : "none", cfg.rooms,
            cfg.clients, cfg.messages, (unsigned long long)total, (unsigned long long)st.cpu_ns,
            (unsigned long long)st.relayed, (unsigned long long)st.sends, (unsigned long long)st.crossings,
            (unsigned long long)st.buckets, (unsigned long long)st.recv_posts, (unsigned long long)st.short_sends,
-           (long)getpid());
+           (unsigned long long)st.posted, (long)getpid());
     free(conns);
     return 0;
 }
