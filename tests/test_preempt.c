@@ -225,6 +225,8 @@ int main(void)
     while (now() - t0 < 0.3 || (now() - t0 < 10 && (!atomic_load(&progress[0]) || !atomic_load(&progress[1]) ||
                                                     !atomic_load(&progress[2]) || !atomic_load(&progress[3]))))
         CHECK_OK(ito_yield());
+    for (int i = 0; i < 4; i++)
+        if (atomic_load(&progress[i]) == 0) ito_dump_threads(stderr); /* where it waits */
     atomic_store(&stop, 1);
     for (int i = 0; i < 4; i++) CHECK_OK(ito_join(sp[i], NULL));
     for (int i = 0; i < 4; i++)

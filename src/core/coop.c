@@ -18,7 +18,7 @@ void ito_coop_yield_full(void)
 {
     itoi_worker_t *w = itoi_self_worker();
     ito_coop_flag = 0;
-    if (w && w->cur) itoi_yield_worker_full(w);
+    if (w && w->cur) itoi_yield_worker_full(w, false);
 }
 
 #if defined(ITOI_ASAN) || defined(ITOI_TSAN)

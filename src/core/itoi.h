@@ -383,7 +383,7 @@ void itoi_migrate(itoi_worker_t *w, int target);
 void itoi_worker_call(itoi_worker_t *to, itoi_call_t *c);
 void itoi_yield_worker(itoi_worker_t *w);
 void itoi_visit_sched(itoi_worker_t *w);       /* run the pollers once, then continue */
-void itoi_yield_worker_full(itoi_worker_t *w);
+void itoi_yield_worker_full(itoi_worker_t *w, bool leave); /* leave: even if nothing else is ready */
 int itoi_yield_to(itoi_worker_t *w, itoi_ult_t *t);
 _Noreturn void itoi_exit_current(itoi_worker_t *w);
 void itoi_worker_loop(itoi_worker_t *w);        /* the scheduler context's loop */

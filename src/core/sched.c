@@ -544,11 +544,13 @@ static inline bool visit_anyway(itoi_worker_t *w)
 
 /* A yield that saves everything, as a preemptive switch must (ito_coop_yield_full
  * and the preemption signal handler use it). */
-void itoi_yield_worker_full(itoi_worker_t *w)
+void itoi_yield_worker_full(itoi_worker_t *w, bool leave)
 {
     itoi_ult_t *cur = w->cur;
     itoi_ult_t *next = pick_ult(w);
-    if (!next && !w->rq.head && !visit_anyway(w)) return;
+    /* leave: the caller may not go on even with nothing else ready (gang scheduling: its
+     * group's turn is over); the scheduler context then parks it and looks for work */
+    if (!next && !w->rq.head && !leave && !visit_anyway(w)) return;
     itoi_queue_push(&w->rq, &cur->u);
     switch_with(itoa_switch_full, w, cur, next, NULL, NULL);
 }

@@ -93,15 +93,16 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
     itoi_ult_t *t = w->cur;
     if (!t) goto out;
     uint64_t now = mono_ns();
-    int forced = 0;
+    int forced = 0, leave = 0;
     if (itoi_pre.gang && itoi_group_of(t)) {
         /* Gang scheduling decides at the group's level (gang.c): a ULT of the running
          * group keeps its worker while in a region; a ULT of another group leaves now,
          * forced if its group's turn ended while it was inside a region. */
         if (itoi_group_of(t) == atomic_load(&itoi_gang_group)) {
             if (ITOI_PSAFE(t)) goto out;
-        } else if (ITOI_PSAFE(t)) {
-            ITOI_BUMP(pw->st.forced);
+        } else {
+            leave = 1; /* off its worker even if nothing else is ready here */
+            if (ITOI_PSAFE(t)) ITOI_BUMP(pw->st.forced);
         }
         goto preempt;
     }
@@ -139,7 +140,7 @@ preempt:;
     sigemptyset(&set);
     sigaddset(&set, SIGURG);
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-    itoi_yield_worker_full(w);
+    itoi_yield_worker_full(w, leave);
     t->bound = bound;
 out:
     errno = saved_errno;
