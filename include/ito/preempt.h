@@ -108,7 +108,7 @@ int ito_group_add(ito_group_t *g, ito_thread_t t);
 /** Preemption counters (ito_preempt_stats, ito_group_stats). */
 typedef struct ito_preempt_stats {
     uint64_t ticks;       /**< quanta that ended */
-    uint64_t preemptions; /**< ULTs switched out by a quantum's end */
+    uint64_t preemptions; /**< ULTs switched out by a quantum's end (FLAG mode: quanta whose flag a compiled yield point took, counted at the next tick) */
     uint64_t deferred;    /**< switches put off: not at a safe point */
     uint64_t delayed;     /**< switches delayed by preemption-safe regions */
     uint64_t delay_ns;    /**< the time they were delayed, in total */

@@ -88,8 +88,15 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
     itoi_pworker_t *pw = itoi_pworker(w);
     ITOI_BUMP(pw->st.ticks);
     if (w->index == 0 && itoi_pre.gang) itoi_gang_tick();
+    if (itoi_pre.mode == ITO_PREEMPT_FLAG) {
+        /* A compiled yield point clears the flag when it switches: a flag the last tick
+         * set and that is clear now was a preemption (counted one tick late). */
+        if (pw->flag_set && !ito_coop_flag) ITOI_BUMP(pw->st.preemptions);
+        pw->flag_set = 1;
+        ito_coop_flag = 1;
+        goto out;
+    }
     ito_coop_flag = 1; /* compiled yield points switch at their next check */
-    if (itoi_pre.mode == ITO_PREEMPT_FLAG) goto out;
     itoi_ult_t *t = w->cur;
     if (!t) goto out;
     uint64_t now = mono_ns();

@@ -18,6 +18,7 @@ typedef struct itoi_pstats {
 typedef struct itoi_pworker {
     timer_t timer;
     int armed;
+    int flag_set;               /* FLAG mode: this worker's last tick set ito_coop_flag */
     itoi_pstats_t st;
     itoi_queue_t parked;        /* gang scheduling: ULTs whose group's turn it is not */
     uint64_t gang_seen;         /* the group epoch the parked ULTs were set aside for */
