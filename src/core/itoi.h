@@ -396,6 +396,14 @@ itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w);
 void itoi_ult_free_slow(itoi_worker_t *w);
 itoi_ult_t *itoi_handle_get(ito_thread_t h);    /* NULL when stale or invalid */
 ito_thread_t itoi_handle_of(itoi_ult_t *t);
+/* A ULT's identity for ownership (mutex owner words): its descriptor's address with the
+ * handle's generation in the top 16 bits, so that a new ULT on a reused descriptor is a
+ * different owner. Bit 0 is always clear (descriptors are aligned). */
+#define ITOI_HANDLE_PTR_BITS 48
+static inline uintptr_t itoi_owner_id(itoi_ult_t *t)
+{
+    return (uintptr_t)t | ((uintptr_t)atomic_load_explicit(&t->gen, memory_order_relaxed) << ITOI_HANDLE_PTR_BITS);
+}
 void itoi_ult_entry(void);                      /* the first C frame of every ULT */
 /* Give t a stack and a fresh context. ULTs made by ito_create get theirs at creation;
  * ULTs made in bulk (src/spawn) get theirs lazily, when a worker first picks them. */

@@ -22,7 +22,7 @@
 #include "sanitizer.h"
 
 #define SLAB 64
-#define HANDLE_PTR_BITS 48
+#define HANDLE_PTR_BITS ITOI_HANDLE_PTR_BITS
 
 #define BATCH 256 /* itoi_ult_free (itoi.h) moves a batch out at 2 * 256 */
 static itoi_spinlock_t gdesc_lock;

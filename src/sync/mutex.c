@@ -1,7 +1,8 @@
 /* mutex.c: a ULT mutex with direct hand-off.
  *
- * The owner word holds the owning ULT's descriptor address, with bit 0 set when ULTs
- * wait. lock: one CAS 0 -> me when free. unlock: one CAS me -> 0 when nobody waits;
+ * The owner word holds the owning ULT's identity (itoi_owner_id: its descriptor's
+ * address and its handle's generation, so a new ULT on a reused descriptor is not the
+ * owner), with bit 0 set when ULTs wait. lock: one CAS 0 -> me when free. unlock: one CAS me -> 0 when nobody waits;
  * otherwise, under the spinlock, ownership passes straight to the first waiter (FIFO:
  * no barging, no starvation) and that waiter is made ready already owning it. The
  * waiters bit is only set under the spinlock, and a waiter parks only after setting
@@ -45,10 +46,11 @@ int ito_mutex_trylock(ito_mutex_t *m)
     if (!w) return ITO_ENOTULT;
     mutex_impl_t *x = (mutex_impl_t *)m;
     uintptr_t expect = 0;
-    if (atomic_compare_exchange_strong_explicit(&x->owner, &expect, (uintptr_t)w->cur,
-                                                memory_order_acquire, memory_order_relaxed))
+    uintptr_t me = itoi_owner_id(w->cur);
+    if (atomic_compare_exchange_strong_explicit(&x->owner, &expect, me, memory_order_acquire,
+                                                memory_order_relaxed))
         return ITO_OK;
-    return (expect & ~WAITERS) == (uintptr_t)w->cur ? ITO_EDEADLK : ITO_EBUSY;
+    return (expect & ~WAITERS) == me ? ITO_EDEADLK : ITO_EBUSY;
 }
 
 /* A timed waiter gives up (under x->lock): off the queue, and the waiters bit goes
@@ -70,7 +72,7 @@ int ito_mutex_lock_until(ito_mutex_t *m, uint64_t deadline)
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     mutex_impl_t *x = (mutex_impl_t *)m;
-    uintptr_t me = (uintptr_t)w->cur, v = 0;
+    uintptr_t me = itoi_owner_id(w->cur), v = 0;
     if (ITOI_LIKELY(atomic_compare_exchange_strong_explicit(&x->owner, &v, me, memory_order_acquire,
                                                             memory_order_relaxed)))
         return ITO_OK;
@@ -106,14 +108,14 @@ int ito_mutex_unlock(ito_mutex_t *m)
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     mutex_impl_t *x = (mutex_impl_t *)m;
-    uintptr_t me = (uintptr_t)w->cur, v = me;
+    uintptr_t me = itoi_owner_id(w->cur), v = me;
     if (ITOI_LIKELY(atomic_compare_exchange_strong_explicit(&x->owner, &v, 0, memory_order_release,
                                                             memory_order_relaxed)))
         return ITO_OK;
     if ((v & ~WAITERS) != me) return ITO_EPERM;
     itoi_spin_lock(&x->lock);
     itoi_ult_t *next = (itoi_ult_t *)itoi_queue_pop(&x->waiters);
-    atomic_store_explicit(&x->owner, (uintptr_t)next | (x->waiters.head ? WAITERS : 0),
+    atomic_store_explicit(&x->owner, itoi_owner_id(next) | (x->waiters.head ? WAITERS : 0),
                           memory_order_release);
     itoi_spin_unlock(&x->lock);
     itoi_ready(next);

@@ -172,7 +172,7 @@ itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w)
         if (rc == 0) {
             a->uring = 1;
         } else if (itoi_env.wsc_backend == ITO_WSC_URING) { /* forced, and refused now */
-            atomic_store(&area_err, ITO_ENOSYS);
+            atomic_store(&area_err, rc == -ENOMEM ? ITO_ENOMEM : ITO_ENOSYS); /* say why */
             return NULL;
         }
     }
