@@ -5,6 +5,18 @@
  * Every ito function that can fail returns an int: ITO_OK (0) on success, or one of
  * the negative codes below (the README lists the few functions that return something
  * else). ito_strerror() gives a one-line message for each.
+ *
+ * Handles. Every handle the API hands out is checked on every use, in release builds too:
+ * a thread handle carries a generation tag (a joined, detached-and-ended or earlier
+ * runtime's thread is ITO_EJOINED); a group handle is a generation-tagged table index
+ * (destroyed, forged or earlier runtime's: ITO_EINVAL); a frame or device pointer points
+ * at memory the runtime keeps for the life of the process and marks free (ITO_EINVAL).
+ * Descriptors, frames and groups are never given back to malloc, not even at
+ * ito_finalize, so no stale handle reads freed memory. A mutex's owner is a ULT, not a
+ * descriptor (a new ULT on a reused descriptor is not the owner: ITO_EPERM). Not detected
+ * yet: a frame pointer whose frame was destroyed and created again at the same address
+ * (frames carry no generation), and a forged pointer that points nowhere the runtime
+ * allocated.
  */
 #ifndef ITO_ERROR_H
 #define ITO_ERROR_H

@@ -91,14 +91,18 @@ typedef struct ito_group ito_group_t;
  */
 int ito_group_create(ito_group_t **out);
 /**
- * @brief Destroys an empty group.
- * @return ITO_OK; ITO_EINVAL if g is NULL; ITO_EBUSY while it has ULTs.
+ * @brief Destroys an empty group. A group handle is checked on every use (a generation
+ * tag): a destroyed, forged or earlier runtime's group is ITO_EINVAL, never a read of
+ * freed memory; every group ends at ito_finalize.
+ * @return ITO_OK; ITO_EINVAL if g is NULL or not a live group (destroyed already, stale,
+ * forged); ITO_EBUSY while it has ULTs; ITO_ESTATE if the runtime is not running.
  * @contexts any thread; not a signal handler.
  */
 int ito_group_destroy(ito_group_t *g);
 /**
  * @brief Puts t into g (it leaves g when it ends). One group per ULT.
- * @return ITO_OK; ITO_EINVAL if g or t is NULL; ITO_EJOINED for a stale handle;
+ * @return ITO_OK; ITO_EINVAL if g or t is NULL or g is not a live group; ITO_EJOINED for a
+ * stale thread handle; ITO_ESTATE if the runtime is not running;
  * ITO_EBUSY if t is in a group already or was created by ito_create_many; ITO_ESTATE if
  * t has finished.
  * @contexts any thread; not a signal handler.
@@ -122,7 +126,8 @@ typedef struct ito_preempt_stats {
 int ito_preempt_stats(ito_preempt_stats_t *out);
 /**
  * @brief One group's counters (its ticks field is 0).
- * @return ITO_OK; ITO_EINVAL if g or out is NULL.
+ * @return ITO_OK; ITO_EINVAL if g or out is NULL or g is not a live group; ITO_ESTATE if
+ * the runtime is not running.
  * @contexts any thread; not a signal handler.
  */
 int ito_group_stats(ito_group_t *g, ito_preempt_stats_t *out);

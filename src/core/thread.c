@@ -1,8 +1,9 @@
 /* thread.c: the ULT object and the thread API (create, join, detach, yield, exit).
  *
  * A ULT descriptor comes from its worker's free list (refilled by slabs of 64 from
- * malloc; slabs are kept until ito_finalize, so a stale handle always points to a
- * descriptor and its generation tag can be checked). Its stack is taken from the
+ * malloc; slabs are kept for the life of the process, reused by the next runtime after
+ * ito_finalize, so a stale handle always points to a descriptor and its generation tag
+ * can be checked, even across ito_finalize and ito_init). Its stack is taken from the
  * worker's stack pool at creation, so creation reports ITO_ENOMEM itself rather than
  * failing later, and is given back by the post action of its last switch.
  *
@@ -31,6 +32,7 @@ static _Atomic size_t gdesc_n;     /* batches, read without the lock as a hint *
 static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
 static void **slabs;
 static size_t slabs_n, slabs_cap;
+static size_t slabs_reuse; /* slabs[slabs_reuse..slabs_n) wait to be handed out again (after ito_finalize) */
 
 static int slab_register(void *p)
 {
@@ -45,8 +47,22 @@ static int slab_register(void *p)
         slabs_cap = cap;
     }
     slabs[slabs_n++] = p;
+    slabs_reuse = slabs_n; /* a new slab is made only when no kept one is left: all in use */
     pthread_mutex_unlock(&slab_lock);
     return 0;
+}
+
+/* At ito_finalize the slabs are kept, not freed: every descriptor's generation moves on
+ * and its other fields are cleared, so a handle kept across ito_finalize (and a later
+ * ito_init) still points to a descriptor and is refused by its generation, never read from
+ * freed memory. The next runtime hands the kept slabs out again before it allocates new
+ * ones (slabs_reuse). */
+
+static void desc_retire(itoi_ult_t *t)
+{
+    uint16_t g = (uint16_t)(atomic_load_explicit(&t->gen, memory_order_relaxed) + 1);
+    memset(t, 0, sizeof *t);
+    atomic_init(&t->gen, (uint16_t)(g + (g == 0)));
 }
 
 void itoi_ult_free_all(void)
@@ -54,11 +70,20 @@ void itoi_ult_free_all(void)
     gdesc = NULL;
     atomic_store(&gdesc_n, 0);
     pthread_mutex_lock(&slab_lock);
-    for (size_t i = 0; i < slabs_n; i++) free(slabs[i]);
-    free(slabs);
-    slabs = NULL;
-    slabs_n = slabs_cap = 0;
+    for (size_t i = 0; i < slabs_n; i++)
+        for (int k = 0; k < SLAB; k++) desc_retire((itoi_ult_t *)slabs[i] + k);
+    slabs_reuse = 0;
     pthread_mutex_unlock(&slab_lock);
+}
+
+/* A kept slab of an earlier runtime, or NULL. */
+static itoi_ult_t *slab_reused(void)
+{
+    itoi_ult_t *s = NULL;
+    pthread_mutex_lock(&slab_lock);
+    if (slabs_reuse < slabs_n) s = slabs[slabs_reuse++];
+    pthread_mutex_unlock(&slab_lock);
+    return s;
 }
 
 void itoi_ult_foreach(bool (*fn)(itoi_ult_t *t, void *arg), void *arg)
@@ -94,12 +119,16 @@ itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w)
                 return itoi_ult_alloc(w);
             }
         }
-        itoi_ult_t *s = itoi_calloc(SLAB, sizeof *s);
-        if (!s) return NULL;
-        if (slab_register(s) != 0) { free(s); return NULL; }
+        itoi_ult_t *s = slab_reused();
+        bool fresh = s == NULL;
+        if (fresh) {
+            s = itoi_calloc(SLAB, sizeof *s);
+            if (!s) return NULL;
+            if (slab_register(s) != 0) { free(s); return NULL; }
+        }
         for (int i = SLAB - 1; i >= 0; i--) {
             s[i].u.next = (itoi_unit_t *)w->free_ult;
-            atomic_init(&s[i].gen, 1);
+            if (fresh) atomic_init(&s[i].gen, 1); /* a kept slab keeps its generations */
             w->free_ult = &s[i];
         }
         w->free_ult_n += SLAB;

@@ -25,19 +25,54 @@
 _Atomic(void *) itoi_gang_group;
 _Atomic uint64_t itoi_gang_epoch;
 
-static itoi_group_t *groups[ITOI_MAX_GROUPS];
+/* Groups live in a static table (never freed, so a stale handle never reads freed
+ * memory); a handle is (generation << 8) | (slot + 1), checked under groups_lock, and a
+ * slot's generation moves when its group is destroyed or the runtime finalizes. */
+static itoi_group_t group_tab[ITOI_MAX_GROUPS];
+static uint32_t group_gen[ITOI_MAX_GROUPS]; /* under groups_lock */
+static itoi_group_t *groups[ITOI_MAX_GROUPS]; /* the live ones */
 static itoi_spinlock_t groups_lock;
+
 static itoi_spinlock_t turn_lock; /* taken with trylock in signal handlers: never waits there */
 static int turn;                  /* index of the running group (under turn_lock) */
 
 static void advance(uint64_t now, int forced);
 
+static ito_group_t *group_handle(int slot)
+{
+    return (ito_group_t *)(((uintptr_t)group_gen[slot] << 8) | (uintptr_t)(slot + 1));
+}
+
+/* The live group a handle names, or NULL (stale, forged, destroyed, other runtime). */
+static itoi_group_t *group_get(ito_group_t *h)
+{
+    uintptr_t v = (uintptr_t)h;
+    int slot = (int)(v & 0xff) - 1;
+    if (slot < 0 || slot >= ITOI_MAX_GROUPS) return NULL;
+    itoi_spin_lock(&groups_lock);
+    itoi_group_t *g = groups[slot] && group_gen[slot] == (uint32_t)(v >> 8) ? groups[slot] : NULL;
+    itoi_spin_unlock(&groups_lock);
+    return g;
+}
+
+/* ito_finalize: every group ends with the runtime; their handles go stale. */
+static void groups_fini(void)
+{
+    itoi_spin_lock(&groups_lock);
+    for (int i = 0; i < ITOI_MAX_GROUPS; i++)
+        if (groups[i]) {
+            groups[i] = NULL;
+            group_gen[i]++;
+        }
+    itoi_spin_unlock(&groups_lock);
+    atomic_store(&itoi_gang_group, NULL);
+}
+
 int ito_group_create(ito_group_t **out)
 {
     if (!out) return ITO_EINVAL;
     if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
-    itoi_group_t *g = calloc(1, sizeof *g);
-    if (!g) return ITO_ENOMEM;
+    if (itoi_fini_add(groups_fini) != ITO_OK) return ITO_ENOMEM;
     itoi_spin_lock(&groups_lock);
     int slot = -1;
     for (int i = 0; i < ITOI_MAX_GROUPS; i++)
@@ -46,28 +81,30 @@ int ito_group_create(ito_group_t **out)
             break;
         }
     if (slot >= 0) {
+        itoi_group_t *g = &group_tab[slot];
+        memset(g, 0, sizeof *g);
         g->slot = slot;
         groups[slot] = g;
+        *out = group_handle(slot);
     }
     itoi_spin_unlock(&groups_lock);
-    if (slot < 0) {
-        free(g);
-        return ITO_ENOMEM;
-    }
-    *out = (ito_group_t *)g;
-    return ITO_OK;
+    return slot < 0 ? ITO_ENOMEM : ITO_OK;
 }
 
 int ito_group_destroy(ito_group_t *gp)
 {
-    itoi_group_t *g = (itoi_group_t *)gp;
+    if (!gp) return ITO_EINVAL;
+    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
+    itoi_group_t *g = group_get(gp);
     if (!g) return ITO_EINVAL;
     if (atomic_load(&g->members) > 0) return ITO_EBUSY;
     itoi_spin_lock(&groups_lock);
-    if (groups[g->slot] == g) groups[g->slot] = NULL;
+    if (groups[g->slot] == g) {
+        groups[g->slot] = NULL;
+        group_gen[g->slot]++;
+    }
     itoi_spin_unlock(&groups_lock);
     if (atomic_load(&itoi_gang_group) == (void *)g) atomic_store(&itoi_gang_group, NULL);
-    free(g);
     return ITO_OK;
 }
 
@@ -80,8 +117,10 @@ static void leave_group(itoi_worker_t *w, itoi_ult_t *t)
 
 int ito_group_add(ito_group_t *gp, ito_thread_t h)
 {
-    itoi_group_t *g = (itoi_group_t *)gp;
-    if (!g || !h) return ITO_EINVAL;
+    if (!gp || !h) return ITO_EINVAL;
+    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
+    itoi_group_t *g = group_get(gp);
+    if (!g) return ITO_EINVAL;
     itoi_ult_t *t = itoi_handle_get(h);
     if (!t) return ITO_EJOINED;
     if (itoi_group_of(t) || t->on_exit) return ITO_EBUSY; /* one group per ULT; not for bulk-created ones */
@@ -94,8 +133,10 @@ int ito_group_add(ito_group_t *gp, ito_thread_t h)
 
 int ito_group_stats(ito_group_t *gp, ito_preempt_stats_t *out)
 {
-    itoi_group_t *g = (itoi_group_t *)gp;
-    if (!g || !out) return ITO_EINVAL;
+    if (!gp || !out) return ITO_EINVAL;
+    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
+    itoi_group_t *g = group_get(gp);
+    if (!g) return ITO_EINVAL;
     out->ticks = 0;
     out->preemptions = atomic_load(&g->st.preemptions);
     out->deferred = atomic_load(&g->st.deferred);

@@ -1,10 +1,12 @@
 /* frame.c: instance frames (the analog of Fuce's ACM pages) and their pools.
  *
  * A frame is one allocation: the header, N entries, then the data area. Frames are
- * pooled per worker by size class (powers of two) and never given back to malloc
- * before ito_finalize, so a stale frame pointer still points at a frame whose magic
+ * pooled per worker by size class (powers of two) and never given back to malloc, not
+ * even at ito_finalize, so a stale frame pointer still points at a frame whose magic
  * word says FREE: every call can reject it instead of touching freed memory.
- * Every allocation is recorded in a registry (slow path only) that finalize frees. */
+ * Every allocation is recorded in a registry (slow path only); the next runtime reuses
+ * what an earlier one left. (A stale pointer to a frame that was freed and created again
+ * is not detected: frames carry no generation yet.) */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -46,15 +48,24 @@ int itoi_zwt_setup(void)
     return rc;
 }
 
+/* ito_finalize: the frames are kept, not freed (a frame pointer kept across ito_finalize
+ * still points at a frame, whose magic says FREE); the pooled sizes go to the shared free
+ * lists, where the next runtime takes them before it allocates. */
 void itoi_zwt_teardown(void)
 {
-    for (size_t i = 0; i < reg_n; i++) free(reg[i]);
-    free(reg);
-    reg = NULL;
-    reg_n = reg_cap = 0;
+    itoi_spin_lock(&reg_lock);
+    memset(orphan_free, 0, sizeof orphan_free);
+    for (size_t i = 0; i < reg_n; i++) {
+        struct ito_frame *f = reg[i];
+        atomic_store_explicit(&f->magic, ITOI_FRAME_FREE, memory_order_relaxed);
+        if (f->size_class < ITOI_NCLASSES) {
+            f->next_free = orphan_free[f->size_class];
+            orphan_free[f->size_class] = f;
+        }
+    }
+    itoi_spin_unlock(&reg_lock);
     free(zws);
     zws = NULL;
-    memset(orphan_free, 0, sizeof orphan_free);
 }
 
 static struct ito_frame *frame_alloc(size_t bytes, uint32_t cls)
@@ -99,7 +110,8 @@ int ito_frame_create(ito_frame_t **out, int nentries, size_t data_size)
             itoi_zworker_t *zw = itoi_zwt_worker(w);
             f = zw->free[slot];
             if (f) zw->free[slot] = f->next_free;
-        } else {
+        }
+        if (!f) { /* a foreign thread's, or an earlier runtime's (slow path: the lock) */
             itoi_spin_lock(&reg_lock);
             f = orphan_free[slot];
             if (f) orphan_free[slot] = f->next_free;
