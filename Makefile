@@ -3,7 +3,8 @@
 #   make test   build release (gcc-12), ASan+UBSan and TSan (clang-19) trees and run every test
 #   make bench  build release and run the side-by-side benchmarks into results/
 #   make docs   the API reference (Doxygen) into build/docs/html; fails on any warning
-.PHONY: all deps build build-asan build-tsan test demo bench docs clean
+#   make fuzz   the public-API fuzzer (libFuzzer, ASan tree) for FUZZ_SECONDS (default 600)
+.PHONY: all deps build build-asan build-tsan test demo bench docs fuzz clean
 
 GEN      := -G Ninja
 REL      := build/release
@@ -46,6 +47,12 @@ bench: build
 
 demo: build
 	@$(LAB) all
+
+# The API fuzzer: new inputs go to build/asan/tests/fuzz/corpus, crashes to crash-* there.
+FUZZ_SECONDS ?= 600
+fuzz: build-asan
+	@cd $(ASAN)/tests/fuzz && mkdir -p corpus && ./fuzz_api -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+	  -rss_limit_mb=4096 -print_final_stats=1 corpus $(CURDIR)/tests/fuzz/corpus
 
 # Doxygen fails (WARN_AS_ERROR) on any warning, e.g. an undocumented public function.
 DOCS     := build/docs

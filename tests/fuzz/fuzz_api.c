@@ -1,0 +1,134 @@
+/* fuzz_api: libFuzzer harness for ito's public API (clang-19, -fsanitize=fuzzer,address,
+ * undefined; built in the ASan tree). Each input is decoded into a sequence of calls made
+ * by the main ULT of a fresh runtime of 1 or 2 workers: create / join / detach / yield /
+ * yield_to / thread id and name, mutex and condition variable operations, stream try
+ * operations, frames (create, set, continue, rearm, destroy, data), bulk creation, groups
+ * (create, add, destroy, stats), finalize and init again in the middle — with live,
+ * stale (joined, destroyed, earlier runtime's) and forged handles and out-of-range numbers.
+ * Every call must return ITO_OK or one of ito's codes; a crash, a sanitizer report, a
+ * hang (libFuzzer's -timeout) or another value is a finding. What the harness never does:
+ * wait on something nobody will signal, or pass a pointer to memory it freed itself
+ * (streams and mutexes are the caller's objects: only live ones are used). */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ito/ito.h"
+
+#define NT 8 /* thread handle slots */
+#define NF 4 /* frame slots */
+#define NG 4 /* group slots */
+
+static const uint8_t *in;
+static size_t in_n, in_at;
+
+static unsigned byte(void) { return in_at < in_n ? in[in_at++] : 0; }
+static int ok(int rc) { return rc == ITO_OK || (rc < 0 && rc >= ITO_EIO); }
+static void check(int rc)
+{
+    if (!ok(rc)) abort(); /* not one of ito's codes */
+}
+
+static void *body(void *arg)
+{
+    uintptr_t k = (uintptr_t)arg & 3;
+    for (uintptr_t i = 0; i < k; i++) ito_yield();
+    return arg;
+}
+
+static void zfn(ito_frame_t *f, int entry, uint64_t v)
+{
+    (void)f;
+    (void)entry;
+    (void)v;
+}
+
+/* A handle that is live, stale or forged, picked by the input. */
+static ito_thread_t pick_thread(ito_thread_t *t)
+{
+    unsigned b = byte();
+    if (b < 200) return t[b % NT];
+    if (b < 230) return (ito_thread_t)(uintptr_t)((uintptr_t)t[b % NT] ^ ((uintptr_t)(b & 7) << 48)); /* other generation */
+    return NULL;
+}
+
+static void run(ito_thread_t *t, ito_frame_t **f, ito_group_t **g, ito_mutex_t *m, ito_cond_t *c,
+                ito_stream_t *s, int *held)
+{
+    for (int steps = 0; steps < 64 && in_at < in_n; steps++) {
+        unsigned op = byte() % 24, a = byte();
+        char buf[64];
+        size_t got;
+        uint64_t id;
+        switch (op) {
+        case 0: check(ito_create(&t[a % NT], body, (void *)(uintptr_t)a, NULL)); break;
+        case 1: check(ito_join(pick_thread(t), NULL)); break;
+        case 2: check(ito_detach(pick_thread(t))); break;
+        case 3: check(ito_yield()); break;
+        case 4: check(ito_yield_to(pick_thread(t))); break;
+        case 5: check(ito_thread_id(pick_thread(t), &id)); break;
+        case 6: check(ito_thread_name(pick_thread(t), buf, a % sizeof buf)); break;
+        case 7:
+            if (!*held) { check(ito_mutex_lock(m)); *held = 1; }
+            else check(ito_mutex_trylock(m));
+            break;
+        case 8: if (ito_mutex_unlock(m) == ITO_OK) *held = 0; break;
+        case 9: check(a & 1 ? ito_cond_signal(c) : ito_cond_broadcast(c)); break;
+        case 10: memset(buf, a, sizeof buf); check(ito_stream_try_put(s, buf, a % sizeof buf, &got)); break;
+        case 11: check(ito_stream_try_get(s, buf, a % sizeof buf, &got)); break;
+        case 12: check(ito_frame_create(&f[a % NF], (int)(a % 6) - 1, a % 3 ? 16 : 0)); break;
+        case 13: check(ito_entry_set(f[a % NF], (int)(byte() % 6) - 1, a & 1 ? zfn : NULL, byte() % 3, ITO_MODE_USER)); break;
+        case 14: check(ito_continue(f[a % NF], (int)(byte() % 6) - 1)); break;
+        case 15: check(ito_rearm(f[a % NF], (int)(byte() % 6) - 1, byte() % 3)); break;
+        case 16: check(ito_frame_destroy(f[a % NF])); break; /* the slot keeps the pointer: stale later */
+        case 17: (void)ito_frame_data(f[a % NF]); break;
+        case 18: {
+            ito_spawn_attr_t sa;
+            check(ito_spawn_attr_init(&sa));
+            sa.scheme = (ito_spawn_scheme_t)(byte() % 6);
+            sa.flags = ITO_ATTR_DETACHED;
+            check(ito_create_many(a % 300, body, NULL, 0, NULL, NULL, NULL, &sa));
+            break;
+        }
+        case 19: check(ito_group_create(&g[a % NG])); break;
+        case 20: check(ito_group_add(g[a % NG], pick_thread(t))); break;
+        case 21: check(ito_group_destroy(g[a % NG])); break;
+        case 22: { ito_preempt_stats_t ps; check(ito_group_stats(g[a % NG], &ps)); break; }
+        case 23: /* finalize (fails with ITO_EBUSY never here: nothing waits) and start again */
+            if (*held) { check(ito_mutex_unlock(m)); *held = 0; }
+            return;
+        }
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    in = data;
+    in_n = size;
+    in_at = 0;
+    ito_thread_t t[NT] = {0};
+    ito_frame_t *f[NF] = {0};
+    ito_group_t *g[NG] = {0};
+    for (int round = 0; round < 3 && in_at < in_n; round++) {
+        ito_config_t cfg = {.workers = 1 + (int)(byte() & 1)};
+        if (ito_init(&cfg) != ITO_OK) abort();
+        ito_mutex_t m;
+        ito_cond_t c;
+        ito_stream_t *s;
+        check(ito_mutex_init(&m));
+        check(ito_cond_init(&c));
+        check(ito_stream_create(&s, 1 + byte() % 128));
+        int held = 0;
+        run(t, f, g, &m, &c, s, &held);
+        if (held) check(ito_mutex_unlock(&m));
+        for (int i = 0; i < NT; i++) (void)ito_join(t[i], NULL); /* joinable ones end here */
+        check(ito_stream_destroy(s));
+        check(ito_cond_destroy(&c));
+        check(ito_mutex_destroy(&m));
+        int rc = ito_finalize();
+        if (rc != ITO_OK) abort(); /* nothing was left waiting: finalize must succeed */
+        /* t, f and g keep their values: the next round uses them as stale handles */
+    }
+    return 0;
+}
