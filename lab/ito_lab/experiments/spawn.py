@@ -453,9 +453,82 @@ def real_table(results):
     return rows
 
 
+REAL_WORKERS = (1, 2)
+LINE_PROGRAM = "bench/line_transfer"
+
+
+def real_medians(runs):
+    """{(n, workers, scheme, benchmark): [median of each run]} from the RESULT dicts of several
+    runs (one list per run)."""
+    by = {}
+    for results in runs:
+        for r in results:
+            if r.get("benchmark") not in ("spawn", "spawn_run"):
+                continue
+            key = (int(r["n"]), int(r["workers"]), r["scheme"], r["benchmark"])
+            by.setdefault(key, []).append(float(r["median_ns"]))
+    return by
+
+
+def real_spread_rows(by):
+    """Rows (benchmark, n, workers, scheme, median, min, max, runs) over the runs."""
+    order = {s: i for i, s in enumerate(REAL_SCHEMES)}
+    rows = []
+    for (n, w, s, b) in sorted(by, key=lambda k: (k[3], k[0], k[1], order.get(k[2], 99))):
+        v = sorted(by[(n, w, s, b)])
+        rows.append((b, n, w, s, _fmt(v[len(v) // 2], 1), _fmt(v[0], 1), _fmt(v[-1], 1), len(v)))
+    return rows
+
+
+def real_speedups(by, benchmark="spawn_run"):
+    """{scheme: [(workers, speedup over serial on 1 worker)]} at the largest n measured."""
+    ns = [k[0] for k in by if k[3] == benchmark]
+    if not ns:
+        return {}
+    n = max(ns)
+    med = {k: sorted(v)[len(v) // 2] for k, v in by.items() if k[0] == n and k[3] == benchmark}
+    base = med.get((n, 1, "serial", benchmark))
+    if not base:
+        return {}
+    out = {}
+    for (_, w, s, _b), ns_per in sorted(med.items(), key=lambda kv: kv[0][1]):
+        if s != "loop":
+            out.setdefault(s, []).append((w, base / ns_per))
+    return out
+
+
+def plot_real(by, out: Path):
+    """The real schemes on the simulator's axes (speedup against the number of processors,
+    log 2): speedup of create-and-run over the serial scheme on one worker, largest n."""
+    sp = real_speedups(by)
+    if not sp:
+        return None
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    f, ax = plt.subplots(figsize=(6.4, 4.4))
+    for s, pts in sp.items():
+        ax.plot([w for w, _ in pts], [y for _, y in pts], marker="o", ms=4, label=s)
+    ax.axhline(1.0, color="grey", ls="--", lw=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks([1, 2, 4, 8, 16, 32, 64, 128])
+    ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.set_xlabel("number of processors (workers)")
+    ax.set_ylabel("speedup over serial on 1 worker")
+    n = max(k[0] for k in by if k[3] == "spawn_run")
+    ax.set_title(f"ito_create_many, create and run {n} threads (real, this host)", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    f.tight_layout()
+    p = out / "real_speedup.png"
+    f.savefig(p, dpi=120)
+    plt.close(f)
+    return p.name
+
+
 def run_real(ctx):
-    """The measured half: ito's bulk-creation schemes on this machine (issue 5, deliverable 2).
-    Reports "not yet built" until REAL_PROGRAM exists in the build tree."""
+    """The measured half: ito's bulk-creation schemes on this machine, 1 and 2 workers,
+    interleaved runs (3; 1 with --quick), beside the simulator's figures."""
     try:
         ctx.program(REAL_PROGRAM)
     except FileNotFoundError:
@@ -463,19 +536,51 @@ def run_real(ctx):
                  f"`{ctx.build_dir}`.  The bulk-creation API and its benchmark are added "
                  "later; this section will then list ns per created thread and the speedups "
                  "over serial and over a loop of single creates.")]
-    text = ctx.run_program(REAL_PROGRAM, *(["--quick"] if ctx.quick else []))
-    results = parse_results(text, strict=False)
+    from ..host import host_line
+    quick = ["--quick"] if ctx.quick else []
+    nruns = 1 if ctx.quick else 3
+    runs = []
+    for _ in range(nruns):  # interleaved: every worker count once per run
+        for w in REAL_WORKERS:
+            runs.append(parse_results(ctx.run_program(REAL_PROGRAM, "--workers", str(w), *quick),
+                                      strict=False))
+    results = [r for run in runs for r in run]
     out = ctx.out(NAME)
     keys = sorted({k for r in results for k in r})
     write_csv(out / "real.csv", keys, [[r.get(k, "") for k in keys] for r in results])
-    rows = real_table(results)
+    by = real_medians(runs)
+    medians = [{"benchmark": b, "n": n, "workers": w, "scheme": s,
+                "median_ns": sorted(v)[len(v) // 2]} for (n, w, s, b), v in by.items()]
+    rows = real_table(medians)
     if not rows:
         return [("Real measurements", f"`{REAL_PROGRAM}` printed no `RESULT benchmark=spawn` "
                  "lines; raw output in real.csv.")]
-    return [("Real measurements", "ns per created thread (median of trials) and speedups "
-             "measured in one run (real.csv).\n\n" + markdown_table(
-                 ["threads", "workers", "scheme", "ns/thread", "x serial", "x loop"], rows))]
+    text = (f"{host_line()}. `{REAL_PROGRAM} --workers W` for W = "
+            f"{', '.join(map(str, REAL_WORKERS))}, {nruns} interleaved run(s); raw output in "
+            "real.csv.\n\nCreation only (`spawn`), ns per created thread (median over the runs) "
+            "and speedups:\n\n" + markdown_table(
+                ["threads", "workers", "scheme", "ns/thread", "x serial", "x loop"], rows))
+    text += ("\n\nEvery cell, both measures (`spawn_run` = create and run detached threads), "
+             "median (min, max) over the runs:\n\n" + markdown_table(
+                 ["benchmark", "threads", "workers", "scheme", "median ns", "min", "max", "runs"],
+                 real_spread_rows(by)))
+    png = plot_real(by, out)
+    if png:
+        text += (f"\n\n![real speedups]({png})\n\nThe real schemes on the simulator's axes "
+                 "(sim_fig*.png): speedup of create-and-run over the serial scheme on one worker, "
+                 "against the number of processors; this host has 2.")
+    try:
+        ctx.program(LINE_PROGRAM)
+        lt = parse_results(ctx.run_program(LINE_PROGRAM, "--trials", "5"), strict=False)
+        if lt:
+            text += (f"\n\nOne cache line moved between the two CPUs (`{LINE_PROGRAM}`): "
+                     f"{lt[0].get('median_ns')} ns one way; a thread made on one worker and run "
+                     "on the other pays at least two such moves.")
+    except (FileNotFoundError, RuntimeError):
+        pass
+    return [("Real measurements", text)]
 
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "run_simulated", "run_real", "real_table",
+           "real_medians", "real_spread_rows", "real_speedups", "plot_real",
            "headlines", "resource_bounds"]

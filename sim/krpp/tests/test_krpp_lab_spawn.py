@@ -56,3 +56,30 @@ def test_quick_run_writes_everything(tmp_path):
     assert "| Fig. 8 | chunk | 1 | 14 |" in text
     assert "Not yet built" in text
     assert os.path.getsize(out / "sim_speedup.csv") > 1000
+
+
+def test_real_spread_and_speedups():
+    run1 = spawn.parse_results(
+        "RESULT benchmark=spawn_run scheme=serial workers=1 n=1000 median_ns=20.0 trials=5\n"
+        "RESULT benchmark=spawn_run scheme=chunk workers=1 n=1000 median_ns=22.0 trials=5\n"
+        "RESULT benchmark=spawn_run scheme=chunk workers=2 n=1000 median_ns=10.0 trials=5\n")
+    run2 = spawn.parse_results(
+        "RESULT benchmark=spawn_run scheme=serial workers=1 n=1000 median_ns=30.0 trials=5\n"
+        "RESULT benchmark=spawn_run scheme=chunk workers=2 n=1000 median_ns=12.0 trials=5\n")
+    run3 = spawn.parse_results(
+        "RESULT benchmark=spawn_run scheme=serial workers=1 n=1000 median_ns=40.0 trials=5\n"
+        "RESULT benchmark=spawn_run scheme=chunk workers=2 n=1000 median_ns=14.0 trials=5\n")
+    by = spawn.real_medians([run1, run2, run3])
+    assert by[(1000, 2, "chunk", "spawn_run")] == [10.0, 12.0, 14.0]
+    rows = spawn.real_spread_rows(by)
+    assert ("spawn_run", 1000, 2, "chunk", "12.0", "10.0", "14.0", 3) in rows
+    sp = spawn.real_speedups(by)  # over the median serial on 1 worker: 30 ns
+    assert sp["serial"] == [(1, 1.0)]
+    assert sp["chunk"] == [(1, 30.0 / 22.0), (2, 30.0 / 12.0)]
+
+
+def test_plot_real(tmp_path):
+    by = {(1000, 1, "serial", "spawn_run"): [20.0], (1000, 2, "chunk", "spawn_run"): [10.0]}
+    assert spawn.plot_real(by, tmp_path) == "real_speedup.png"
+    assert (tmp_path / "real_speedup.png").stat().st_size > 0
+    assert spawn.plot_real({}, tmp_path) is None
