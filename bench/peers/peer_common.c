@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const benchmarks[] = {"switch", "yield", "create_join", "create_1m"};
+static const char *const benchmarks[] = {"switch", "switch_fp", "yield", "create_join", "create_1m"};
 
 static void usage(const char *prog)
 {

@@ -38,10 +38,13 @@ NAME = "bench"
 HELP = "side-by-side microbenchmarks: ito vs Boost, Go, pthreads, ucontext (results/bench.csv)"
 
 CSV_HEADER = ("benchmark", "system", "median_ns", "trials")
-BENCHMARKS = ("switch", "yield", "create_join", "create_1m")
-ITO_SYSTEMS = {"switch": ("ito-abi", "ito-min", "ito-full")}
-PEER_SYSTEMS = {"switch": ("boost-context", "ucontext")}
-for _b in BENCHMARKS[1:]:
+BENCHMARKS = ("switch", "switch_fp", "switch_pair", "yield", "create_join", "create_1m")
+ITO_SYSTEMS = {"switch": ("ito-abi", "ito-min", "ito-full"),
+               "switch_fp": ("ito-abi", "ito-abi-always", "ito-abi-lazy"),
+               "switch_pair": ("ito-abi",)}
+PEER_SYSTEMS = {"switch": ("boost-context", "ucontext"), "switch_fp": ("boost-context",),
+                "switch_pair": ("boost-context",)}
+for _b in BENCHMARKS[3:]:
     ITO_SYSTEMS[_b] = ("ito",)
     PEER_SYSTEMS[_b] = ("boost-fiber", "go", "pthread")
 # Counter-fired zero-wait threads (issue 3) against oneTBB flow_graph, and the cost of a
@@ -54,9 +57,24 @@ ITO_SYSTEMS["psafe"] = ("ito",)
 PEER_SYSTEMS["psafe"] = ()
 EXTRA_RUNS = (("bench_zwt", ()), ("bench_tbb_flow", ()), ("bench_ito", ("--only", "psafe")))
 EXPECTED_PROGRAMS = ("bench_ito", "bench_boost_context", "bench_ucontext", "bench_boost_fiber",
-                     "bench_go", "bench_pthread")
+                     "bench_go", "bench_pthread", "bench_switch_pair")
+# Benchmarks only some programs measure (the others would refuse the name), and programs
+# of other experiments (bench/sync_report.py, bench_timer) that are not run here.
+ONLY_PROGRAMS = {"switch_fp": ("bench_ito", "bench_boost_context"), "switch_pair": ("bench_switch_pair",)}
+OTHER_PROGRAMS = ("bench_timer", "bench_sync", "bench_sync_pthread", "bench_sync_boost_fiber")
+
+
+def runs_program(benchmark: str, program: str) -> bool:
+    """Whether `program` is asked for `benchmark` (see ONLY_PROGRAMS, OTHER_PROGRAMS)."""
+    if program in OTHER_PROGRAMS:
+        return False
+    if benchmark in ONLY_PROGRAMS:
+        return program in ONLY_PROGRAMS[benchmark]
+    return program != "bench_switch_pair"
 DESCRIPTION = {
     "switch": "raw context switch, one direction",
+    "switch_fp": "raw switch between contexts whose MXCSR sticky flags differ (FP work done)",
+    "switch_pair": "ito's and Boost.Context's raw switch in one program, trial by trial",
     "yield": "yield through the scheduler, 2 threads on 1 worker, per yield",
     "create_join": "create + run + join one empty thread",
     "create_1m": "create and join 1,000,000 threads on all workers, per thread",
@@ -82,6 +100,9 @@ TARGETS = (
     Target("switch", "ito-abi", "<= boost-context", peer="boost-context"),
     Target("yield", "ito", "<= 10 ns", ns=10.0),
     Target("create_join", "ito", "<= 20 ns", ns=20.0),
+    Target("yield", "ito", "<= 12 ns (issue 15)", ns=12.0),
+    Target("create_join", "ito", "<= 40 ns (issue 15)", ns=40.0),
+    Target("switch_pair", "ito-abi", "<= boost-context, same program", peer="boost-context"),
     Target("zwt_chain_1w", "ito", "<= 10 ns", ns=10.0),
     Target("psafe", "ito", "<= 2 ns", ns=2.0),
 )
@@ -151,6 +172,26 @@ def merge(measurements: list[Measurement]) -> tuple[dict, list[str]]:
             continue
         table[key] = m
     return dict(sorted(table.items(), key=lambda kv: _order(*kv[0]))), notes
+
+
+def combine_rounds(tables: list[dict]) -> tuple[dict, dict]:
+    """Interleaved rounds -> ({(b, s): Measurement with the median of the rounds' medians},
+    {(b, s): (min, median, max, rounds)}). A pair missing from some rounds is combined
+    over the rounds that have it."""
+    vals: dict = {}
+    first: dict = {}
+    for t in tables:
+        for key, m in t.items():
+            vals.setdefault(key, []).append(m.median_ns)
+            first.setdefault(key, m)
+    table, spread = {}, {}
+    for key, v in vals.items():
+        v = sorted(v)
+        med = v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+        m = first[key]
+        table[key] = Measurement(m.benchmark, m.system, med, m.trials, m.program)
+        spread[key] = (v[0], med, v[-1], len(v))
+    return dict(sorted(table.items(), key=lambda kv: _order(*kv[0]))), spread
 
 
 def csv_rows(table: dict) -> list[list]:
@@ -301,6 +342,8 @@ def add_arguments(p) -> None:
     p.add_argument("--pin-1m", action="store_true",
                    help="pin create_1m too (default: it runs on every CPU)")
     p.add_argument("--only", choices=BENCHMARKS, help="run one benchmark")
+    p.add_argument("--runs", type=int, default=None,
+                   help="interleaved rounds of every program and benchmark (default 5; 2 with --quick)")
     p.add_argument("--timeout", type=float, default=900.0,
                    help="seconds before one program run is stopped (default 900)")
 
@@ -312,6 +355,7 @@ def _command_line(args, ctx, trials: int) -> str:
     parts += ["--no-pin"] if args.no_pin else []
     parts += ["--pin-1m"] if args.pin_1m else []
     parts += ["--only", args.only] if args.only else []
+    parts += ["--runs", str(getattr(args, "runs", None) or 0)] if getattr(args, "runs", None) else []
     return shlex.join(parts)
 
 
@@ -333,7 +377,7 @@ def _plots(table: dict, out: Path, benchmarks) -> list[Path]:
 
 def build_sections(*, machine: dict, command: str, pinning: str, table: dict, runs: list[Run],
                    missing_programs: list[str], notes: list[str], plots: list[Path],
-                   report_dir: Path, benchmarks=BENCHMARKS) -> list[tuple[str, str]]:
+                   report_dir: Path, benchmarks=BENCHMARKS, spread: dict | None = None) -> list[tuple[str, str]]:
     """The sections of report.md (pure: everything it shows is passed in)."""
     mach = "\n".join(f"- {k}: {v}" for k, v in machine.items())
     cmd = f"```\n{command}\n```\n\n{pinning}"
@@ -365,6 +409,10 @@ def build_sections(*, machine: dict, command: str, pinning: str, table: dict, ru
         ("Machine", mach),
         ("Command", cmd),
         ("Results (median of the trials, ns per operation)", results),
+        ("Spread over the interleaved rounds (ns per operation)",
+         markdown_table(["benchmark", "system", "min", "median", "max", "rounds"],
+                        [[b, sy, *spread[(b, sy)]] for (b, sy) in table if (b, sy) in spread])
+         if spread else "One round: no spread."),
         ("Ratio ito / peer (below 1: ito is faster)", ratios),
         ("Targets of the brief", targets),
         ("Missing", "\n\n".join(miss) or "Nothing: every program and pair was measured."),
@@ -406,44 +454,58 @@ def run(args, ctx) -> int:
         pinning = (f"switch, yield and create_join ran pinned to CPU {args.cpu} "
                    f"(`taskset -c {args.cpu}`); create_1m ran on every CPU (\"on all workers\").")
 
-    runs: list[Run] = []
+    rounds = args.runs if getattr(args, "runs", None) else (2 if ctx.quick else 5)
+    if rounds < 1:
+        warn("--runs must be at least 1")
+        return 2
+    plan: list[tuple[str, str, list[str]]] = []
     for prog in programs:
         for b in benchmarks:
+            if not runs_program(b, prog.name):
+                continue
             prefix = pin if (b != "create_1m" or args.pin_1m) else []
             cmd = [*prefix, str(prog), "--only", b, "--trials", str(trials)]
-            runs.append(Run(prog.name, b, cmd + (["--quick"] if ctx.quick else [])))
-    skipped: dict[str, str] = {}
-    with ctx.progress(len(runs), "bench") as step:
-        for r in runs:
-            step(f"{r.program} {r.benchmark}")
-            if r.program in skipped:
-                r.skipped = True
-                continue
-            run_one(r, args.timeout)
-            if r.returncode == 2 and r.program not in EXPECTED_PROGRAMS:
-                # exit code 2 is a usage error: a bench_* program of another experiment
-                # (e.g. bench_spawn) that does not take --only is not one of ours
-                r.skipped, r.error = True, None
-                skipped[r.program] = (f"`{r.program}` rejected `--only` (exit code 2): not a "
-                                      "side-by-side benchmark program, skipped")
-            elif r.error:
-                warn(f"{r.program} --only {r.benchmark}: {r.error}")
-
+            plan.append((prog.name, b, cmd + (["--quick"] if ctx.quick else [])))
     if not args.only:  # the ZWT graphs against oneTBB, and the psafe cost (unpinned: "all")
         by_name = {p.name: p for p in programs}
-        extra = [Run(name, "graphs" if not opts else opts[-1],
-                     [str(by_name[name]), *opts, "--trials", str(trials), *(["--quick"] if ctx.quick else [])])
+        plan += [(name, "graphs" if not opts else opts[-1],
+                  [str(by_name[name]), *opts, "--trials", str(trials), *(["--quick"] if ctx.quick else [])])
                  for name, opts in EXTRA_RUNS if name in by_name]
-        with ctx.progress(len(extra), "bench graphs") as step:
-            for r in extra:
-                step(f"{r.program} {r.benchmark}")
+    runs: list[Run] = []
+    round_tables: list[dict] = []
+    notes: list[str] = []
+    skipped: dict[str, str] = {}
+    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    with ctx.progress(len(plan) * rounds, "bench") as step:
+        for rnd in range(rounds):  # interleaved: every program and benchmark once per round
+            this_round: list[Run] = []
+            for name, b, cmd in plan:
+                step(f"round {rnd + 1}/{rounds}: {name} {b}")
+                r = Run(name, b, cmd)
+                this_round.append(r)
+                if name in skipped:
+                    r.skipped = True
+                    continue
                 run_one(r, args.timeout)
-                if r.error:
-                    warn(f"{r.program}: {r.error}")
-        runs += extra
+                if r.returncode == 2 and name not in EXPECTED_PROGRAMS:
+                    # exit code 2 is a usage error: a bench_* program of another experiment
+                    # that does not take --only is not one of ours
+                    r.skipped, r.error = True, None
+                    skipped[name] = (f"`{name}` rejected `--only` (exit code 2): not a "
+                                     "side-by-side benchmark program, skipped")
+                elif r.error:
+                    warn(f"{name} {b}: {r.error}")
+            t, n = merge([m for r in this_round for m in r.measurements])
+            round_tables.append(t)
+            notes += n if rnd == 0 else []
+            runs += this_round
+    load_after = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    if not args.only:
         benchmarks = tuple(benchmarks) + GRAPH_BENCHMARKS + ("psafe",)
-    table, notes = merge([m for r in runs for m in r.measurements])
+    table, spread = combine_rounds(round_tables)
     notes = list(skipped.values()) + notes
+    notes.append(f"{rounds} interleaved round(s); every value is the median over the rounds of "
+                 f"each round's median; 1-minute load {load_before} before, {load_after} after")
     out = ctx.out(NAME)
     csv_path = write_csv(ctx.results_dir / "bench.csv", CSV_HEADER, csv_rows(table))
     plots = _plots(table, out, benchmarks)
@@ -459,6 +521,8 @@ def run(args, ctx) -> int:
                           build_sections(machine=machine, command=command, pinning=pinning,
                                          table=table, runs=runs, missing_programs=missing_programs,
                                          notes=notes, plots=plots, report_dir=out,
-                                         benchmarks=benchmarks))
+                                         benchmarks=benchmarks, spread=spread))
+    write_csv(ctx.results_dir / "bench_spread.csv", ["benchmark", "system", "min_ns", "median_ns", "max_ns", "rounds"],
+              [[b, sy, *spread[(b, sy)]] for (b, sy) in table])
     print(f"wrote {csv_path}, {report} and {len(plots)} plot(s)")
     return 1 if any(r.error for r in runs) else 0
