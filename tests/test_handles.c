@@ -2,7 +2,8 @@
  * any read of freed memory fails the test): a group destroyed twice or used after its
  * destruction; thread, frame and group handles kept across ito_finalize, and a thread
  * handle kept across ito_finalize and a new ito_init (the earlier runtime's descriptors
- * are reused by the new one). */
+ * are reused by the new one); a frame destroyed and created again at the same address
+ * (its old handle names the old life: refused). */
 #include <stdint.h>
 
 #include "ito/ito.h"
@@ -41,6 +42,22 @@ int main(void)
     CHECK_OK(ito_group_create(&g2)); /* may take g's slot: g stays stale */
     CHECK_EQ(ito_group_destroy(g), ITO_EINVAL);
     CHECK_OK(ito_group_destroy(g2));
+
+    /* a frame destroyed and created again, most likely at the same address */
+    ito_frame_t *old, *again;
+    CHECK_OK(ito_frame_create(&old, 2, 16));
+    CHECK_OK(ito_entry_set(old, 0, zfn, 2, ITO_MODE_USER));
+    CHECK_OK(ito_frame_destroy(old));
+    CHECK_OK(ito_frame_create(&again, 2, 16));
+    CHECK_OK(ito_entry_set(again, 0, zfn, 2, ITO_MODE_USER));
+    CHECK(old != again); /* the handles differ even when the memory is the same */
+    CHECK_EQ(ito_continue(old, 0), ITO_EINVAL); /* would have consumed again's count */
+    CHECK_EQ(ito_entry_set(old, 0, zfn, 1, ITO_MODE_USER), ITO_EINVAL);
+    CHECK(ito_frame_data(old) == NULL);
+    CHECK_EQ(ito_frame_destroy(old), ITO_EINVAL);
+    CHECK_OK(ito_continue(again, 0)); /* again's owner still has both of its counts */
+    CHECK_OK(ito_continue(again, 0));
+    while (ito_frame_destroy(again) == ITO_EBUSY) CHECK_OK(ito_yield());
 
     /* a joined thread */
     uint64_t id;

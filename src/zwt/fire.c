@@ -13,7 +13,7 @@ void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u)
     (void)w;
     itoi_zentry_t *e = (itoi_zentry_t *)u;
     atomic_store_explicit(&e->queued, 0, memory_order_relaxed);
-    e->code(e->frame, e->index, atomic_load_explicit(&e->value, memory_order_relaxed));
+    e->code(itoi_frame_handle(e->frame), e->index, atomic_load_explicit(&e->value, memory_order_relaxed));
 }
 
 static inline void make_ready(itoi_zentry_t *e)
@@ -91,7 +91,7 @@ int ito_zwt_self(ito_frame_t **f, int *entry)
     itoi_worker_t *w = itoi_self_worker();
     const itoi_zentry_t *e = w ? (const itoi_zentry_t *)w->unit_cur : NULL;
     if (!e) return ITO_EPERM;
-    *f = e->frame;
+    *f = itoi_frame_handle(e->frame);
     *entry = e->index;
     return ITO_OK;
 }
@@ -101,7 +101,8 @@ int ito_zwt_retry(void)
     ito_frame_t *f;
     int entry, rc = ito_zwt_self(&f, &entry);
     if (rc != ITO_OK) return rc;
-    itoi_zentry_t *e = &f->e[entry];
+    itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
+    if (!e) return rc;
     atomic_store_explicit(&e->sync, 1, memory_order_release); /* it is running: not queued */
     return ito_continue(f, entry);
 }

@@ -2,11 +2,12 @@
  *
  * A frame is one allocation: the header, N entries, then the data area. Frames are
  * pooled per worker by size class (powers of two) and never given back to malloc, not
- * even at ito_finalize, so a stale frame pointer still points at a frame whose magic
- * word says FREE: every call can reject it instead of touching freed memory.
+ * even at ito_finalize, so a stale frame handle still points at a frame whose magic
+ * word says FREE: every call can reject it instead of touching freed memory. A handle
+ * carries the frame's generation (zwt.h, itoi_frame_handle), so a handle of a frame that
+ * was destroyed and created again at the same address is refused too.
  * Every allocation is recorded in a registry (slow path only); the next runtime reuses
- * what an earlier one left. (A stale pointer to a frame that was freed and created again
- * is not detected: frames carry no generation yet.) */
+ * what an earlier one left. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,7 @@ static struct ito_frame *frame_alloc(size_t bytes, uint32_t cls)
     reg[reg_n++] = f;
     itoi_spin_unlock(&reg_lock);
     f->size_class = cls;
+    atomic_init(&f->gen, 0);
     return f;
 }
 
@@ -133,14 +135,16 @@ int ito_frame_create(ito_frame_t **out, int nentries, size_t data_size)
         f->e[i].index = i;
     }
     memset(f->data, 0, data_size);
+    atomic_store_explicit(&f->gen, atomic_load_explicit(&f->gen, memory_order_relaxed) + 1, memory_order_relaxed);
     atomic_store_explicit(&f->magic, ITOI_FRAME_LIVE, memory_order_release);
-    *out = f;
+    *out = itoi_frame_handle(f);
     return ITO_OK;
 }
 
-int ito_frame_destroy(ito_frame_t *f)
+int ito_frame_destroy(ito_frame_t *h)
 {
-    if (!f || atomic_load(&f->magic) != ITOI_FRAME_LIVE) return ITO_EINVAL;
+    struct ito_frame *f = itoi_frame_get(h);
+    if (!f) return ITO_EINVAL;
     for (uint32_t i = 0; i < f->nentries; i++) {
         uintptr_t wt = atomic_load(&f->e[i].waiter);
         if (atomic_load(&f->e[i].queued) || wt > ITOI_ZW_FIRED) return ITO_EBUSY;
@@ -162,10 +166,10 @@ int ito_frame_destroy(ito_frame_t *f)
     return ITO_OK;
 }
 
-void *ito_frame_data(ito_frame_t *f)
+void *ito_frame_data(ito_frame_t *h)
 {
-    if (!f || atomic_load_explicit(&f->magic, memory_order_relaxed) != ITOI_FRAME_LIVE) return NULL;
-    return f->data;
+    struct ito_frame *f = itoi_frame_get(h);
+    return f ? f->data : NULL;
 }
 
 int ito_entry_set(ito_frame_t *f, int entry, ito_zwt_fn code, uint32_t fan_in, int mode)

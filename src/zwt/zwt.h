@@ -37,6 +37,7 @@ typedef struct itoi_zentry {
 
 struct ito_frame {
     _Atomic uint32_t magic;
+    _Atomic uint32_t gen;       /* moves at every ito_frame_create: the handle's tag */
     uint32_t nentries;
     uint32_t size_class;        /* pool class, or ITOI_NCLASSES when not pooled */
     size_t data_size;
@@ -54,10 +55,34 @@ int itoi_zwt_setup(void);                   /* once per ito_init, on first use *
 itoi_zworker_t *itoi_zwt_worker(itoi_worker_t *w);
 void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u); /* the unit's run: the entry's code */
 
-/* Validate (frame, entry): the entry, or NULL with *rc set. */
-static inline itoi_zentry_t *itoi_zwt_entry(ito_frame_t *f, int entry, int *rc)
+/* Frame handles. The ito_frame_t * the API hands out is the frame's address with the low
+ * 16 bits of its generation in the top 16 bits (user-space addresses use 47): a handle
+ * of a frame that was destroyed and created again at the same address is refused. Inside
+ * the runtime frames are plain pointers; a handle is never dereferenced before
+ * itoi_frame_get. */
+#define ITOI_FRAME_PTR_BITS 48
+static inline ito_frame_t *itoi_frame_handle(struct ito_frame *f)
 {
-    if (ITOI_UNLIKELY(!f || atomic_load_explicit(&f->magic, memory_order_relaxed) != ITOI_FRAME_LIVE)) {
+    uintptr_t g = atomic_load_explicit(&f->gen, memory_order_relaxed) & 0xffffu;
+    return (ito_frame_t *)((uintptr_t)f | (g << ITOI_FRAME_PTR_BITS));
+}
+
+/* The live frame a handle names, or NULL (NULL, destroyed, another life of the frame). */
+static inline struct ito_frame *itoi_frame_get(ito_frame_t *h)
+{
+    uintptr_t v = (uintptr_t)h;
+    struct ito_frame *f = (struct ito_frame *)(v & (((uintptr_t)1 << ITOI_FRAME_PTR_BITS) - 1));
+    if (ITOI_UNLIKELY(!f || atomic_load_explicit(&f->magic, memory_order_relaxed) != ITOI_FRAME_LIVE ||
+                      (atomic_load_explicit(&f->gen, memory_order_relaxed) & 0xffffu) != (v >> ITOI_FRAME_PTR_BITS)))
+        return NULL;
+    return f;
+}
+
+/* Validate (frame handle, entry): the entry, or NULL with *rc set. */
+static inline itoi_zentry_t *itoi_zwt_entry(ito_frame_t *h, int entry, int *rc)
+{
+    struct ito_frame *f = itoi_frame_get(h);
+    if (ITOI_UNLIKELY(!f)) {
         *rc = ITO_EINVAL;
         return NULL;
     }

@@ -475,7 +475,7 @@ def run(args, ctx) -> int:
     round_tables: list[dict] = []
     notes: list[str] = []
     skipped: dict[str, str] = {}
-    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    load_before = round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
     with ctx.progress(len(plan) * rounds, "bench") as step:
         for rnd in range(rounds):  # interleaved: every program and benchmark once per round
             this_round: list[Run] = []
@@ -499,7 +499,7 @@ def run(args, ctx) -> int:
             round_tables.append(t)
             notes += n if rnd == 0 else []
             runs += this_round
-    load_after = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    load_after = round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
     if not args.only:
         benchmarks = tuple(benchmarks) + GRAPH_BENCHMARKS + ("psafe",)
     table, spread = combine_rounds(round_tables)
