@@ -396,9 +396,10 @@ itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w);
 void itoi_ult_free_slow(itoi_worker_t *w);
 itoi_ult_t *itoi_handle_get(ito_thread_t h);    /* NULL when stale or invalid */
 ito_thread_t itoi_handle_of(itoi_ult_t *t);
-/* A ULT's identity for ownership (mutex owner words): its descriptor's address with the
- * handle's generation in the top 16 bits, so that a new ULT on a reused descriptor is a
- * different owner. Bit 0 is always clear (descriptors are aligned). */
+/* A ULT's identity: its descriptor's address with the generation in the top 16 bits (user
+ * addresses use 47). It is the value of the ULT's handle (itoi_handle_of) and of mutex owner
+ * words, so a new ULT on a reused descriptor is a different thread and owner. Bit 0 is
+ * always clear (descriptors are aligned). Frame handles use the same layout (src/zwt). */
 #define ITOI_HANDLE_PTR_BITS 48
 static inline uintptr_t itoi_owner_id(itoi_ult_t *t)
 {

@@ -23,7 +23,6 @@
 #include "sanitizer.h"
 
 #define SLAB 64
-#define HANDLE_PTR_BITS ITOI_HANDLE_PTR_BITS
 
 #define BATCH 256 /* itoi_ult_free (itoi.h) moves a batch out at 2 * 256 */
 static itoi_spinlock_t gdesc_lock;
@@ -154,16 +153,13 @@ void itoi_ult_free_slow(itoi_worker_t *w)
     itoi_spin_unlock(&gdesc_lock);
 }
 
-ito_thread_t itoi_handle_of(itoi_ult_t *t)
-{
-    return (ito_thread_t)((uintptr_t)t | ((uintptr_t)atomic_load_explicit(&t->gen, memory_order_relaxed) << HANDLE_PTR_BITS));
-}
+ito_thread_t itoi_handle_of(itoi_ult_t *t) { return (ito_thread_t)itoi_owner_id(t); }
 
 itoi_ult_t *itoi_handle_get(ito_thread_t h)
 {
     uintptr_t v = (uintptr_t)h;
-    itoi_ult_t *t = (itoi_ult_t *)(v & (((uintptr_t)1 << HANDLE_PTR_BITS) - 1));
-    if (!t || atomic_load_explicit(&t->gen, memory_order_relaxed) != (uint16_t)(v >> HANDLE_PTR_BITS)) return NULL;
+    itoi_ult_t *t = (itoi_ult_t *)(v & (((uintptr_t)1 << ITOI_HANDLE_PTR_BITS) - 1));
+    if (!t || atomic_load_explicit(&t->gen, memory_order_relaxed) != (uint16_t)(v >> ITOI_HANDLE_PTR_BITS)) return NULL;
     return t;
 }
 

@@ -60,7 +60,7 @@ void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u); /* the unit's run: the entr
  * of a frame that was destroyed and created again at the same address is refused. Inside
  * the runtime frames are plain pointers; a handle is never dereferenced before
  * itoi_frame_get. */
-#define ITOI_FRAME_PTR_BITS 48
+#define ITOI_FRAME_PTR_BITS ITOI_HANDLE_PTR_BITS /* the layout of thread handles */
 static inline ito_frame_t *itoi_frame_handle(struct ito_frame *f)
 {
     uintptr_t g = atomic_load_explicit(&f->gen, memory_order_relaxed) & 0xffffu;
