@@ -8,15 +8,17 @@
  *
  * Handles. Every handle the API hands out is checked on every use, in release builds too:
  * a thread handle carries a generation tag (a joined, detached-and-ended or earlier
- * runtime's thread is ITO_EJOINED); a group handle is a generation-tagged table index
+ * runtime's thread is ITO_EJOINED; a value that names no thread descriptor at all, a
+ * forged one, is ITO_EINVAL); a group handle is a generation-tagged table index
  * (destroyed, forged or earlier runtime's: ITO_EINVAL); a frame handle carries its frame's
- * generation (destroyed, or a handle of an earlier life of the same memory: ITO_EINVAL);
- * a device handle is checked against the device table (closed or forged: ITO_EINVAL; a
- * slot closed and opened again names the new device).
- * Descriptors, frames and groups are never given back to malloc, not even at
- * ito_finalize, so no stale handle reads freed memory. A mutex's owner is a ULT, not a
- * descriptor (a new ULT on a reused descriptor is not the owner: ITO_EPERM). Not detected:
- * a forged thread or frame pointer that points nowhere the runtime allocated.
+ * generation (destroyed, forged, or a handle of an earlier life of the same memory:
+ * ITO_EINVAL); a device handle is checked against the device table (closed or forged:
+ * ITO_EINVAL; a slot closed and opened again names the new device).
+ * Thread descriptors and frames live in one reserved address range that is never given
+ * back, and groups in a fixed table, not even at ito_finalize: a handle is checked
+ * against the range before it is read, so no stale or forged handle reads freed or
+ * foreign memory. A mutex's owner is a ULT, not a descriptor (a new ULT on a reused
+ * descriptor is not the owner: ITO_EPERM).
  */
 #ifndef ITO_ERROR_H
 #define ITO_ERROR_H

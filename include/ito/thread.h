@@ -127,7 +127,7 @@ int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr
 /**
  * @brief Waits until t has finished, stores its result in *retval (retval may be NULL)
  * and frees it.
- * @return ITO_OK; ITO_EINVAL for a NULL handle; ITO_EJOINED if t was already joined or
+ * @return ITO_OK; ITO_EINVAL for a NULL or forged handle; ITO_EJOINED if t was already joined or
  * detached (or the handle is stale); ITO_EDEADLK for the caller itself; ITO_EPERM for
  * main; ITO_ESTATE if the runtime is not running; ITO_ENOTULT outside a ULT.
  * @contexts ULT only.
@@ -141,7 +141,7 @@ int ito_join(ito_thread_t t, void **retval);
 int ito_join_until(ito_thread_t t, void **retval, uint64_t deadline);
 /**
  * @brief Detaches t: it will free itself when it finishes (now, if it has finished).
- * @return ITO_OK; ITO_EINVAL for NULL; ITO_EJOINED if already joined or detached;
+ * @return ITO_OK; ITO_EINVAL for NULL or a forged handle; ITO_EJOINED if already joined or detached;
  * ITO_EPERM for main; ITO_ESTATE if the runtime is not running; ITO_ENOTULT from a
  * foreign thread when t has already finished (it stays joinable and detachable).
  * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.
@@ -156,7 +156,7 @@ int ito_detach(ito_thread_t t);
 int ito_yield(void);
 /**
  * @brief Runs t next if it is ready on this worker (a direct hand-off), else a plain yield.
- * @return ITO_OK; ITO_EINVAL for NULL; ITO_EJOINED for a stale handle; ITO_ENOTULT
+ * @return ITO_OK; ITO_EINVAL for NULL or a forged handle; ITO_EJOINED for a stale handle; ITO_ENOTULT
  * outside a ULT.
  * @contexts ULT only.
  */
@@ -177,14 +177,14 @@ int ito_exit(void *retval);
 ito_thread_t ito_self(void);
 /**
  * @brief Stores t's id (unique for the life of the runtime) in *id.
- * @return ITO_OK; ITO_EINVAL if t or id is NULL; ITO_EJOINED for a stale handle.
+ * @return ITO_OK; ITO_EINVAL if t or id is NULL or t is forged; ITO_EJOINED for a stale handle.
  * @contexts any thread; not a signal handler.
  */
 int ito_thread_id(ito_thread_t t, uint64_t *id);
 /**
  * @brief Copies t's name ("ult-<id>" if it has none) into buf (len bytes, truncated,
  * always NUL-terminated).
- * @return ITO_OK; ITO_EINVAL if t or buf is NULL or len is 0; ITO_EJOINED for a stale handle.
+ * @return ITO_OK; ITO_EINVAL if t or buf is NULL, t is forged or len is 0; ITO_EJOINED for a stale handle.
  * @contexts any thread; not a signal handler.
  */
 int ito_thread_name(ito_thread_t t, char *buf, size_t len);

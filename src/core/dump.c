@@ -77,6 +77,7 @@ static bool visit(itoi_ult_t *t, void *arg)
 {
     walk_t *wk = arg;
     snap_t s;
+    if (t == itoi_rt.main_ult && wk->n > 0) return true; /* listed first, already */
     if (take(t, &s)) {
         print(wk->out, &s);
         wk->n++;

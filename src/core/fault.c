@@ -49,6 +49,8 @@ void *itoi_malloc(size_t n)
     return malloc(n);
 }
 
+bool itoi_fault_alloc(void) { return inject(&n_malloc, &fault_malloc_at); }
+
 void *itoi_calloc(size_t n, size_t m)
 {
     if (inject(&n_malloc, &fault_malloc_at)) return NULL;

@@ -395,6 +395,7 @@ void *itoi_coop_next(void *sp);
 itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w);
 void itoi_ult_free_slow(itoi_worker_t *w);
 itoi_ult_t *itoi_handle_get(ito_thread_t h);    /* NULL when stale or invalid */
+int itoi_handle_err(ito_thread_t h);            /* why it was NULL: ITO_EJOINED stale, ITO_EINVAL forged */
 ito_thread_t itoi_handle_of(itoi_ult_t *t);
 /* A ULT's identity: its descriptor's address with the generation in the top 16 bits (user
  * addresses use 47). It is the value of the ULT's handle (itoi_handle_of) and of mutex owner
@@ -445,6 +446,43 @@ void itoi_altstack_teardown(itoi_worker_t *w);
  * without locks or allocation (the overflow report calls it in a signal handler). */
 void itoi_ult_name(const itoi_ult_t *t, char *buf, size_t len);
 
+/* The handle arena (arena.c): ULT descriptors and ZWT frames live in one reserved range,
+ * carved in chunks whose kind byte says what they hold, so any handle can be checked
+ * before it is read. */
+#define ITOI_ARENA_CHUNK_SHIFT 16
+#define ITOI_ARENA_CHUNK ((size_t)1 << ITOI_ARENA_CHUNK_SHIFT)
+enum {
+    ITOI_ARENA_FREE = 0,         /* not carved (or outside the arena) */
+    ITOI_ARENA_CONT,             /* the second and later chunks of a multi-chunk object */
+    ITOI_ARENA_ULT,              /* ULT descriptors, ITOI_ULTS_PER_CHUNK from offset 0 */
+    ITOI_ARENA_FRAME_BIG,        /* one frame at offset 0, one or several chunks */
+    ITOI_ARENA_FRAME_LOG = 16,   /* + k: frames of 2^k bytes (k <= 16) at every multiple of 2^k */
+};
+#define ITOI_ULTS_PER_CHUNK (ITOI_ARENA_CHUNK / sizeof(itoi_ult_t))
+typedef struct itoi_arena {
+    _Atomic uintptr_t base;      /* set once (first carve) */
+    _Atomic size_t used;         /* bytes carved from base; grows under the arena's lock */
+    _Atomic uint8_t *kind;       /* one per chunk */
+    size_t nchunks;              /* reserved */
+} itoi_arena_t;
+extern itoi_arena_t itoi_arena;
+/* Chunk-aligned memory of `bytes` (rounded up to chunks), zeroed, of kind `kind`; NULL
+ * when the arena is full or the system refuses (slow path: a lock and a system call). */
+void *itoi_arena_carve(uint8_t kind, size_t bytes);
+size_t itoi_arena_chunks(void);                  /* chunks carved so far */
+void *itoi_arena_chunk(size_t i);
+uint8_t itoi_arena_chunk_kind(size_t i);
+/* The kind of the chunk p points into and p's offset there, or ITOI_ARENA_FREE when p is
+ * nowhere the arena has carved. Any thread, any pointer value. */
+static inline unsigned itoi_arena_kind(const void *p, size_t *in_chunk)
+{
+    size_t used = atomic_load_explicit(&itoi_arena.used, memory_order_acquire);
+    uintptr_t off = (uintptr_t)p - atomic_load_explicit(&itoi_arena.base, memory_order_relaxed);
+    if (ITOI_UNLIKELY(off >= used)) return ITOI_ARENA_FREE;
+    *in_chunk = off & (ITOI_ARENA_CHUNK - 1);
+    return atomic_load_explicit(&itoi_arena.kind[off >> ITOI_ARENA_CHUNK_SHIFT], memory_order_relaxed);
+}
+
 /* descriptor slabs (thread.c) */
 void itoi_ult_free_all(void);
 /* Call fn on every ULT descriptor ever allocated (live or free), under the slab lock;
@@ -470,6 +508,7 @@ int itoi_munmap(void *p, size_t len);
 void *itoi_malloc(size_t n);
 void *itoi_calloc(size_t n, size_t m);
 void itoi_fault_reset(void);
+bool itoi_fault_alloc(void);   /* true: fail this allocation (counted as a malloc) */
 
 /* Pollers: how work outside the ready queues (device events, completions of requests,
  * bulk-creation messages) reaches the workers. A mechanism registers a poller once;
@@ -526,6 +565,11 @@ extern itoi_switch_hook_fn itoi_switch_hook;
  * it until its group's turn), and the worker picks another. */
 typedef bool (*itoi_pick_filter_fn)(itoi_worker_t *w, itoi_ult_t *t);
 extern _Atomic(itoi_pick_filter_fn) itoi_pick_filter;
+/* The leave test (gang scheduling): when set and it returns true for the running ULT
+ * (its group's turn is over), a yield with nothing else ready still goes through the
+ * scheduler context, whose pick filter parks it. No side effects. */
+typedef bool (*itoi_leave_fn)(itoi_worker_t *w, itoi_ult_t *t);
+extern _Atomic(itoi_leave_fn) itoi_must_leave;
 
 /* Wake-up placement (the register windows' working-set policy): when set and it returns
  * true for a ULT made ready on this worker, the ULT goes to the front of the private

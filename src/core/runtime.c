@@ -24,7 +24,6 @@
 
 itoi_runtime_t itoi_rt;
 
-static itoi_ult_t main_ult;
 static itoi_stack_t main_stack; /* bounds of the process's main stack (not mapped by ito) */
 static void *workers_raw;
 #define SCHED_STACK (256 * 1024)
@@ -236,21 +235,29 @@ int ito_init(const ito_config_t *cfg)
 #if defined(ITOI_TSAN)
     w0->tsan_sched_fiber = __tsan_create_fiber(0);
 #endif
-    memset(&main_ult, 0, sizeof main_ult);
+    /* main's descriptor comes from the handle arena like every ULT's (its handle is
+     * checked the same way), a new one in every runtime */
+    itoi_ult_t *main_ult = itoi_ult_alloc(w0);
+    if (!main_ult) {
+        rc = ITO_ENOMEM;
+        goto fail;
+    }
+    uint16_t main_gen = atomic_load_explicit(&main_ult->gen, memory_order_relaxed);
+    memset(main_ult, 0, sizeof *main_ult);
+    atomic_init(&main_ult->gen, main_gen);
     stack_bounds_of_self((const void **)&main_stack.base, &main_stack.size);
-    main_ult.stack = &main_stack;
-    main_ult.flags = ITOI_F_MAIN;
-    main_ult.bound = 0;
-    atomic_init(&main_ult.gen, 1);
-    main_ult.id = 0;
-    itoi_ult_init_state(&main_ult);
-    strcpy(main_ult.name, "main");
-    atomic_store(&main_ult.state, ITOI_LIVE);
+    main_ult->stack = &main_stack;
+    main_ult->flags = ITOI_F_MAIN;
+    main_ult->bound = 0;
+    main_ult->id = 0;
+    itoi_ult_init_state(main_ult);
+    strcpy(main_ult->name, "main");
+    atomic_store(&main_ult->state, ITOI_LIVE);
 #if defined(ITOI_TSAN)
-    main_ult.tsan_fiber = __tsan_get_current_fiber();
+    main_ult->tsan_fiber = __tsan_get_current_fiber();
 #endif
-    itoi_rt.main_ult = &main_ult;
-    w0->cur = &main_ult;
+    itoi_rt.main_ult = main_ult;
+    w0->cur = main_ult;
     w0->next_id = 1;
     itoi_tls_worker = w0;
     atomic_store(&w0->tid, (int)syscall(SYS_gettid));
@@ -395,8 +402,8 @@ int ito_finalize(void)
     if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return ITO_ENOTULT;
-    if (w->cur != &main_ult) return ITO_EPERM;
-    itoi_ult_release_store(&main_ult); /* main's thread-specific values: main is finishing */
+    if (w->cur != itoi_rt.main_ult) return ITO_EPERM;
+    itoi_ult_release_store(itoi_rt.main_ult); /* main's thread-specific values: main is finishing */
     uint64_t naps = 0, seen = progress(), quiet_since = itoi_now_ns(), step = 20000;
     for (;;) {
         if (live_work() <= 0) {

@@ -67,6 +67,7 @@ _Thread_local itoi_worker_t *itoi_tls_worker;
 itoi_switch_hook_fn itoi_switch_hook;
 itoi_wake_front_fn itoi_wake_front_hook;
 _Atomic(itoi_pick_filter_fn) itoi_pick_filter;
+_Atomic(itoi_leave_fn) itoi_must_leave;
 
 /* How long an idle worker looks for work before it sleeps. At most about the cost of a
  * sleep and a wake-up (a futex or epoll round trip), so that short gaps are bridged
@@ -536,10 +537,13 @@ static inline void switch_to(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to,
 }
 
 /* Whether a ULT with nothing else ready should still visit its scheduler context:
- * mechanisms have work there (requests in flight to reap, calls, due pollers). */
+ * mechanisms have work there (requests in flight to reap, calls, due pollers), or the
+ * ULT may not go on (the leave test: a compiled yield of a gang whose turn ended). */
 static inline bool visit_anyway(itoi_worker_t *w)
 {
-    return w->io_pending || sched_due(w) || atomic_load_explicit(&w->inbox_n, memory_order_relaxed);
+    if (w->io_pending || sched_due(w) || atomic_load_explicit(&w->inbox_n, memory_order_relaxed)) return true;
+    itoi_leave_fn leave = atomic_load_explicit(&itoi_must_leave, memory_order_relaxed);
+    return ITOI_UNLIKELY(leave != NULL) && leave(w, w->cur);
 }
 
 /* A yield that saves everything, as a preemptive switch must (ito_coop_yield_full

@@ -1,9 +1,10 @@
 /* thread.c: the ULT object and the thread API (create, join, detach, yield, exit).
  *
- * A ULT descriptor comes from its worker's free list (refilled by slabs of 64 from
- * malloc; slabs are kept for the life of the process, reused by the next runtime after
- * ito_finalize, so a stale handle always points to a descriptor and its generation tag
- * can be checked, even across ito_finalize and ito_init). Its stack is taken from the
+ * A ULT descriptor comes from its worker's free list (refilled by slabs of one chunk of
+ * the handle arena, arena.c; slabs are kept for the life of the process, reused by the
+ * next runtime after ito_finalize, so a stale handle always points to a descriptor and
+ * its generation tag can be checked, even across ito_finalize and ito_init, and a forged
+ * one is refused before it is read). Its stack is taken from the
  * worker's stack pool at creation, so creation reports ITO_ENOMEM itself rather than
  * failing later, and is given back by the post action of its last switch.
  *
@@ -22,40 +23,21 @@
 #include "itoi.h"
 #include "sanitizer.h"
 
-#define SLAB 64
+#define SLAB ITOI_ULTS_PER_CHUNK /* descriptors per arena chunk */
 
 #define BATCH 256 /* itoi_ult_free (itoi.h) moves a batch out at 2 * 256 */
 static itoi_spinlock_t gdesc_lock;
 static itoi_ult_t *gdesc;          /* batches */
 static _Atomic size_t gdesc_n;     /* batches, read without the lock as a hint */
 static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
-static void **slabs;
-static size_t slabs_n, slabs_cap;
-static size_t slabs_reuse; /* slabs[slabs_reuse..slabs_n) wait to be handed out again (after ito_finalize) */
+static size_t reuse_chunk;         /* arena chunks below it are handed out in this runtime */
 
-static int slab_register(void *p)
-{
-    pthread_mutex_lock(&slab_lock);
-    if (slabs_n == slabs_cap) {
-        size_t cap = slabs_cap ? slabs_cap * 2 : 64;
-        void **s = itoi_malloc(cap * sizeof *s);
-        if (!s) { pthread_mutex_unlock(&slab_lock); return -1; }
-        if (slabs) memcpy(s, slabs, slabs_n * sizeof *s);
-        free(slabs);
-        slabs = s;
-        slabs_cap = cap;
-    }
-    slabs[slabs_n++] = p;
-    slabs_reuse = slabs_n; /* a new slab is made only when no kept one is left: all in use */
-    pthread_mutex_unlock(&slab_lock);
-    return 0;
-}
-
-/* At ito_finalize the slabs are kept, not freed: every descriptor's generation moves on
- * and its other fields are cleared, so a handle kept across ito_finalize (and a later
- * ito_init) still points to a descriptor and is refused by its generation, never read from
- * freed memory. The next runtime hands the kept slabs out again before it allocates new
- * ones (slabs_reuse). */
+/* Descriptors live in slabs of one arena chunk each (arena.c), so a thread handle can be
+ * checked wherever it points. At ito_finalize the slabs are kept: every descriptor's
+ * generation moves on and its other fields are cleared, so a handle kept across
+ * ito_finalize (and a later ito_init) still points to a descriptor and is refused by its
+ * generation, never read from freed memory. The next runtime hands the kept slabs out
+ * again before it carves new ones (reuse_chunk). */
 
 static void desc_retire(itoi_ult_t *t)
 {
@@ -64,35 +46,51 @@ static void desc_retire(itoi_ult_t *t)
     atomic_init(&t->gen, (uint16_t)(g + (g == 0)));
 }
 
+void itoi_ult_foreach(bool (*fn)(itoi_ult_t *t, void *arg), void *arg)
+{
+    pthread_mutex_lock(&slab_lock);
+    size_t n = itoi_arena_chunks();
+    for (size_t i = 0; i < n; i++) {
+        if (itoi_arena_chunk_kind(i) != ITOI_ARENA_ULT) continue;
+        for (size_t k = 0; k < SLAB; k++)
+            if (!fn((itoi_ult_t *)itoi_arena_chunk(i) + k, arg)) goto out;
+    }
+out:
+    pthread_mutex_unlock(&slab_lock);
+}
+
+static bool retire(itoi_ult_t *t, void *arg)
+{
+    (void)arg;
+    desc_retire(t);
+    return true;
+}
+
 void itoi_ult_free_all(void)
 {
     gdesc = NULL;
     atomic_store(&gdesc_n, 0);
+    itoi_ult_foreach(retire, NULL);
     pthread_mutex_lock(&slab_lock);
-    for (size_t i = 0; i < slabs_n; i++)
-        for (int k = 0; k < SLAB; k++) desc_retire((itoi_ult_t *)slabs[i] + k);
-    slabs_reuse = 0;
+    reuse_chunk = 0;
     pthread_mutex_unlock(&slab_lock);
 }
 
-/* A kept slab of an earlier runtime, or NULL. */
-static itoi_ult_t *slab_reused(void)
+/* A slab: a kept one of an earlier runtime (fresh = false), or a new one; NULL: no memory. */
+static itoi_ult_t *slab_get(bool *fresh)
 {
     itoi_ult_t *s = NULL;
     pthread_mutex_lock(&slab_lock);
-    if (slabs_reuse < slabs_n) s = slabs[slabs_reuse++];
+    for (size_t n = itoi_arena_chunks(); reuse_chunk < n && !s; reuse_chunk++)
+        if (itoi_arena_chunk_kind(reuse_chunk) == ITOI_ARENA_ULT) s = itoi_arena_chunk(reuse_chunk);
+    *fresh = s == NULL;
+    if (!s) {
+        s = itoi_arena_carve(ITOI_ARENA_ULT, SLAB * sizeof *s);
+        /* chunks carved meanwhile for frames are skipped by the scan; this one is in use */
+        if (s) reuse_chunk = itoi_arena_chunks();
+    }
     pthread_mutex_unlock(&slab_lock);
     return s;
-}
-
-void itoi_ult_foreach(bool (*fn)(itoi_ult_t *t, void *arg), void *arg)
-{
-    pthread_mutex_lock(&slab_lock);
-    for (size_t i = 0; i < slabs_n; i++)
-        for (int k = 0; k < SLAB; k++)
-            if (!fn((itoi_ult_t *)slabs[i] + k, arg)) goto out;
-out:
-    pthread_mutex_unlock(&slab_lock);
 }
 
 /* Free descriptors move between workers in batches through a global pool, so that a
@@ -118,14 +116,10 @@ itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w)
                 return itoi_ult_alloc(w);
             }
         }
-        itoi_ult_t *s = slab_reused();
-        bool fresh = s == NULL;
-        if (fresh) {
-            s = itoi_calloc(SLAB, sizeof *s);
-            if (!s) return NULL;
-            if (slab_register(s) != 0) { free(s); return NULL; }
-        }
-        for (int i = SLAB - 1; i >= 0; i--) {
+        bool fresh;
+        itoi_ult_t *s = slab_get(&fresh);
+        if (!s) return NULL;
+        for (int i = (int)SLAB - 1; i >= 0; i--) {
             s[i].u.next = (itoi_unit_t *)w->free_ult;
             if (fresh) atomic_init(&s[i].gen, 1); /* a kept slab keeps its generations */
             w->free_ult = &s[i];
@@ -155,13 +149,25 @@ void itoi_ult_free_slow(itoi_worker_t *w)
 
 ito_thread_t itoi_handle_of(itoi_ult_t *t) { return (ito_thread_t)itoi_owner_id(t); }
 
-itoi_ult_t *itoi_handle_get(ito_thread_t h)
+/* The descriptor a handle's address names, or NULL when it names none (forged): checked
+ * against the arena before anything is read. */
+static inline itoi_ult_t *handle_desc(ito_thread_t h)
 {
-    uintptr_t v = (uintptr_t)h;
-    itoi_ult_t *t = (itoi_ult_t *)(v & (((uintptr_t)1 << ITOI_HANDLE_PTR_BITS) - 1));
-    if (!t || atomic_load_explicit(&t->gen, memory_order_relaxed) != (uint16_t)(v >> ITOI_HANDLE_PTR_BITS)) return NULL;
+    itoi_ult_t *t = (itoi_ult_t *)((uintptr_t)h & (((uintptr_t)1 << ITOI_HANDLE_PTR_BITS) - 1));
+    size_t in;
+    if (itoi_arena_kind(t, &in) != ITOI_ARENA_ULT || in % sizeof *t != 0 || in / sizeof *t >= SLAB) return NULL;
     return t;
 }
+
+itoi_ult_t *itoi_handle_get(ito_thread_t h)
+{
+    itoi_ult_t *t = handle_desc(h);
+    if (!t || atomic_load_explicit(&t->gen, memory_order_relaxed) != (uint16_t)((uintptr_t)h >> ITOI_HANDLE_PTR_BITS))
+        return NULL; /* forged, or stale (another life of the descriptor) */
+    return t;
+}
+
+int itoi_handle_err(ito_thread_t h) { return handle_desc(h) ? ITO_EJOINED : ITO_EINVAL; }
 
 static inline int running(void)
 {
@@ -382,7 +388,7 @@ int ito_join_until(ito_thread_t h, void **retval, uint64_t deadline)
     itoi_worker_t *w = itoi_self_worker();
     if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
     itoi_ult_t *t = itoi_handle_get(h);
-    if (ITOI_UNLIKELY(!t)) return ITO_EJOINED;
+    if (ITOI_UNLIKELY(!t)) return itoi_handle_err(h);
     if (ITOI_UNLIKELY(t == w->cur)) return ITO_EDEADLK;
     if (ITOI_UNLIKELY(t->flags & ITOI_F_MAIN)) return ITO_EPERM; /* main ends in ito_finalize, never here */
     uintptr_t s = atomic_load_explicit(&t->state, memory_order_acquire);
@@ -456,7 +462,7 @@ int ito_detach(ito_thread_t h)
     if (!h) return ITO_EINVAL;
     if (!running()) return ITO_ESTATE;
     itoi_ult_t *t = itoi_handle_get(h);
-    if (!t) return ITO_EJOINED;
+    if (!t) return itoi_handle_err(h);
     if (t->flags & ITOI_F_MAIN) return ITO_EPERM;
     if (t->flags & ITOI_F_DETACHED) return ITO_EJOINED; /* created detached: its state is its own */
     uintptr_t s = ITOI_LIVE;
@@ -478,7 +484,7 @@ int ito_yield_to(ito_thread_t h)
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return ITO_ENOTULT;
     itoi_ult_t *t = itoi_handle_get(h);
-    if (!t) return ITO_EJOINED;
+    if (!t) return itoi_handle_err(h);
     return itoi_yield_to(w, t);
 }
 
@@ -502,7 +508,7 @@ int ito_thread_id(ito_thread_t h, uint64_t *id)
 {
     if (!h || !id) return ITO_EINVAL;
     itoi_ult_t *t = itoi_handle_get(h);
-    if (!t) return ITO_EJOINED;
+    if (!t) return itoi_handle_err(h);
     *id = t->id;
     return ITO_OK;
 }
@@ -529,7 +535,7 @@ int ito_thread_name(ito_thread_t h, char *buf, size_t len)
 {
     if (!h || !buf || !len) return ITO_EINVAL;
     itoi_ult_t *t = itoi_handle_get(h);
-    if (!t) return ITO_EJOINED;
+    if (!t) return itoi_handle_err(h);
     itoi_ult_name(t, buf, len);
     return ITO_OK;
 }

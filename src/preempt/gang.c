@@ -122,7 +122,7 @@ int ito_group_add(ito_group_t *gp, ito_thread_t h)
     itoi_group_t *g = group_get(gp);
     if (!g) return ITO_EINVAL;
     itoi_ult_t *t = itoi_handle_get(h);
-    if (!t) return ITO_EJOINED;
+    if (!t) return itoi_handle_err(h);
     if (itoi_group_of(t) || t->on_exit) return ITO_EBUSY; /* one group per ULT; not for bulk-created ones */
     if (atomic_load(&t->state) != ITOI_LIVE && atomic_load(&t->state) != ITOI_DETACHED) return ITO_ESTATE;
     atomic_fetch_add(&g->members, 1);
@@ -181,6 +181,15 @@ static bool gang_filter(itoi_worker_t *w, itoi_ult_t *t)
     return false;
 }
 
+/* The leave test (itoi_must_leave): a ULT of a group whose turn is over. */
+static bool gang_leave(itoi_worker_t *w, itoi_ult_t *t)
+{
+    (void)w;
+    void *g = atomic_load_explicit(&itoi_gang_group, memory_order_relaxed);
+    itoi_group_t *tg = itoi_group_of(t);
+    return g && tg && tg != g;
+}
+
 /* An idle worker with parked ULTs whose turn has come must not sleep; its poller
  * (below) gives them back. */
 static bool gang_probe(itoi_worker_t *w)
@@ -201,6 +210,7 @@ void itoi_gang_start(void)
     itoi_poller_add(gang_poll);
     itoi_idle_probe_add(gang_probe);
     atomic_store(&itoi_pick_filter, gang_filter);
+    atomic_store(&itoi_must_leave, gang_leave);
     turn = -1;
     itoi_spin_lock(&turn_lock);
     advance(itoi_mono_ns(), 0);
@@ -210,6 +220,7 @@ void itoi_gang_start(void)
 void itoi_gang_stop(void)
 {
     atomic_store(&itoi_pick_filter, NULL);
+    atomic_store(&itoi_must_leave, NULL);
     atomic_store(&itoi_gang_group, NULL);
     atomic_fetch_add(&itoi_gang_epoch, 1);
     itoi_wake_all();

@@ -303,7 +303,7 @@ int ito_cancel_io(ito_thread_t h)
     int rc = ITO_OK;
     itoi_ult_t *t = itoi_handle_get(h);
     if (!t) {
-        rc = ITO_EJOINED;
+        rc = itoi_handle_err(h);
     } else {
         atomic_store(&t->io_cancel, 1);
         if (!atomic_exchange(&t->io_call_busy, 1)) {

@@ -6,17 +6,16 @@
  * word says FREE: every call can reject it instead of touching freed memory. A handle
  * carries the frame's generation (zwt.h, itoi_frame_handle), so a handle of a frame that
  * was destroyed and created again at the same address is refused too.
- * Every allocation is recorded in a registry (slow path only); the next runtime reuses
- * what an earlier one left. */
+ * Frames are carved from the handle arena (src/core/arena.c), so a forged frame handle
+ * that points anywhere else is refused before it is read; the next runtime reuses what
+ * an earlier one left. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
 #include "zwt.h"
 
-static itoi_spinlock_t reg_lock;
-static void **reg;
-static size_t reg_n, reg_cap;
+static itoi_spinlock_t reg_lock;  /* orphan_free */
 static itoi_zworker_t *zws;  /* one per worker, allocated on first use */
 static itoi_spinlock_t setup_lock;
 static struct ito_frame *orphan_free[ITOI_NCLASSES]; /* frames freed by non-workers (under reg_lock) */
@@ -49,19 +48,25 @@ int itoi_zwt_setup(void)
     return rc;
 }
 
-/* ito_finalize: the frames are kept, not freed (a frame pointer kept across ito_finalize
+/* ito_finalize: the frames are kept, not freed (a frame handle kept across ito_finalize
  * still points at a frame, whose magic says FREE); the pooled sizes go to the shared free
- * lists, where the next runtime takes them before it allocates. */
+ * lists, where the next runtime takes them before it carves. */
 void itoi_zwt_teardown(void)
 {
     itoi_spin_lock(&reg_lock);
     memset(orphan_free, 0, sizeof orphan_free);
-    for (size_t i = 0; i < reg_n; i++) {
-        struct ito_frame *f = reg[i];
-        atomic_store_explicit(&f->magic, ITOI_FRAME_FREE, memory_order_relaxed);
-        if (f->size_class < ITOI_NCLASSES) {
-            f->next_free = orphan_free[f->size_class];
-            orphan_free[f->size_class] = f;
+    size_t n = itoi_arena_chunks();
+    for (size_t i = 0; i < n; i++) {
+        unsigned k = itoi_arena_chunk_kind(i);
+        if (k != ITOI_ARENA_FRAME_BIG && k <= ITOI_ARENA_FRAME_LOG) continue;
+        size_t stride = k == ITOI_ARENA_FRAME_BIG ? ITOI_ARENA_CHUNK : (size_t)1 << (k - ITOI_ARENA_FRAME_LOG);
+        for (size_t off = 0; off < ITOI_ARENA_CHUNK; off += stride) {
+            struct ito_frame *f = (struct ito_frame *)((char *)itoi_arena_chunk(i) + off);
+            atomic_store_explicit(&f->magic, ITOI_FRAME_FREE, memory_order_relaxed);
+            if (f->size_class < ITOI_NCLASSES) {
+                f->next_free = orphan_free[f->size_class];
+                orphan_free[f->size_class] = f;
+            }
         }
     }
     itoi_spin_unlock(&reg_lock);
@@ -69,26 +74,37 @@ void itoi_zwt_teardown(void)
     zws = NULL;
 }
 
-static struct ito_frame *frame_alloc(size_t bytes, uint32_t cls)
+/* New frames of pool class `cls` (2^(cls+7) bytes), or one unpooled frame of `bytes`
+ * (cls == ITOI_NCLASSES), carved from the handle arena (src/core/arena.c). A chunk of
+ * small frames is split at once: the caller gets the first, the rest go to the worker's
+ * pool (w) or the shared one. Every frame starts at a multiple of its size in its
+ * chunk, which is what itoi_frame_get checks. */
+static struct ito_frame *frame_alloc(itoi_worker_t *w, size_t bytes, uint32_t cls)
 {
-    struct ito_frame *f = itoi_malloc(bytes);
-    if (!f) return NULL;
-    itoi_spin_lock(&reg_lock);
-    if (reg_n == reg_cap) {
-        size_t cap = reg_cap ? reg_cap * 2 : 256;
-        void **r = realloc(reg, cap * sizeof *r);
-        if (!r) {
+    unsigned log = cls + 7;
+    bool small = cls < ITOI_NCLASSES && ((size_t)1 << log) <= ITOI_ARENA_CHUNK;
+    uint8_t kind = small ? (uint8_t)(ITOI_ARENA_FRAME_LOG + log) : ITOI_ARENA_FRAME_BIG;
+    char *p = itoi_arena_carve(kind, small ? ITOI_ARENA_CHUNK : bytes);
+    if (!p) return NULL;
+    size_t stride = small ? (size_t)1 << log : ITOI_ARENA_CHUNK;
+    /* the arena's memory is zero: gen 0, magic neither LIVE nor FREE until created */
+    for (size_t off = ITOI_ARENA_CHUNK - stride; off > 0; off -= stride) {
+        struct ito_frame *f = (struct ito_frame *)(p + off);
+        f->size_class = cls;
+        atomic_store_explicit(&f->magic, ITOI_FRAME_FREE, memory_order_relaxed);
+        if (w) {
+            itoi_zworker_t *zw = itoi_zwt_worker(w);
+            f->next_free = zw->free[cls];
+            zw->free[cls] = f;
+        } else {
+            itoi_spin_lock(&reg_lock);
+            f->next_free = orphan_free[cls];
+            orphan_free[cls] = f;
             itoi_spin_unlock(&reg_lock);
-            free(f);
-            return NULL;
         }
-        reg = r;
-        reg_cap = cap;
     }
-    reg[reg_n++] = f;
-    itoi_spin_unlock(&reg_lock);
+    struct ito_frame *f = (struct ito_frame *)p;
     f->size_class = cls;
-    atomic_init(&f->gen, 0);
     return f;
 }
 
@@ -119,9 +135,9 @@ int ito_frame_create(ito_frame_t **out, int nentries, size_t data_size)
             if (f) orphan_free[slot] = f->next_free;
             itoi_spin_unlock(&reg_lock);
         }
-        if (!f) f = frame_alloc((size_t)1 << cls, slot);
+        if (!f) f = frame_alloc(w, (size_t)1 << cls, slot);
     } else {
-        f = frame_alloc(bytes, ITOI_NCLASSES);
+        f = frame_alloc(NULL, bytes, ITOI_NCLASSES);
     }
     if (!f) return ITO_ENOMEM;
     f->nentries = (uint32_t)nentries;
@@ -151,7 +167,7 @@ int ito_frame_destroy(ito_frame_t *h)
     }
     uint32_t expect = ITOI_FRAME_LIVE;
     if (!atomic_compare_exchange_strong(&f->magic, &expect, ITOI_FRAME_FREE)) return ITO_EINVAL;
-    if (f->size_class >= ITOI_NCLASSES) return ITO_OK; /* stays in the registry until finalize */
+    if (f->size_class >= ITOI_NCLASSES) return ITO_OK; /* unpooled (over 1 GiB): kept, not reused */
     itoi_worker_t *w = itoi_self_worker();
     if (w) {
         itoi_zworker_t *zw = itoi_zwt_worker(w);

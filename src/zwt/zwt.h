@@ -57,7 +57,9 @@ void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u); /* the unit's run: the entr
 
 /* Frame handles. The ito_frame_t * the API hands out is the frame's address with the low
  * 16 bits of its generation in the top 16 bits (user-space addresses use 47): a handle
- * of a frame that was destroyed and created again at the same address is refused. Inside
+ * of a frame that was destroyed and created again at the same address is refused. The
+ * address must be where a frame starts in the handle arena (a forged one is refused
+ * before it is read). Inside
  * the runtime frames are plain pointers; a handle is never dereferenced before
  * itoi_frame_get. */
 #define ITOI_FRAME_PTR_BITS ITOI_HANDLE_PTR_BITS /* the layout of thread handles */
@@ -72,7 +74,11 @@ static inline struct ito_frame *itoi_frame_get(ito_frame_t *h)
 {
     uintptr_t v = (uintptr_t)h;
     struct ito_frame *f = (struct ito_frame *)(v & (((uintptr_t)1 << ITOI_FRAME_PTR_BITS) - 1));
-    if (ITOI_UNLIKELY(!f || atomic_load_explicit(&f->magic, memory_order_relaxed) != ITOI_FRAME_LIVE ||
+    size_t in;
+    unsigned k = itoi_arena_kind(f, &in); /* where frames start (frame.c), else forged */
+    size_t stride_mask = k > ITOI_ARENA_FRAME_LOG ? ((size_t)1 << (k - ITOI_ARENA_FRAME_LOG)) - 1 : ITOI_ARENA_CHUNK - 1;
+    if (ITOI_UNLIKELY((k != ITOI_ARENA_FRAME_BIG && k <= ITOI_ARENA_FRAME_LOG) || (in & stride_mask) != 0 ||
+                      atomic_load_explicit(&f->magic, memory_order_relaxed) != ITOI_FRAME_LIVE ||
                       (atomic_load_explicit(&f->gen, memory_order_relaxed) & 0xffffu) != (v >> ITOI_FRAME_PTR_BITS)))
         return NULL;
     return f;

@@ -44,13 +44,41 @@ static void zfn(ito_frame_t *f, int entry, uint64_t v)
     (void)v;
 }
 
+static uintptr_t forged(const void *near);
+
 /* A handle that is live, stale or forged, picked by the input. */
 static ito_thread_t pick_thread(ito_thread_t *t)
 {
     unsigned b = byte();
     if (b < 200) return t[b % NT];
     if (b < 230) return (ito_thread_t)(uintptr_t)((uintptr_t)t[b % NT] ^ ((uintptr_t)(b & 7) << 48)); /* other generation */
+    if (b < 250) return (ito_thread_t)forged(t[b % NT]);
     return NULL;
+}
+
+/* A pointer the runtime never handed out: near a live handle, on the stack, in the heap,
+ * or anywhere (the handle arena refuses them before reading, src/core/arena.c). */
+static uintptr_t forged(const void *near)
+{
+    static unsigned char heap_like[256];
+    unsigned char local[64];
+    unsigned k = byte();
+    uintptr_t v;
+    switch (k % 5) {
+    case 0: v = (uintptr_t)near + (uintptr_t)(int8_t)byte() * 8; break;
+    case 1: v = (uintptr_t)local; break;
+    case 2: v = (uintptr_t)heap_like; break;
+    case 3: v = ((uintptr_t)byte() << 40) | ((uintptr_t)byte() << 24) | ((uintptr_t)byte() << 8); break;
+    default: v = (uintptr_t)near ^ ((uintptr_t)byte() << 16); break;
+    }
+    return v;
+}
+
+static ito_frame_t *pick_frame(ito_frame_t **f)
+{
+    unsigned b = byte();
+    if (b < 220) return f[b % NF];
+    return (ito_frame_t *)forged(f[b % NF]);
 }
 
 static void run(ito_thread_t *t, ito_frame_t **f, ito_group_t **g, ito_mutex_t *m, ito_cond_t *c,
@@ -78,11 +106,11 @@ static void run(ito_thread_t *t, ito_frame_t **f, ito_group_t **g, ito_mutex_t *
         case 10: memset(buf, a, sizeof buf); check(ito_stream_try_put(s, buf, a % sizeof buf, &got)); break;
         case 11: check(ito_stream_try_get(s, buf, a % sizeof buf, &got)); break;
         case 12: check(ito_frame_create(&f[a % NF], (int)(a % 6) - 1, a % 3 ? 16 : 0)); break;
-        case 13: check(ito_entry_set(f[a % NF], (int)(byte() % 6) - 1, a & 1 ? zfn : NULL, byte() % 3, ITO_MODE_USER)); break;
-        case 14: check(ito_continue(f[a % NF], (int)(byte() % 6) - 1)); break;
-        case 15: check(ito_rearm(f[a % NF], (int)(byte() % 6) - 1, byte() % 3)); break;
+        case 13: check(ito_entry_set(pick_frame(f), (int)(byte() % 6) - 1, a & 1 ? zfn : NULL, byte() % 3, ITO_MODE_USER)); break;
+        case 14: check(ito_continue(pick_frame(f), (int)(byte() % 6) - 1)); break;
+        case 15: check(ito_rearm(pick_frame(f), (int)(byte() % 6) - 1, byte() % 3)); break;
         case 16: check(ito_frame_destroy(f[a % NF])); break; /* the slot keeps the pointer: stale later */
-        case 17: (void)ito_frame_data(f[a % NF]); break;
+        case 17: (void)ito_frame_data(pick_frame(f)); break;
         case 18: {
             ito_spawn_attr_t sa;
             check(ito_spawn_attr_init(&sa));

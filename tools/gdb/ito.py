@@ -13,9 +13,10 @@ source tree), then:
 
 The program must be built with debug information for libito (-g: the default
 RelWithDebInfo and Debug builds). How it finds the ULTs (see src/core/thread.c and
-src/core/dump.c): the main ULT is itoi_rt.main_ult; every other descriptor lives in the
-slabs registered in thread.c (`slabs`, `slabs_n`, SLAB descriptors each); a descriptor
-with no function, or in state 3 (reaped), is free.
+src/core/dump.c): the main ULT is itoi_rt.main_ult; every descriptor lives in the handle
+arena (src/core/arena.c: `itoi_arena`, chunks of 64 KiB whose kind byte is 2 for a
+slab of ULT descriptors, as many as fit in the chunk); a descriptor with no function,
+or in state 3 (reaped), is free.
 
 How `ito bt` shows a suspended ULT: its saved stack pointer (itoi_ult_t.sp) points at
 the resume address pushed by the switch that suspended it, and the layout above it
@@ -34,7 +35,8 @@ from __future__ import annotations
 
 import gdb
 
-SLAB = 64          # descriptors per slab (SLAB in src/core/thread.c)
+CHUNK_SHIFT = 16   # ITOI_ARENA_CHUNK_SHIFT (src/core/itoi.h)
+KIND_ULT = 2       # ITOI_ARENA_ULT
 STATE_DONE = 1     # ITOI_DONE
 STATE_REAPED = 3   # ITOI_REAPED (thread.c): a free descriptor
 F_MAIN = 1         # ITOI_F_MAIN
@@ -62,14 +64,20 @@ def _static(name: str):
 def _descriptors():
     """Every ULT descriptor (an itoi_ult_t *), main first; free ones included."""
     rt = _runtime()
-    if int(rt["main_ult"]) != 0:
+    main = int(rt["main_ult"])
+    if main != 0:
         yield rt["main_ult"]
-    ult_ptr = gdb.lookup_type("itoi_ult_t").pointer()
-    slabs, n = _static("slabs"), int(_static("slabs_n"))
-    for i in range(n):
-        base = slabs[i].cast(ult_ptr)
-        for k in range(SLAB):
-            yield base + k
+    ult_t = gdb.lookup_type("itoi_ult_t")
+    per_chunk = (1 << CHUNK_SHIFT) // ult_t.sizeof
+    arena = gdb.parse_and_eval("itoi_arena")
+    base, nchunks = int(arena["base"]), int(arena["used"]) >> CHUNK_SHIFT
+    for i in range(nchunks):
+        if int(arena["kind"][i]) != KIND_ULT:
+            continue
+        first = gdb.Value(base + (i << CHUNK_SHIFT)).cast(ult_t.pointer())
+        for k in range(per_chunk):
+            if int(first + k) != main:
+                yield first + k
 
 
 def _running_on(rt, t) -> int:
