@@ -66,7 +66,8 @@ static void forged_frames(void)
     memcpy(heap, (const void *)ADDR(a), 256);
     uintptr_t forged[] = {
         (uintptr_t)data | TAG(a), (uintptr_t)on_stack | TAG(a), (uintptr_t)heap | TAG(a),
-        (ADDR(a) + 16) | TAG(a), 0x1000, 0x7fff00ff0000u, (uintptr_t)-64,
+        (ADDR(a) + 16) | TAG(a), (ADDR(a) + 3) | TAG(a), (ADDR(a) + 4096) | TAG(a), 0x1000, 0x7fff00ff0000u,
+        (uintptr_t)-64,
     };
     for (size_t i = 0; i < sizeof forged / sizeof forged[0]; i++) {
         ito_frame_t *h = (ito_frame_t *)forged[i];

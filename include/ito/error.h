@@ -17,8 +17,10 @@
  * Thread descriptors and frames live in one reserved address range that is never given
  * back, and groups in a fixed table, not even at ito_finalize: a handle is checked
  * against the range before it is read, so no stale or forged handle reads freed or
- * foreign memory. A mutex's owner is a ULT, not a descriptor (a new ULT on a reused
- * descriptor is not the owner: ITO_EPERM).
+ * foreign memory (a frame also holds its handle keyed with a per-process secret; only a
+ * program that reads the secret and builds a fake frame on purpose is not caught). A
+ * mutex's owner is a ULT, not a descriptor (a new ULT on a reused descriptor is not the
+ * owner: ITO_EPERM).
  */
 #ifndef ITO_ERROR_H
 #define ITO_ERROR_H

@@ -8,19 +8,26 @@
  * (adjacent ranges merge: the arena stays one or two kernel mappings). It is never given
  * back, not even at ito_finalize: a handle kept across ito_finalize still points into it.
  *
- * Every chunk has a kind byte (ITOI_ARENA_*, itoi.h): what it holds and so the stride at
- * which objects start in it. itoi_arena_kind() turns any pointer into (kind, offset in its
- * chunk) with two loads and a compare, or kind FREE when the pointer is outside what has
- * been carved; the owners of each kind check the offset against their stride, then the
- * object's generation (thread.c itoi_handle_get, zwt.h itoi_frame_get).
+ * Every chunk has a kind byte (itoi_arena_map, a static table of one byte per chunk of the
+ * largest arena: 1 MiB of bss that costs memory only where chunks are carved): what it
+ * holds. itoi_arena_kind() turns any pointer into (kind, offset in its chunk) with two
+ * loads and a compare, or FREE when the pointer is outside what has been carved: the
+ * exact test of "a descriptor starts here" (thread.c handle_desc). The hot checks (join,
+ * every ZWT call) skip the map: below `used` (so mapped, with a page of slack past it),
+ * and the object's `tag` word equal to the handle xor `key`, a secret drawn per process:
+ * descriptors and frames keep their current handle keyed there (itoi_ult_set_gen,
+ * frame.c), which a header copied elsewhere, a pointer into the middle of an object or a
+ * stale generation does not match.
  *
- * Invariants: `used` only grows, under `lock`; a chunk's kind byte is stored before
- * `used` is released past it, so a thread that holds a genuine handle (made after the
- * carve) reads the right kind. Kind bytes and `base` are atomics because a forged handle
- * may be checked by a thread while another carves (the answer is then FREE or the new
- * kind, both safe: the memory is mapped). */
+ * Invariants: `used` only grows, under `lock`; a chunk is made writable before its kind
+ * and `used` are stored (release), and neither is ever taken back, so a thread that reads
+ * a kind other than FREE, or an address below `used` (acquire), may read the chunk. Kinds
+ * and `base` are atomics because a forged handle may be checked by a thread while another
+ * carves (the answer is then FREE or the new kind, both safe). */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 
@@ -30,55 +37,56 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 
-#define RESERVE_MAX ((size_t)1 << 36)   /* 64 GiB */
 #define RESERVE_MIN ((size_t)1 << 24)   /* 16 MiB */
+/* A page past what is carved is mapped too, so a check may read a few bytes at any
+ * address below `used` (zwt.h itoi_frame_get reads a frame's tag) without a fault. */
+#define SLACK ((size_t)4096)
 
 itoi_arena_t itoi_arena;
+_Atomic uint8_t itoi_arena_map[ITOI_ARENA_NCHUNKS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Reserve the range and the kind table (under lock, once). */
+/* Reserve the range (under lock, once). */
 static bool reserve(void)
 {
-    size_t want = RESERVE_MAX;
+    size_t want = ITOI_ARENA_MAX;
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < want)
         want = rl.rlim_cur / 4;  /* leave the rest of a limited address space to stacks */
     for (; want >= RESERVE_MIN; want /= 2) {
-        void *p = mmap(NULL, want, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        void *p = mmap(NULL, want + SLACK, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p == MAP_FAILED) continue;
-        size_t nchunks = want >> ITOI_ARENA_CHUNK_SHIFT;
-        void *k = mmap(NULL, nchunks, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (k == MAP_FAILED) {
-            munmap(p, want);
-            continue;
-        }
-        itoi_arena.kind = k;
-        itoi_arena.nchunks = nchunks;
+        itoi_arena.nchunks = want >> ITOI_ARENA_CHUNK_SHIFT;
+        /* the key: 8 of the kernel's 16 random bytes for this process */
+        const void *rnd = (const void *)getauxval(AT_RANDOM);
+        uintptr_t key = (uintptr_t)p * 0x9e3779b97f4a7c15u;
+        if (rnd) memcpy(&key, rnd, sizeof key);
+        itoi_arena.key = key | 1; /* odd: a handle (even) keyed is never 0, a dead frame's tag */
         atomic_store_explicit(&itoi_arena.base, (uintptr_t)p, memory_order_relaxed);
         return true;
     }
     return false;
 }
 
-void *itoi_arena_carve(uint8_t kind, size_t bytes)
+void *itoi_arena_carve(unsigned kind, size_t bytes)
 {
     if (itoi_fault_alloc()) return NULL;   /* counted as an allocation (fault.c) */
     size_t n = (bytes + ITOI_ARENA_CHUNK - 1) >> ITOI_ARENA_CHUNK_SHIFT;
     void *out = NULL;
     pthread_mutex_lock(&lock);
-    if (!itoi_arena.kind && !reserve()) goto done;
+    if (!itoi_arena.nchunks && !reserve()) goto done;
     size_t used = atomic_load_explicit(&itoi_arena.used, memory_order_relaxed);
     size_t first = used >> ITOI_ARENA_CHUNK_SHIFT;
     if (n == 0 || n > itoi_arena.nchunks - first) goto done;
     char *p = (char *)atomic_load_explicit(&itoi_arena.base, memory_order_relaxed) + used;
     size_t len = n << ITOI_ARENA_CHUNK_SHIFT;
-    if (mprotect(p, len, PROT_READ | PROT_WRITE) != 0) goto done;
+    if (mprotect(p, len + SLACK, PROT_READ | PROT_WRITE) != 0) goto done;
 #if defined(ITOI_ASAN)
     __lsan_register_root_region(p, len); /* user pointers kept in frames and descriptors */
 #endif
-    atomic_store_explicit(&itoi_arena.kind[first], kind, memory_order_relaxed);
     for (size_t i = 1; i < n; i++)
-        atomic_store_explicit(&itoi_arena.kind[first + i], ITOI_ARENA_CONT, memory_order_relaxed);
+        atomic_store_explicit(&itoi_arena_map[first + i], ITOI_ARENA_CONT, memory_order_release);
+    atomic_store_explicit(&itoi_arena_map[first], (uint8_t)kind, memory_order_release);
     atomic_store_explicit(&itoi_arena.used, used + len, memory_order_release);
     out = p;
 done:
@@ -96,7 +104,7 @@ void *itoi_arena_chunk(size_t i)
     return (char *)atomic_load_explicit(&itoi_arena.base, memory_order_relaxed) + (i << ITOI_ARENA_CHUNK_SHIFT);
 }
 
-uint8_t itoi_arena_chunk_kind(size_t i)
+unsigned itoi_arena_chunk_kind(size_t i)
 {
-    return atomic_load_explicit(&itoi_arena.kind[i], memory_order_relaxed);
+    return atomic_load_explicit(&itoi_arena_map[i], memory_order_relaxed);
 }

@@ -123,6 +123,7 @@ enum {
     ITOI_USLOT_PSAFE_PENDING,    /* src/preempt: a switch was delayed by a region */
     ITOI_USLOT_PSAFE_SINCE,      /* src/preempt: when the delayed switch was due */
     ITOI_USLOT_GROUP,            /* src/preempt: the ULT's group */
+    ITOI_USLOT_GANG_RAN,         /* src/preempt: the gang epoch in which it last began to run */
     ITOI_USLOT_BULK,             /* src/spawn: the bulk creation it belongs to */
     ITOI_USLOT_BULK_INDEX,       /* src/spawn: its index there */
     ITOI_ULT_SLOTS
@@ -148,6 +149,7 @@ typedef struct itoi_ult {
     _Atomic uintptr_t state;     /* ITOI_LIVE / DONE / DETACHED / joiner */
     _Atomic uint16_t gen;        /* handle generation, bumped at free (read by any thread that
                                   * checks a handle: relaxed loads and stores) */
+    _Atomic uintptr_t tag;       /* the current handle ^ itoi_arena.key (itoi_ult_set_gen) */
     uint64_t id;
     itoi_uslot_t slot[ITOI_ULT_SLOTS];
     uintptr_t wait_data;         /* scratch for the object the ULT waits on */
@@ -447,10 +449,12 @@ void itoi_altstack_teardown(itoi_worker_t *w);
 void itoi_ult_name(const itoi_ult_t *t, char *buf, size_t len);
 
 /* The handle arena (arena.c): ULT descriptors and ZWT frames live in one reserved range,
- * carved in chunks whose kind byte says what they hold, so any handle can be checked
- * before it is read. */
+ * carved in chunks whose kind byte (the map) says what they hold, so any handle can be
+ * checked before it is read. */
 #define ITOI_ARENA_CHUNK_SHIFT 16
 #define ITOI_ARENA_CHUNK ((size_t)1 << ITOI_ARENA_CHUNK_SHIFT)
+#define ITOI_ARENA_MAX ((size_t)1 << 36)  /* 64 GiB at most */
+#define ITOI_ARENA_NCHUNKS (ITOI_ARENA_MAX >> ITOI_ARENA_CHUNK_SHIFT)
 enum {
     ITOI_ARENA_FREE = 0,         /* not carved (or outside the arena) */
     ITOI_ARENA_CONT,             /* the second and later chunks of a multi-chunk object */
@@ -462,25 +466,34 @@ enum {
 typedef struct itoi_arena {
     _Atomic uintptr_t base;      /* set once (first carve) */
     _Atomic size_t used;         /* bytes carved from base; grows under the arena's lock */
-    _Atomic uint8_t *kind;       /* one per chunk */
-    size_t nchunks;              /* reserved */
+    size_t nchunks;              /* reserved (<= ITOI_ARENA_NCHUNKS) */
+    uintptr_t key;               /* a per-process secret (set before the first carve) */
 } itoi_arena_t;
 extern itoi_arena_t itoi_arena;
+extern _Atomic uint8_t itoi_arena_map[ITOI_ARENA_NCHUNKS]; /* the kind of every chunk */
 /* Chunk-aligned memory of `bytes` (rounded up to chunks), zeroed, of kind `kind`; NULL
  * when the arena is full or the system refuses (slow path: a lock and a system call). */
-void *itoi_arena_carve(uint8_t kind, size_t bytes);
+void *itoi_arena_carve(unsigned kind, size_t bytes);
 size_t itoi_arena_chunks(void);                  /* chunks carved so far */
 void *itoi_arena_chunk(size_t i);
-uint8_t itoi_arena_chunk_kind(size_t i);
+unsigned itoi_arena_chunk_kind(size_t i);
 /* The kind of the chunk p points into and p's offset there, or ITOI_ARENA_FREE when p is
- * nowhere the arena has carved. Any thread, any pointer value. */
+ * nowhere the arena has carved. Any thread, any pointer value: no load through p. */
 static inline unsigned itoi_arena_kind(const void *p, size_t *in_chunk)
 {
-    size_t used = atomic_load_explicit(&itoi_arena.used, memory_order_acquire);
     uintptr_t off = (uintptr_t)p - atomic_load_explicit(&itoi_arena.base, memory_order_relaxed);
-    if (ITOI_UNLIKELY(off >= used)) return ITOI_ARENA_FREE;
+    if (ITOI_UNLIKELY(off >= ITOI_ARENA_MAX)) return ITOI_ARENA_FREE;
     *in_chunk = off & (ITOI_ARENA_CHUNK - 1);
-    return atomic_load_explicit(&itoi_arena.kind[off >> ITOI_ARENA_CHUNK_SHIFT], memory_order_relaxed);
+    return atomic_load_explicit(&itoi_arena_map[off >> ITOI_ARENA_CHUNK_SHIFT], memory_order_acquire);
+}
+
+/* A descriptor's generation, and its tag (the handle of that generation keyed with the
+ * process's secret: a thread handle is checked by comparing it, thread.c). */
+static inline void itoi_ult_set_gen(itoi_ult_t *t, uint16_t g)
+{
+    atomic_store_explicit(&t->gen, g, memory_order_relaxed);
+    atomic_store_explicit(&t->tag, ((uintptr_t)t | ((uintptr_t)g << ITOI_HANDLE_PTR_BITS)) ^ itoi_arena.key,
+                          memory_order_relaxed);
 }
 
 /* descriptor slabs (thread.c) */
@@ -619,7 +632,7 @@ static inline itoi_ult_t *itoi_ult_alloc(itoi_worker_t *w)
 static inline void itoi_ult_free(itoi_worker_t *w, itoi_ult_t *t)
 {
     uint16_t g = (uint16_t)(atomic_load_explicit(&t->gen, memory_order_relaxed) + 1);
-    atomic_store_explicit(&t->gen, (uint16_t)(g + (g == 0)), memory_order_relaxed);
+    itoi_ult_set_gen(t, (uint16_t)(g + (g == 0)));
     atomic_store_explicit(&t->state, ITOI_REAPED, memory_order_relaxed);
     t->u.next = (itoi_unit_t *)w->free_ult;
     w->free_ult = t;

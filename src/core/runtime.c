@@ -244,7 +244,7 @@ int ito_init(const ito_config_t *cfg)
     }
     uint16_t main_gen = atomic_load_explicit(&main_ult->gen, memory_order_relaxed);
     memset(main_ult, 0, sizeof *main_ult);
-    atomic_init(&main_ult->gen, main_gen);
+    itoi_ult_set_gen(main_ult, main_gen);
     stack_bounds_of_self((const void **)&main_stack.base, &main_stack.size);
     main_ult->stack = &main_stack;
     main_ult->flags = ITOI_F_MAIN;

@@ -43,7 +43,7 @@ static void desc_retire(itoi_ult_t *t)
 {
     uint16_t g = (uint16_t)(atomic_load_explicit(&t->gen, memory_order_relaxed) + 1);
     memset(t, 0, sizeof *t);
-    atomic_init(&t->gen, (uint16_t)(g + (g == 0)));
+    itoi_ult_set_gen(t, (uint16_t)(g + (g == 0)));
 }
 
 void itoi_ult_foreach(bool (*fn)(itoi_ult_t *t, void *arg), void *arg)
@@ -121,7 +121,7 @@ itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w)
         if (!s) return NULL;
         for (int i = (int)SLAB - 1; i >= 0; i--) {
             s[i].u.next = (itoi_unit_t *)w->free_ult;
-            if (fresh) atomic_init(&s[i].gen, 1); /* a kept slab keeps its generations */
+            if (fresh) itoi_ult_set_gen(&s[i], 1); /* a kept slab keeps its generations */
             w->free_ult = &s[i];
         }
         w->free_ult_n += SLAB;
@@ -151,21 +151,35 @@ ito_thread_t itoi_handle_of(itoi_ult_t *t) { return (ito_thread_t)itoi_owner_id(
 
 /* The descriptor a handle's address names, or NULL when it names none (forged): checked
  * against the arena before anything is read. */
-static inline itoi_ult_t *handle_desc(ito_thread_t h)
+static inline __attribute__((always_inline)) itoi_ult_t *handle_desc(ito_thread_t h)
 {
     itoi_ult_t *t = (itoi_ult_t *)((uintptr_t)h & (((uintptr_t)1 << ITOI_HANDLE_PTR_BITS) - 1));
-    size_t in;
-    if (itoi_arena_kind(t, &in) != ITOI_ARENA_ULT || in % sizeof *t != 0 || in / sizeof *t >= SLAB) return NULL;
+    size_t in = 0;
+    if (itoi_arena_kind(t, &in) != ITOI_ARENA_ULT || in >= SLAB * sizeof *t || in % sizeof *t != 0) return NULL;
     return t;
 }
 
-itoi_ult_t *itoi_handle_get(ito_thread_t h)
+/* The live descriptor a handle names, or NULL (forged, or stale: another life of the
+ * descriptor). The hot check: below what the arena has carved (so mapped, with slack),
+ * then the descriptor's tag, its current handle keyed with the process's secret, which
+ * no other address holds (the middle of a descriptor or a frame does not hold its own
+ * address keyed). handle_desc, the exact check by the map, tells the two failures apart. */
+static inline __attribute__((always_inline)) itoi_ult_t *handle_get(ito_thread_t h)
 {
-    itoi_ult_t *t = handle_desc(h);
-    if (!t || atomic_load_explicit(&t->gen, memory_order_relaxed) != (uint16_t)((uintptr_t)h >> ITOI_HANDLE_PTR_BITS))
-        return NULL; /* forged, or stale (another life of the descriptor) */
+    uintptr_t v = (uintptr_t)h;
+    itoi_ult_t *t = (itoi_ult_t *)(v & (((uintptr_t)1 << ITOI_HANDLE_PTR_BITS) - 1));
+    size_t used = atomic_load_explicit(&itoi_arena.used, memory_order_acquire);
+#if defined(ITOI_ASAN) || defined(ITOI_TSAN)
+    if ((uintptr_t)t & 7) return NULL; /* a misaligned load is fine on x86, not under UBSan */
+#endif
+    if (ITOI_UNLIKELY((uintptr_t)t - atomic_load_explicit(&itoi_arena.base, memory_order_relaxed) >= used ||
+                      atomic_load_explicit(&t->tag, memory_order_relaxed) != (v ^ itoi_arena.key)))
+        return NULL;
+    if (!t) __builtin_unreachable(); /* NULL is below the arena */
     return t;
 }
+
+itoi_ult_t *itoi_handle_get(ito_thread_t h) { return handle_get(h); }
 
 int itoi_handle_err(ito_thread_t h) { return handle_desc(h) ? ITO_EJOINED : ITO_EINVAL; }
 
@@ -387,7 +401,7 @@ int ito_join_until(ito_thread_t h, void **retval, uint64_t deadline)
     if (ITOI_UNLIKELY(!running())) return ITO_ESTATE;
     itoi_worker_t *w = itoi_self_worker();
     if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
-    itoi_ult_t *t = itoi_handle_get(h);
+    itoi_ult_t *t = handle_get(h);
     if (ITOI_UNLIKELY(!t)) return itoi_handle_err(h);
     if (ITOI_UNLIKELY(t == w->cur)) return ITO_EDEADLK;
     if (ITOI_UNLIKELY(t->flags & ITOI_F_MAIN)) return ITO_EPERM; /* main ends in ito_finalize, never here */
@@ -461,7 +475,7 @@ int ito_detach(ito_thread_t h)
 {
     if (!h) return ITO_EINVAL;
     if (!running()) return ITO_ESTATE;
-    itoi_ult_t *t = itoi_handle_get(h);
+    itoi_ult_t *t = handle_get(h);
     if (!t) return itoi_handle_err(h);
     if (t->flags & ITOI_F_MAIN) return ITO_EPERM;
     if (t->flags & ITOI_F_DETACHED) return ITO_EJOINED; /* created detached: its state is its own */
@@ -483,7 +497,7 @@ int ito_yield_to(ito_thread_t h)
     if (!h) return ITO_EINVAL;
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return ITO_ENOTULT;
-    itoi_ult_t *t = itoi_handle_get(h);
+    itoi_ult_t *t = handle_get(h);
     if (!t) return itoi_handle_err(h);
     return itoi_yield_to(w, t);
 }
@@ -507,7 +521,7 @@ ito_thread_t ito_self(void)
 int ito_thread_id(ito_thread_t h, uint64_t *id)
 {
     if (!h || !id) return ITO_EINVAL;
-    itoi_ult_t *t = itoi_handle_get(h);
+    itoi_ult_t *t = handle_get(h);
     if (!t) return itoi_handle_err(h);
     *id = t->id;
     return ITO_OK;
@@ -534,7 +548,7 @@ void itoi_ult_name(const itoi_ult_t *t, char *buf, size_t len)
 int ito_thread_name(ito_thread_t h, char *buf, size_t len)
 {
     if (!h || !buf || !len) return ITO_EINVAL;
-    itoi_ult_t *t = itoi_handle_get(h);
+    itoi_ult_t *t = handle_get(h);
     if (!t) return itoi_handle_err(h);
     itoi_ult_name(t, buf, len);
     return ITO_OK;

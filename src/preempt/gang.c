@@ -149,11 +149,14 @@ int ito_group_stats(ito_group_t *gp, ito_preempt_stats_t *out)
 /* ---- the scheduler's side: parking ULTs whose group's turn it is not ---- */
 
 /* Give back the parked ULTs when another group's turn has come (or gang scheduling
- * stopped): they waited a whole turn, so they go first, rotated by one each time: a ULT
- * whose quantum ended with its group's turn is parked before the members that did not get
- * to run, so without the rotation it would lead every turn and a second member of its
- * group on the same worker would never run (seen under two CPU hogs: test_preempt's gang
- * part, one spinner at 0 after 10 s). */
+ * stopped): they waited a whole turn, so they go first, the ones that ran in the most
+ * recent turn among them last. When a turn is one quantum, one member of a group runs
+ * per worker per turn: the member whose quantum ended with the turn must not lead the
+ * next turn again, or a second member of its group on the same worker never runs (seen
+ * under two CPU hogs and with other timings: test_preempt's gang part, one spinner at 0
+ * after 10 s). Which member is parked first depends on timing (the kicked one, or one
+ * the worker picked earlier in the other group's turn), so the order is by when each
+ * last ran (ITOI_USLOT_GANG_RAN, stamped by the filter), not by parking order. */
 static size_t unpark(itoi_worker_t *w)
 {
     itoi_pworker_t *pw = itoi_pworker(w);
@@ -162,10 +165,17 @@ static size_t unpark(itoi_worker_t *w)
     if (e == pw->gang_seen && atomic_load_explicit(&itoi_gang_group, memory_order_relaxed)) return 0;
     pw->gang_seen = e;
     size_t n = pw->parked.n;
-    if (n > 1) itoi_queue_push(&pw->parked, itoi_queue_pop(&pw->parked));
-    itoi_queue_append(&pw->parked, &w->rq);
-    w->rq = pw->parked;
-    pw->parked = (itoi_queue_t){0};
+    uintptr_t latest = 0;
+    for (itoi_unit_t *u = pw->parked.head; u; u = u->next) {
+        uintptr_t ran = ((itoi_ult_t *)u)->slot[ITOI_USLOT_GANG_RAN].w;
+        if (ran > latest) latest = ran;
+    }
+    itoi_queue_t first = {0}, last = {0};
+    for (itoi_unit_t *u; (u = itoi_queue_pop(&pw->parked));)
+        itoi_queue_push(((itoi_ult_t *)u)->slot[ITOI_USLOT_GANG_RAN].w == latest ? &last : &first, u);
+    itoi_queue_append(&first, &last);
+    itoi_queue_append(&first, &w->rq);
+    w->rq = first;
     return n;
 }
 
@@ -173,10 +183,20 @@ static bool gang_filter(itoi_worker_t *w, itoi_ult_t *t)
 {
     itoi_pworker_t *pw = itoi_pworker(w);
     if (!pw) return true;
-    unpark(w);
-    void *g = atomic_load_explicit(&itoi_gang_group, memory_order_relaxed);
     itoi_group_t *tg = itoi_group_of(t);
-    if (!g || !tg || tg == g) return true;
+    if (unpark(w) && tg) {
+        /* t was taken from the queue before the parked ULTs came back in front of it:
+         * they waited a whole turn, t goes behind them (else the member that ran last
+         * turn is taken first again each turn, and another member of its group on this
+         * worker never runs: test_preempt's gang part, one spinner at 0 after 10 s). */
+        itoi_queue_push(&w->rq, &t->u);
+        return false;
+    }
+    void *g = atomic_load_explicit(&itoi_gang_group, memory_order_relaxed);
+    if (!g || !tg || tg == g) {
+        if (tg) t->slot[ITOI_USLOT_GANG_RAN].w = atomic_load_explicit(&itoi_gang_epoch, memory_order_relaxed);
+        return true;
+    }
     itoi_queue_push(&pw->parked, &t->u);
     return false;
 }

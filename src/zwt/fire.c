@@ -28,7 +28,7 @@ static void wake_waiter(itoi_zentry_t *e)
     if (old > ITOI_ZW_FIRED) itoi_ready((itoi_ult_t *)old);
 }
 
-static inline int do_continue(ito_frame_t *f, int entry, int has_value, uint64_t value)
+static inline __attribute__((always_inline)) int do_continue(ito_frame_t *f, int entry, int has_value, uint64_t value)
 {
     int rc;
     itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);

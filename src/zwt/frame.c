@@ -62,6 +62,7 @@ void itoi_zwt_teardown(void)
         size_t stride = k == ITOI_ARENA_FRAME_BIG ? ITOI_ARENA_CHUNK : (size_t)1 << (k - ITOI_ARENA_FRAME_LOG);
         for (size_t off = 0; off < ITOI_ARENA_CHUNK; off += stride) {
             struct ito_frame *f = (struct ito_frame *)((char *)itoi_arena_chunk(i) + off);
+            atomic_store_explicit(&f->tag, 0, memory_order_relaxed);
             atomic_store_explicit(&f->magic, ITOI_FRAME_FREE, memory_order_relaxed);
             if (f->size_class < ITOI_NCLASSES) {
                 f->next_free = orphan_free[f->size_class];
@@ -78,15 +79,15 @@ void itoi_zwt_teardown(void)
  * (cls == ITOI_NCLASSES), carved from the handle arena (src/core/arena.c). A chunk of
  * small frames is split at once: the caller gets the first, the rest go to the worker's
  * pool (w) or the shared one. Every frame starts at a multiple of its size in its
- * chunk, which is what itoi_frame_get checks. */
+ * chunk; while live it holds its handle keyed (tag), which is what itoi_frame_get checks. */
 static struct ito_frame *frame_alloc(itoi_worker_t *w, size_t bytes, uint32_t cls)
 {
     unsigned log = cls + 7;
     bool small = cls < ITOI_NCLASSES && ((size_t)1 << log) <= ITOI_ARENA_CHUNK;
-    uint8_t kind = small ? (uint8_t)(ITOI_ARENA_FRAME_LOG + log) : ITOI_ARENA_FRAME_BIG;
+    size_t stride = small ? (size_t)1 << log : ITOI_ARENA_CHUNK;
+    unsigned kind = small ? ITOI_ARENA_FRAME_LOG + log : ITOI_ARENA_FRAME_BIG;
     char *p = itoi_arena_carve(kind, small ? ITOI_ARENA_CHUNK : bytes);
     if (!p) return NULL;
-    size_t stride = small ? (size_t)1 << log : ITOI_ARENA_CHUNK;
     /* the arena's memory is zero: gen 0, magic neither LIVE nor FREE until created */
     for (size_t off = ITOI_ARENA_CHUNK - stride; off > 0; off -= stride) {
         struct ito_frame *f = (struct ito_frame *)(p + off);
@@ -154,6 +155,7 @@ int ito_frame_create(ito_frame_t **out, int nentries, size_t data_size)
     atomic_store_explicit(&f->gen, atomic_load_explicit(&f->gen, memory_order_relaxed) + 1, memory_order_relaxed);
     atomic_store_explicit(&f->magic, ITOI_FRAME_LIVE, memory_order_release);
     *out = itoi_frame_handle(f);
+    atomic_store_explicit(&f->tag, (uintptr_t)*out ^ itoi_arena.key, memory_order_release);
     return ITO_OK;
 }
 
@@ -167,6 +169,7 @@ int ito_frame_destroy(ito_frame_t *h)
     }
     uint32_t expect = ITOI_FRAME_LIVE;
     if (!atomic_compare_exchange_strong(&f->magic, &expect, ITOI_FRAME_FREE)) return ITO_EINVAL;
+    atomic_store_explicit(&f->tag, 0, memory_order_relaxed);
     if (f->size_class >= ITOI_NCLASSES) return ITO_OK; /* unpooled (over 1 GiB): kept, not reused */
     itoi_worker_t *w = itoi_self_worker();
     if (w) {

@@ -38,6 +38,7 @@ typedef struct itoi_zentry {
 struct ito_frame {
     _Atomic uint32_t magic;
     _Atomic uint32_t gen;       /* moves at every ito_frame_create: the handle's tag */
+    _Atomic uintptr_t tag;      /* while live: its handle ^ itoi_arena.key; else 0 */
     uint32_t nentries;
     uint32_t size_class;        /* pool class, or ITOI_NCLASSES when not pooled */
     size_t data_size;
@@ -74,13 +75,19 @@ static inline struct ito_frame *itoi_frame_get(ito_frame_t *h)
 {
     uintptr_t v = (uintptr_t)h;
     struct ito_frame *f = (struct ito_frame *)(v & (((uintptr_t)1 << ITOI_FRAME_PTR_BITS) - 1));
-    size_t in;
-    unsigned k = itoi_arena_kind(f, &in); /* where frames start (frame.c), else forged */
-    size_t stride_mask = k > ITOI_ARENA_FRAME_LOG ? ((size_t)1 << (k - ITOI_ARENA_FRAME_LOG)) - 1 : ITOI_ARENA_CHUNK - 1;
-    if (ITOI_UNLIKELY((k != ITOI_ARENA_FRAME_BIG && k <= ITOI_ARENA_FRAME_LOG) || (in & stride_mask) != 0 ||
-                      atomic_load_explicit(&f->magic, memory_order_relaxed) != ITOI_FRAME_LIVE ||
-                      (atomic_load_explicit(&f->gen, memory_order_relaxed) & 0xffffu) != (v >> ITOI_FRAME_PTR_BITS)))
+    /* In the carved part of the handle arena (mapped, with slack past it: a forged
+     * pointer elsewhere is not read), and holding this very handle keyed with the
+     * process's secret: that one compare says live, this generation, and a frame that
+     * starts here (a header copied elsewhere, a pointer into a frame, the bytes of a
+     * descriptor do not hold their own address keyed). */
+    size_t used = atomic_load_explicit(&itoi_arena.used, memory_order_acquire);
+#if defined(ITOI_ASAN) || defined(ITOI_TSAN)
+    if ((uintptr_t)f & 7) return NULL; /* a misaligned load is fine on x86, not under UBSan */
+#endif
+    if (ITOI_UNLIKELY((uintptr_t)f - atomic_load_explicit(&itoi_arena.base, memory_order_relaxed) >= used ||
+                      atomic_load_explicit(&f->tag, memory_order_relaxed) != (v ^ itoi_arena.key)))
         return NULL;
+    if (!f) __builtin_unreachable(); /* NULL is below the arena: callers' tests fold away */
     return f;
 }
 

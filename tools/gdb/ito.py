@@ -14,8 +14,8 @@ source tree), then:
 The program must be built with debug information for libito (-g: the default
 RelWithDebInfo and Debug builds). How it finds the ULTs (see src/core/thread.c and
 src/core/dump.c): the main ULT is itoi_rt.main_ult; every descriptor lives in the handle
-arena (src/core/arena.c: `itoi_arena`, chunks of 64 KiB whose kind byte is 2 for a
-slab of ULT descriptors, as many as fit in the chunk); a descriptor with no function,
+arena (src/core/arena.c: `itoi_arena`, chunks of 64 KiB whose kind in `itoi_arena_map`
+is 2 for a slab of ULT descriptors, as many as fit in the chunk); a descriptor with no function,
 or in state 3 (reaped), is free.
 
 How `ito bt` shows a suspended ULT: its saved stack pointer (itoi_ult_t.sp) points at
@@ -69,10 +69,10 @@ def _descriptors():
         yield rt["main_ult"]
     ult_t = gdb.lookup_type("itoi_ult_t")
     per_chunk = (1 << CHUNK_SHIFT) // ult_t.sizeof
-    arena = gdb.parse_and_eval("itoi_arena")
+    arena, amap = gdb.parse_and_eval("itoi_arena"), gdb.parse_and_eval("itoi_arena_map")
     base, nchunks = int(arena["base"]), int(arena["used"]) >> CHUNK_SHIFT
     for i in range(nchunks):
-        if int(arena["kind"][i]) != KIND_ULT:
+        if int(amap[i]) != KIND_ULT:
             continue
         first = gdb.Value(base + (i << CHUNK_SHIFT)).cast(ult_t.pointer())
         for k in range(per_chunk):
