@@ -487,6 +487,28 @@ static inline unsigned itoi_arena_kind(const void *p, size_t *in_chunk)
     return atomic_load_explicit(&itoi_arena_map[off >> ITOI_ARENA_CHUNK_SHIFT], memory_order_acquire);
 }
 
+/* The object a handle names, or NULL: the handle's address (its top 16 bits are a
+ * generation, ITOI_HANDLE_PTR_BITS) must lie below what the arena has carved (so it is
+ * mapped, with a page of slack: a forged pointer elsewhere is never read), and the
+ * object's tag word, `tag_off` bytes in, must equal the handle keyed with the process's
+ * secret. That one compare says an object starts here, it is live, and of this
+ * generation: a header copied elsewhere, a pointer into an object, a stale generation do
+ * not hold it. The hot check of thread handles (thread.c) and frame handles (zwt.h). */
+static inline __attribute__((always_inline)) void *itoi_arena_check(uintptr_t v, size_t tag_off)
+{
+    uintptr_t p = v & (((uintptr_t)1 << ITOI_HANDLE_PTR_BITS) - 1);
+    size_t used = atomic_load_explicit(&itoi_arena.used, memory_order_acquire);
+#if defined(ITOI_ASAN) || defined(ITOI_TSAN)
+    if (p & 7) return NULL; /* a misaligned load is fine on x86, not under UBSan */
+#endif
+    if (ITOI_UNLIKELY(p - atomic_load_explicit(&itoi_arena.base, memory_order_relaxed) >= used ||
+                      atomic_load_explicit((_Atomic uintptr_t *)(p + tag_off), memory_order_relaxed) !=
+                          (v ^ itoi_arena.key)))
+        return NULL;
+    if (!p) __builtin_unreachable(); /* NULL is below the arena: callers' tests fold away */
+    return (void *)p;
+}
+
 /* A descriptor's generation, and its tag (the handle of that generation keyed with the
  * process's secret: a thread handle is checked by comparing it, thread.c). */
 static inline void itoi_ult_set_gen(itoi_ult_t *t, uint16_t g)

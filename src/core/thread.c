@@ -160,23 +160,11 @@ static inline __attribute__((always_inline)) itoi_ult_t *handle_desc(ito_thread_
 }
 
 /* The live descriptor a handle names, or NULL (forged, or stale: another life of the
- * descriptor). The hot check: below what the arena has carved (so mapped, with slack),
- * then the descriptor's tag, its current handle keyed with the process's secret, which
- * no other address holds (the middle of a descriptor or a frame does not hold its own
- * address keyed). handle_desc, the exact check by the map, tells the two failures apart. */
+ * descriptor): the keyed tag (itoi_arena_check). handle_desc, the exact check by the
+ * map, tells the two failures apart. */
 static inline __attribute__((always_inline)) itoi_ult_t *handle_get(ito_thread_t h)
 {
-    uintptr_t v = (uintptr_t)h;
-    itoi_ult_t *t = (itoi_ult_t *)(v & (((uintptr_t)1 << ITOI_HANDLE_PTR_BITS) - 1));
-    size_t used = atomic_load_explicit(&itoi_arena.used, memory_order_acquire);
-#if defined(ITOI_ASAN) || defined(ITOI_TSAN)
-    if ((uintptr_t)t & 7) return NULL; /* a misaligned load is fine on x86, not under UBSan */
-#endif
-    if (ITOI_UNLIKELY((uintptr_t)t - atomic_load_explicit(&itoi_arena.base, memory_order_relaxed) >= used ||
-                      atomic_load_explicit(&t->tag, memory_order_relaxed) != (v ^ itoi_arena.key)))
-        return NULL;
-    if (!t) __builtin_unreachable(); /* NULL is below the arena */
-    return t;
+    return itoi_arena_check((uintptr_t)h, offsetof(itoi_ult_t, tag));
 }
 
 itoi_ult_t *itoi_handle_get(ito_thread_t h) { return handle_get(h); }

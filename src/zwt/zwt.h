@@ -73,22 +73,7 @@ static inline ito_frame_t *itoi_frame_handle(struct ito_frame *f)
 /* The live frame a handle names, or NULL (NULL, destroyed, another life of the frame). */
 static inline struct ito_frame *itoi_frame_get(ito_frame_t *h)
 {
-    uintptr_t v = (uintptr_t)h;
-    struct ito_frame *f = (struct ito_frame *)(v & (((uintptr_t)1 << ITOI_FRAME_PTR_BITS) - 1));
-    /* In the carved part of the handle arena (mapped, with slack past it: a forged
-     * pointer elsewhere is not read), and holding this very handle keyed with the
-     * process's secret: that one compare says live, this generation, and a frame that
-     * starts here (a header copied elsewhere, a pointer into a frame, the bytes of a
-     * descriptor do not hold their own address keyed). */
-    size_t used = atomic_load_explicit(&itoi_arena.used, memory_order_acquire);
-#if defined(ITOI_ASAN) || defined(ITOI_TSAN)
-    if ((uintptr_t)f & 7) return NULL; /* a misaligned load is fine on x86, not under UBSan */
-#endif
-    if (ITOI_UNLIKELY((uintptr_t)f - atomic_load_explicit(&itoi_arena.base, memory_order_relaxed) >= used ||
-                      atomic_load_explicit(&f->tag, memory_order_relaxed) != (v ^ itoi_arena.key)))
-        return NULL;
-    if (!f) __builtin_unreachable(); /* NULL is below the arena: callers' tests fold away */
-    return f;
+    return itoi_arena_check((uintptr_t)h, offsetof(struct ito_frame, tag)); /* the keyed tag */
 }
 
 /* Validate (frame handle, entry): the entry, or NULL with *rc set. */
