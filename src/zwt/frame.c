@@ -15,10 +15,10 @@
 
 #include "zwt.h"
 
-static itoi_spinlock_t reg_lock;  /* orphan_free */
+static itoi_spinlock_t orphan_lock;  /* orphan_free */
 static itoi_zworker_t *zws;  /* one per worker, allocated on first use */
 static itoi_spinlock_t setup_lock;
-static struct ito_frame *orphan_free[ITOI_NCLASSES]; /* frames freed by non-workers (under reg_lock) */
+static struct ito_frame *orphan_free[ITOI_NCLASSES]; /* frames freed by non-workers (under orphan_lock) */
 
 void itoi_zwt_teardown(void);
 
@@ -53,7 +53,7 @@ int itoi_zwt_setup(void)
  * lists, where the next runtime takes them before it carves. */
 void itoi_zwt_teardown(void)
 {
-    itoi_spin_lock(&reg_lock);
+    itoi_spin_lock(&orphan_lock);
     memset(orphan_free, 0, sizeof orphan_free);
     size_t n = itoi_arena_chunks();
     for (size_t i = 0; i < n; i++) {
@@ -70,7 +70,7 @@ void itoi_zwt_teardown(void)
             }
         }
     }
-    itoi_spin_unlock(&reg_lock);
+    itoi_spin_unlock(&orphan_lock);
     free(zws);
     zws = NULL;
 }
@@ -89,21 +89,16 @@ static struct ito_frame *frame_alloc(itoi_worker_t *w, size_t bytes, uint32_t cl
     char *p = itoi_arena_carve(kind, small ? ITOI_ARENA_CHUNK : bytes);
     if (!p) return NULL;
     /* the arena's memory is zero: gen 0, magic neither LIVE nor FREE until created */
+    struct ito_frame **pool = w ? &itoi_zwt_worker(w)->free[cls] : &orphan_free[cls];
+    if (!w) itoi_spin_lock(&orphan_lock);
     for (size_t off = ITOI_ARENA_CHUNK - stride; off > 0; off -= stride) {
         struct ito_frame *f = (struct ito_frame *)(p + off);
         f->size_class = cls;
         atomic_store_explicit(&f->magic, ITOI_FRAME_FREE, memory_order_relaxed);
-        if (w) {
-            itoi_zworker_t *zw = itoi_zwt_worker(w);
-            f->next_free = zw->free[cls];
-            zw->free[cls] = f;
-        } else {
-            itoi_spin_lock(&reg_lock);
-            f->next_free = orphan_free[cls];
-            orphan_free[cls] = f;
-            itoi_spin_unlock(&reg_lock);
-        }
+        f->next_free = *pool;
+        *pool = f;
     }
+    if (!w) itoi_spin_unlock(&orphan_lock);
     struct ito_frame *f = (struct ito_frame *)p;
     f->size_class = cls;
     return f;
@@ -131,10 +126,10 @@ int ito_frame_create(ito_frame_t **out, int nentries, size_t data_size)
             if (f) zw->free[slot] = f->next_free;
         }
         if (!f) { /* a foreign thread's, or an earlier runtime's (slow path: the lock) */
-            itoi_spin_lock(&reg_lock);
+            itoi_spin_lock(&orphan_lock);
             f = orphan_free[slot];
             if (f) orphan_free[slot] = f->next_free;
-            itoi_spin_unlock(&reg_lock);
+            itoi_spin_unlock(&orphan_lock);
         }
         if (!f) f = frame_alloc(w, (size_t)1 << cls, slot);
     } else {
@@ -177,10 +172,10 @@ int ito_frame_destroy(ito_frame_t *h)
         f->next_free = zw->free[f->size_class];
         zw->free[f->size_class] = f;
     } else {
-        itoi_spin_lock(&reg_lock);
+        itoi_spin_lock(&orphan_lock);
         f->next_free = orphan_free[f->size_class];
         orphan_free[f->size_class] = f;
-        itoi_spin_unlock(&reg_lock);
+        itoi_spin_unlock(&orphan_lock);
     }
     return ITO_OK;
 }
