@@ -54,66 +54,29 @@ int itoi_worker_unwatch_fd(itoi_worker_t *w, int fd)
     return ITO_OK;
 }
 
-#define MAX_SLEEP_HOOKS 4
-static itoi_presleep_fn befores[MAX_SLEEP_HOOKS];
-static itoi_postsleep_fn afters[MAX_SLEEP_HOOKS];
-static _Atomic int nhooks;
-static itoi_spinlock_t hooks_lock;
+static itoi_hook_table_t sleep_hooks = {.cap = 4}; /* a: before (presleep), b: after (postsleep) */
+static itoi_hook_table_t probes = {.cap = 4};
 
 int itoi_sleep_hooks_add(itoi_presleep_fn before, itoi_postsleep_fn after)
 {
-    int rc = ITO_OK;
-    itoi_spin_lock(&hooks_lock);
-    int n = atomic_load(&nhooks);
-    for (int i = 0; i < n; i++)
-        if (befores[i] == before && afters[i] == after) goto out;
-    if (n == MAX_SLEEP_HOOKS) {
-        rc = ITO_ENOMEM;
-        goto out;
-    }
-    befores[n] = before;
-    afters[n] = after;
-    atomic_store_explicit(&nhooks, n + 1, memory_order_release);
-out:
-    itoi_spin_unlock(&hooks_lock);
-    return rc;
+    return itoi_hook_add(&sleep_hooks, (itoi_hook_fn)before, (itoi_hook_fn)after);
 }
 
-#define MAX_PROBES 4
-static itoi_probe_fn probes[MAX_PROBES];
-static _Atomic int nprobes;
-
-int itoi_idle_probe_add(itoi_probe_fn fn)
-{
-    int rc = ITO_OK;
-    itoi_spin_lock(&hooks_lock);
-    int n = atomic_load(&nprobes);
-    for (int i = 0; i < n; i++)
-        if (probes[i] == fn) goto out;
-    if (n == MAX_PROBES) {
-        rc = ITO_ENOMEM;
-        goto out;
-    }
-    probes[n] = fn;
-    atomic_store_explicit(&nprobes, n + 1, memory_order_release);
-out:
-    itoi_spin_unlock(&hooks_lock);
-    return rc;
-}
+int itoi_idle_probe_add(itoi_probe_fn fn) { return itoi_hook_add(&probes, (itoi_hook_fn)fn, NULL); }
 
 bool itoi_idle_probe(itoi_worker_t *w)
 {
-    int n = atomic_load_explicit(&nprobes, memory_order_acquire);
+    int n = itoi_hook_count(&probes);
     for (int i = 0; i < n; i++)
-        if (probes[i](w)) return true;
+        if (((itoi_probe_fn)probes.a[i])(w)) return true;
     return false;
 }
 
 void itoi_idlewait_sleep(itoi_worker_t *w, uint64_t deadline)
 {
     struct epoll_event evs[8];
-    int nh = atomic_load_explicit(&nhooks, memory_order_acquire), busy = 0;
-    for (int i = 0; i < nh; i++) busy |= befores[i] && befores[i](w);
+    int nh = itoi_hook_count(&sleep_hooks), busy = 0;
+    for (int i = 0; i < nh; i++) busy |= sleep_hooks.a[i] && ((itoi_presleep_fn)sleep_hooks.a[i])(w);
     struct timespec ts, *tp = NULL;
     if (deadline != ITO_FOREVER) {
         uint64_t now = itoi_now_ns(), d = deadline > now ? deadline - now : 0;
@@ -123,7 +86,7 @@ void itoi_idlewait_sleep(itoi_worker_t *w, uint64_t deadline)
     }
     int n = busy ? 0 : epoll_pwait2(w->idle_ep, evs, 8, tp, NULL);
     for (int i = 0; i < nh; i++)
-        if (afters[i]) afters[i](w);
+        if (sleep_hooks.b[i]) ((itoi_postsleep_fn)sleep_hooks.b[i])(w);
     for (int i = 0; i < n; i++) {
         if (evs[i].data.fd == w->wake_fd) {
             uint64_t v;

@@ -553,6 +553,22 @@ bool itoi_fault_alloc(void);   /* true: fail this allocation (counted as a mallo
  * set (every 64 scheduling points while fds are watched or a timer is due).
  * itoi_rt.side_shared counts work that idle workers should poll for (they do not sleep
  * while it is non-zero). */
+/* The registries below share one shape (hooks.c): entries (one function, or a pair) are
+ * added under a lock and never removed; readers load the count with acquire and call the
+ * entries without a lock, each cast back to its table's own function type. */
+typedef void (*itoi_hook_fn)(void);
+#define ITOI_HOOKS_MAX 8
+typedef struct itoi_hook_table {
+    itoi_spinlock_t lock;
+    _Atomic int n;
+    int cap;                      /* at most ITOI_HOOKS_MAX */
+    itoi_hook_fn a[ITOI_HOOKS_MAX], b[ITOI_HOOKS_MAX];
+} itoi_hook_table_t;
+int itoi_hook_add(itoi_hook_table_t *t, itoi_hook_fn a, itoi_hook_fn b); /* idempotent; ITO_ENOMEM when full */
+static inline int itoi_hook_count(itoi_hook_table_t *t)
+{
+    return atomic_load_explicit(&t->n, memory_order_acquire);
+}
 typedef size_t (*itoi_poll_fn)(itoi_worker_t *w, size_t budget);
 int itoi_poller_add(itoi_poll_fn fn);   /* idempotent; ITO_ENOMEM past 8 pollers */
 /* A mechanism's clean-up, run by ito_finalize after the workers have stopped. */

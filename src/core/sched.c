@@ -182,34 +182,15 @@ static inline bool timer_due(itoi_worker_t *w)
 
 /* ---- pollers (mechanisms' work outside the queues) ---- */
 
-#define MAX_POLLERS 8
-static itoi_poll_fn pollers[MAX_POLLERS];
-static _Atomic int npollers;
-static itoi_spinlock_t pollers_lock;
+static itoi_hook_table_t pollers = {.cap = 8};
 
-int itoi_poller_add(itoi_poll_fn fn)
-{
-    int rc = ITO_OK;
-    itoi_spin_lock(&pollers_lock);
-    int n = atomic_load(&npollers);
-    for (int i = 0; i < n; i++)
-        if (pollers[i] == fn) goto out;
-    if (n == MAX_POLLERS) {
-        rc = ITO_ENOMEM;
-        goto out;
-    }
-    pollers[n] = fn;
-    atomic_store_explicit(&npollers, n + 1, memory_order_release);
-out:
-    itoi_spin_unlock(&pollers_lock);
-    return rc;
-}
+int itoi_poller_add(itoi_poll_fn fn) { return itoi_hook_add(&pollers, (itoi_hook_fn)fn, NULL); }
 
 static size_t run_pollers(itoi_worker_t *w)
 {
     size_t did = 0;
-    int n = atomic_load_explicit(&npollers, memory_order_acquire);
-    for (int i = 0; i < n; i++) did += pollers[i](w, 64);
+    int n = itoi_hook_count(&pollers);
+    for (int i = 0; i < n; i++) did += ((itoi_poll_fn)pollers.a[i])(w, 64);
     return did;
 }
 
