@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static int ito_test_failures;
 
@@ -45,5 +46,25 @@ static int ito_test_failures;
         printf("ok %s\n", __FILE__);                                             \
         return ito_test_failures ? 1 : 0;                                        \
     } while (0)
+
+/* CPU seconds (user + system) the process has used: for "a waiting thread costs no CPU". */
+__attribute__((unused)) static double ito_test_cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
+}
+
+/* The process's kernel mappings now (lines of /proc/self/maps). */
+__attribute__((unused)) static int ito_test_count_mappings(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    CHECK(f != NULL);
+    int n = 0, c;
+    while ((c = fgetc(f)) != EOF) n += c == '\n';
+    fclose(f);
+    return n;
+}
 
 #endif

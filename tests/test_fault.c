@@ -24,16 +24,6 @@
 
 static void *ret_arg(void *a) { return a; }
 
-static int count_mappings(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    CHECK(f != NULL);
-    int n = 0, c;
-    while ((c = fgetc(f)) != EOF) n += c == '\n';
-    fclose(f);
-    return n;
-}
-
 typedef struct {
     int init_rc;     /* what ito_init returned */
     int first_fail;  /* index of the first ito_create that failed, or -1 */
@@ -108,7 +98,7 @@ int main(void)
     /* Warm up once (lazy mappings of libc and the first pthreads), then count. */
     CHECK_EQ(run_once("ITO_FAULT_MMAP", 0, 2).init_rc, ITO_OK);
     CHECK_EQ(run_once("ITO_FAULT_MMAP", 0, 1).init_rc, ITO_OK);
-    int maps0 = count_mappings();
+    int maps0 = ito_test_count_mappings();
 
     /* Deterministic: one worker. Every mmap of the run fails once, in turn, until N is
      * past the last one the run makes. */
@@ -124,7 +114,7 @@ int main(void)
         }
         if (n == 3) CHECK_EQ(o.first_fail, 0); /* the first region of stacks */
         mmap_enomem += o.failures + (o.init_rc != ITO_OK);
-        if (check_maps) CHECK_EQ(count_mappings(), maps0);
+        if (check_maps) CHECK_EQ(ito_test_count_mappings(), maps0);
     }
     /* The first region of each of the two classes is mapped when its first ULT is
      * created, and that create fails. Later regions are mapped ahead of need (a worker
@@ -137,7 +127,7 @@ int main(void)
         else CHECK_OK(o.init_rc);
         if (n == 2) CHECK_EQ(o.first_fail, 0); /* the first descriptor slab */
         malloc_enomem += o.failures + (o.init_rc != ITO_OK);
-        if (check_maps) CHECK_EQ(count_mappings(), maps0);
+        if (check_maps) CHECK_EQ(ito_test_count_mappings(), maps0);
     }
     CHECK(mmap_enomem >= 4); /* ito_init twice, the first region of each class */
     CHECK(malloc_enomem >= 3);

@@ -15,16 +15,6 @@
 #include "ito/ito.h"
 #include "ito_test.h"
 
-static int count_mappings(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    CHECK(f != NULL);
-    int n = 0, c;
-    while ((c = fgetc(f)) != EOF) n += c == '\n';
-    fclose(f);
-    return n;
-}
-
 static ito_mutex_t m;
 static ito_cond_t c;
 static int open_gate;
@@ -51,14 +41,14 @@ static void blocked_at_once(size_t n, size_t stack)
     open_gate = 0;
     atomic_store(&parked, 0);
     atomic_store(&done, 0);
-    int maps0 = count_mappings();
+    int maps0 = ito_test_count_mappings();
     ito_spawn_attr_t sa;
     CHECK_OK(ito_spawn_attr_init(&sa));
     sa.flags = ITO_ATTR_DETACHED;
     sa.stack_size = stack;
     CHECK_OK(ito_create_many(n, blocker, NULL, 0, NULL, NULL, NULL, &sa));
     while ((size_t)atomic_load(&parked) < n) CHECK_OK(ito_sleep_ns(1000000));
-    int grown = count_mappings() - maps0;
+    int grown = ito_test_count_mappings() - maps0;
     ito_stats_t st;
     CHECK_OK(ito_stats(&st));
     fprintf(stderr, "%zu ULTs of %zu-byte stacks blocked at once: %d more mappings, %llu stacks live\n", n, stack,

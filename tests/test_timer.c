@@ -16,14 +16,6 @@
 
 #define MS 1000000ull
 
-static double cpu_seconds(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-           ru.ru_stime.tv_usec / 1e6;
-}
-
 /* ---- sleep ---- */
 static _Atomic int early, woke, started;
 
@@ -78,10 +70,10 @@ static void check_sleep(void)
     for (int i = 0; i < N; i++) CHECK_OK(ito_create(&many[i], sleeper, (void *)(uintptr_t)(2000 * MS), &a));
     while (atomic_load(&started) < N) ito_yield();
     CHECK_OK(ito_sleep_ns(5 * MS)); /* the last ones park */
-    double c0 = cpu_seconds();
+    double c0 = ito_test_cpu_seconds();
     uint64_t w0 = ito_now_ns();
     CHECK_OK(ito_sleep_ns(200 * MS));
-    double cpu = cpu_seconds() - c0, wall = (double)(ito_now_ns() - w0) / 1e9;
+    double cpu = ito_test_cpu_seconds() - c0, wall = (double)(ito_now_ns() - w0) / 1e9;
     fprintf(stderr, "10000 sleepers: %.3f s CPU over %.3f s\n", cpu, wall);
     CHECK(atomic_load(&woke) == 0); /* nobody woke early */
     CHECK(cpu < 0.25 * wall); /* not a timing assertion: busy polling would use ~2x wall */
