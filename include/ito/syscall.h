@@ -100,7 +100,7 @@ typedef struct ito_sysreq {
     ito_sysop_t op;             /**< the operation */
     int fd;                     /**< the descriptor */
     void *buf;                  /**< READ, WRITE, SEND, RECV, PREAD, PWRITE */
-    size_t len;                 /**< the length of buf */
+    size_t len;                 /**< the length of buf (as in read(2), at most 0x7ffff000 bytes move in one call: more gives a short count) */
     int flags;                  /**< see the operations */
     struct sockaddr *addr;      /**< ACCEPT (may be NULL), CONNECT */
     socklen_t *addrlen;         /**< ACCEPT (may be NULL) */

@@ -102,6 +102,13 @@ static struct io_uring_sqe *sqe_get(itoi_worker_t *w, itoi_wscw_t *a)
     return sqe;
 }
 
+/* An SQE holds a 32-bit length, and Linux moves at most MAX_RW_COUNT bytes (INT_MAX
+ * rounded down to a page) in one read or write anyway: a longer request is clamped to
+ * that, as read(2) does (a short count), instead of being cut modulo 2^32 (a 4 GiB read
+ * would have asked for 0 bytes and looked like end of file). */
+#define MAX_RW ((size_t)0x7ffff000)
+static inline unsigned rw_len(size_t len) { return (unsigned)(len < MAX_RW ? len : MAX_RW); }
+
 int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r)
 {
     const ito_sysreq_t *q = &r->req;
@@ -110,14 +117,14 @@ int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r)
     if (!sqe) return 1;
     switch (q->op) {
     case ITO_SYS_NOP: io_uring_prep_nop(sqe); break;
-    case ITO_SYS_READ: io_uring_prep_read(sqe, q->fd, q->buf, (unsigned)q->len, (uint64_t)-1); break;
-    case ITO_SYS_WRITE: io_uring_prep_write(sqe, q->fd, q->buf, (unsigned)q->len, (uint64_t)-1); break;
-    case ITO_SYS_PREAD: io_uring_prep_read(sqe, q->fd, q->buf, (unsigned)q->len, (uint64_t)q->offset); break;
-    case ITO_SYS_PWRITE: io_uring_prep_write(sqe, q->fd, q->buf, (unsigned)q->len, (uint64_t)q->offset); break;
+    case ITO_SYS_READ: io_uring_prep_read(sqe, q->fd, q->buf, rw_len(q->len), (uint64_t)-1); break;
+    case ITO_SYS_WRITE: io_uring_prep_write(sqe, q->fd, q->buf, rw_len(q->len), (uint64_t)-1); break;
+    case ITO_SYS_PREAD: io_uring_prep_read(sqe, q->fd, q->buf, rw_len(q->len), (uint64_t)q->offset); break;
+    case ITO_SYS_PWRITE: io_uring_prep_write(sqe, q->fd, q->buf, rw_len(q->len), (uint64_t)q->offset); break;
     case ITO_SYS_READV: io_uring_prep_readv(sqe, q->fd, q->iov, (unsigned)q->iovcnt, (uint64_t)q->offset); break;
     case ITO_SYS_WRITEV: io_uring_prep_writev(sqe, q->fd, q->iov, (unsigned)q->iovcnt, (uint64_t)q->offset); break;
-    case ITO_SYS_SEND: io_uring_prep_send(sqe, q->fd, q->buf, q->len, q->flags | MSG_NOSIGNAL); break;
-    case ITO_SYS_RECV: io_uring_prep_recv(sqe, q->fd, q->buf, q->len, q->flags); break;
+    case ITO_SYS_SEND: io_uring_prep_send(sqe, q->fd, q->buf, rw_len(q->len), q->flags | MSG_NOSIGNAL); break;
+    case ITO_SYS_RECV: io_uring_prep_recv(sqe, q->fd, q->buf, rw_len(q->len), q->flags); break;
     case ITO_SYS_SENDMSG: io_uring_prep_sendmsg(sqe, q->fd, q->msg, (unsigned)(q->flags | MSG_NOSIGNAL)); break;
     case ITO_SYS_RECVMSG: io_uring_prep_recvmsg(sqe, q->fd, q->msg, (unsigned)q->flags); break;
     case ITO_SYS_ACCEPT: io_uring_prep_accept(sqe, q->fd, q->addr, q->addrlen, q->flags); break;
