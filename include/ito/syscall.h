@@ -334,7 +334,7 @@ int ito_fdatasync(int fd);
  */
 int ito_close(int fd);
 /**
- * @brief poll(2) for a ULT: one or several descriptors, timeout in ms (-1: none, 0: do not wait); the ULT's I/O deadline applies as well (then -1/ETIMEDOUT).
+ * @brief poll(2) for a ULT: one or several descriptors (at most 1024: more is EINVAL), timeout in ms (-1: none, 0: do not wait); the ULT's I/O deadline applies as well (then -1/ETIMEDOUT).
  * @return the number of descriptors with events, 0 on timeout; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).

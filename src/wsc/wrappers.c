@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "wsc.h"
@@ -417,16 +418,18 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
         if (deadline != ITO_FOREVER && itoi_now_ns() >= deadline)
             return deadline == until ? 0 : (int)ret(back_home(home, -ETIMEDOUT));
         itoi_iowait_t wt = {.ult = me, .any = true};
-        long res[WAIT_ALL_MAX > 64 ? 64 : WAIT_ALL_MAX];
+        /* Every descriptor waits (a readiness missed among many would end the wait only
+         * at the timeout): results on the stack for up to 64, else on the heap. */
+        long res_small[64], *res = res_small;
+        if (nfds > 64 && !(res = itoi_malloc(nfds * sizeof *res))) return (int)ret(back_home(home, -ENOMEM));
         nfds_t done = 0;
-        /* At most 64 descriptors wait at once; more are looked at by the poll above
-         * every time one of these 64 wakes the ULT. */
-        for (nfds_t i = 0; i < nfds && done < 64; i++) {
+        for (nfds_t i = 0; i < nfds; i++) {
             if (fds[i].fd < 0) continue;
             itoi_sysrec_t *rec = itoi_wsc_rec_get(w, a);
             if (!rec) {
                 itoi_wsc_cancel_wait(w, a, &wt, WHY_CANCEL);
                 io_park(w, a, &wt, ITO_FOREVER, "poll");
+                if (res != res_small) free(res);
                 return (int)ret(back_home(home, -ENOMEM));
             }
             rec->req = (ito_sysreq_t){.op = ITO_SYS_POLL, .fd = fds[i].fd,
@@ -436,6 +439,7 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
             itoi_wsc_submit(w, a, rec);
         }
         if (done == 0) { /* nothing to wait for but the time */
+            if (res != res_small) free(res);
             if (until == ITO_FOREVER) return (int)ret(back_home(home, -EINVAL));
             ito_sleep_until(deadline);
             return deadline == until ? 0 : (int)ret(back_home(home, -ETIMEDOUT));
@@ -446,6 +450,7 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
             timed |= res[i] == -ETIMEDOUT;
             cancelled |= res[i] == -ECANCELED; /* ito_cancel_io or finalize (siblings get -EALREADY) */
         }
+        if (res != res_small) free(res);
         if (cancelled) {
             atomic_store(&me->io_cancel, 0);
             return (int)ret(back_home(home, -ECANCELED));
