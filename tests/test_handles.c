@@ -6,7 +6,10 @@
  * (its old handle names the old life: refused); forged thread and frame handles (pointers
  * to the stack, the heap, unmapped memory, the middle of a live descriptor or frame, a
  * copy of a live frame's header inside another frame's data) are ITO_EINVAL and are
- * refused before anything is read through them. */
+ * refused before anything is read through them; streams and channels destroyed (twice,
+ * then used), created again in the same slot, forged, or passed as the other type, are
+ * ITO_EINVAL for every call that takes them (regression test: a destroyed stream or
+ * channel was freed memory that every call then read or wrote). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +87,94 @@ static void forged_frames(void)
     CHECK_OK(ito_frame_destroy(b));
 }
 
+/* Every call that takes a stream or a channel, on a handle that is not a live one of its
+ * type: ITO_EINVAL, nothing read through it. */
+static void bad_stream(ito_stream_t *s)
+{
+    char b[8] = "abcdefg";
+    size_t n = 99;
+    uint64_t x, y;
+    CHECK_EQ(ito_stream_try_put(s, b, 4, &n), ITO_EINVAL);
+    CHECK_EQ(ito_stream_try_get(s, b, 4, &n), ITO_EINVAL);
+    CHECK_EQ(ito_stream_put(s, b, 4), ITO_EINVAL);
+    CHECK_EQ(ito_stream_get(s, b, 4, &n), ITO_EINVAL);
+    CHECK_EQ(ito_stream_put_until(s, b, 4, ito_deadline_in(1000), &n), ITO_EINVAL);
+    CHECK_EQ(ito_stream_get_until(s, b, 4, &n, ito_deadline_in(1000)), ITO_EINVAL);
+    CHECK_EQ(ito_stream_stats(s, &x, &y), ITO_EINVAL);
+    CHECK_EQ(ito_stream_close(s), ITO_EINVAL);
+    CHECK_EQ(ito_stream_destroy(s), ITO_EINVAL);
+}
+
+static void bad_chan(ito_chan_t *c)
+{
+    long v = 7;
+    ito_chan_stats_t st;
+    CHECK_EQ(ito_chan_try_send(c, &v), ITO_EINVAL);
+    CHECK_EQ(ito_chan_try_recv(c, &v), ITO_EINVAL);
+    CHECK_EQ(ito_chan_send(c, &v), ITO_EINVAL);
+    CHECK_EQ(ito_chan_recv(c, &v), ITO_EINVAL);
+    CHECK_EQ(ito_chan_send_until(c, &v, ito_deadline_in(1000)), ITO_EINVAL);
+    CHECK_EQ(ito_chan_recv_until(c, &v, ito_deadline_in(1000)), ITO_EINVAL);
+    CHECK_EQ(ito_chan_stats(c, &st), ITO_EINVAL);
+    CHECK_EQ(ito_chan_close(c), ITO_EINVAL);
+    CHECK_EQ(ito_chan_destroy(c), ITO_EINVAL);
+}
+
+static void streams_and_channels(ito_thread_t live_thread, ito_frame_t *live_frame)
+{
+    ito_stream_t *s, *s2;
+    CHECK_OK(ito_stream_create(&s, 64));
+    CHECK_OK(ito_stream_destroy(s));
+    bad_stream(s); /* destroyed: twice, and every use */
+    CHECK_OK(ito_stream_create(&s2, 64)); /* most likely s's slot again: s stays stale */
+    CHECK(s2 != s);
+    bad_stream(s);
+    size_t n;
+    CHECK_OK(ito_stream_try_put(s2, "xy", 2, &n)); /* s2 is untouched by all that */
+    CHECK_EQ(n, 2);
+
+    ito_chan_t *c, *c2;
+    CHECK_OK(ito_chan_create(&c, sizeof(long), 4));
+    CHECK_OK(ito_chan_destroy(c));
+    bad_chan(c);
+    CHECK_OK(ito_chan_create(&c2, sizeof(long), 4));
+    CHECK(c2 != c);
+    bad_chan(c);
+    long v = 5;
+    CHECK_OK(ito_chan_try_send(c2, &v));
+
+    /* the other type, other kinds of handles, forged pointers */
+    bad_stream((ito_stream_t *)c2);
+    bad_chan((ito_chan_t *)s2);
+    bad_stream((ito_stream_t *)live_thread);
+    bad_chan((ito_chan_t *)live_frame);
+    unsigned char on_stack[512];
+    memset(on_stack, 0, sizeof on_stack);
+    void *heap = calloc(1, 4096);
+    CHECK(heap != NULL);
+    /* the last two: s2's and c2's slots under another generation than their own */
+    uintptr_t forged[] = {(uintptr_t)on_stack, (uintptr_t)heap, 0x1000, 0x7fff00ff0000u, (uintptr_t)-8,
+                          ADDR(s2) + 8, ADDR(s2) + 16, ADDR(c2) + 16, (uintptr_t)s2 ^ ((uintptr_t)1 << 52),
+                          (uintptr_t)c2 ^ ((uintptr_t)7 << 48)};
+    for (size_t i = 0; i < sizeof forged / sizeof forged[0]; i++) {
+        bad_stream((ito_stream_t *)forged[i]);
+        bad_chan((ito_chan_t *)forged[i]);
+    }
+    free(heap);
+
+    /* the live ones still work, and are destroyed once */
+    long got = 0;
+    CHECK_OK(ito_chan_try_recv(c2, &got));
+    CHECK_EQ(got, 5);
+    char b[2];
+    CHECK_OK(ito_stream_try_get(s2, b, 2, &n));
+    CHECK(n == 2 && b[0] == 'x' && b[1] == 'y');
+    CHECK_OK(ito_stream_destroy(s2));
+    CHECK_OK(ito_chan_destroy(c2));
+    CHECK_EQ(ito_stream_destroy(s2), ITO_EINVAL);
+    CHECK_EQ(ito_chan_destroy(c2), ITO_EINVAL);
+}
+
 int main(void)
 {
     CHECK_OK(ito_init(NULL));
@@ -128,6 +219,7 @@ int main(void)
 
     forged_threads(t);
     forged_frames();
+    streams_and_channels(t, f);
 
     /* a joined thread */
     uint64_t id;

@@ -27,6 +27,9 @@
  *   struct job j = {...};
  *   job_chan_send(jobs, &j);
  * @endcode
+ *
+ * Handles: below, "c is NULL" stands for every handle that is not a live channel (NULL,
+ * destroyed, forged, a stream): all are ITO_EINVAL (error.h, "Handles").
  */
 #ifndef ITO_CHANNEL_H
 #define ITO_CHANNEL_H

@@ -13,12 +13,15 @@
  * (destroyed, forged or earlier runtime's: ITO_EINVAL); a frame handle carries its frame's
  * generation (destroyed, forged, or a handle of an earlier life of the same memory:
  * ITO_EINVAL); a device handle is checked against the device table (closed or forged:
- * ITO_EINVAL; a slot closed and opened again names the new device).
- * Thread descriptors and frames live in one reserved address range that is never given
- * back, and groups in a fixed table, not even at ito_finalize: a handle is checked
- * against the range before it is read, so no stale or forged handle reads freed or
- * foreign memory (a frame also holds its handle keyed with a per-process secret; only a
- * program that reads the secret and builds a fake frame on purpose is not caught). A
+ * ITO_EINVAL; a slot closed and opened again names the new device); a stream or channel
+ * handle carries its object's generation and type (destroyed, forged, of the other type,
+ * or of an earlier life of the same memory: ITO_EINVAL; streams and channels outlive
+ * ito_finalize, any thread may use them). Thread descriptors, frames, streams and
+ * channels live in one reserved address range that is never given back, and groups in a
+ * fixed table, not even at ito_finalize: a handle is checked against the range before it
+ * is read, so no stale or forged handle reads freed or foreign memory (each object also
+ * holds its handle keyed with a per-process secret; only a program that reads the secret
+ * and builds a fake object on purpose is not caught). A
  * mutex's owner is a ULT, not a descriptor (a new ULT on a reused descriptor is not the
  * owner: ITO_EPERM).
  */

@@ -358,7 +358,9 @@ int ito_waitgroup_count(ito_waitgroup_t *g, int64_t *count);
  *    length is a multiple of one item size, every get returns whole items: items are
  *    never torn.
  * After close: put gives ITO_ECLOSED; get drains what is left, then gives ITO_ECLOSED
- * with *got = 0. */
+ * with *got = 0.
+ * Handles: below, "s is NULL" stands for every handle that is not a live stream (NULL,
+ * destroyed, forged, a channel): all are ITO_EINVAL (error.h, "Handles"). */
 
 /**
  * @brief Creates a stream of `capacity` bytes (1 .. 1 GiB).

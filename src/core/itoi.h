@@ -460,6 +460,7 @@ enum {
     ITOI_ARENA_CONT,             /* the second and later chunks of a multi-chunk object */
     ITOI_ARENA_ULT,              /* ULT descriptors, ITOI_ULTS_PER_CHUNK from offset 0 */
     ITOI_ARENA_FRAME_BIG,        /* one frame at offset 0, one or several chunks */
+    ITOI_ARENA_HOBJ,             /* handle objects (streams, channels), ITOI_HOBJ_SLOT bytes each (hobj.c) */
     ITOI_ARENA_FRAME_LOG = 16,   /* + k: frames of 2^k bytes (k <= 16) at every multiple of 2^k */
 };
 #define ITOI_ULTS_PER_CHUNK (ITOI_ARENA_CHUNK / sizeof(itoi_ult_t))
@@ -494,7 +495,8 @@ static inline unsigned itoi_arena_kind(const void *p, size_t *in_chunk)
  * secret. That one compare says an object starts here, it is live, and of this
  * generation: a header copied elsewhere, a pointer into an object, a stale generation do
  * not hold it. The hot check of thread handles (thread.c) and frame handles (zwt.h). */
-static inline __attribute__((always_inline)) void *itoi_arena_check(uintptr_t v, size_t tag_off)
+static inline __attribute__((always_inline)) void *itoi_arena_check_keyed(uintptr_t v, size_t tag_off,
+                                                                           uintptr_t key)
 {
     uintptr_t p = v & (((uintptr_t)1 << ITOI_HANDLE_PTR_BITS) - 1);
     size_t used = atomic_load_explicit(&itoi_arena.used, memory_order_acquire);
@@ -503,10 +505,43 @@ static inline __attribute__((always_inline)) void *itoi_arena_check(uintptr_t v,
 #endif
     if (ITOI_UNLIKELY(p - atomic_load_explicit(&itoi_arena.base, memory_order_relaxed) >= used ||
                       atomic_load_explicit((_Atomic uintptr_t *)(p + tag_off), memory_order_relaxed) !=
-                          (v ^ itoi_arena.key)))
+                          (v ^ key)))
         return NULL;
     if (!p) __builtin_unreachable(); /* NULL is below the arena: callers' tests fold away */
     return (void *)p;
+}
+static inline __attribute__((always_inline)) void *itoi_arena_check(uintptr_t v, size_t tag_off)
+{
+    return itoi_arena_check_keyed(v, tag_off, itoi_arena.key);
+}
+
+/* Handle objects (hobj.c): what else the API hands out by pointer (streams, channels),
+ * one slot of ITOI_HOBJ_SLOT bytes each in the arena, a header first and the object after
+ * it. The header's tag is the handle keyed with the secret and salted with the object's
+ * type (an even salt: a tag is never 0, a free slot's), so a stale, forged or destroyed
+ * handle, or one of another type, is refused by the same one compare as threads and
+ * frames. Handles carry the slot's generation in their top bits. */
+enum { ITOI_HOBJ_STREAM = 1, ITOI_HOBJ_CHAN = 2 };
+#define ITOI_HOBJ_SLOT 256
+typedef struct itoi_hobj {
+    _Atomic uintptr_t tag;       /* handle ^ key ^ salt(type) while live, 0 when free */
+    uint16_t gen;                /* bumped at every free (under hobj.c's lock) */
+    uint16_t type;
+    uint32_t pad_;
+} itoi_hobj_t;
+#define ITOI_HOBJ_MAX (ITOI_HOBJ_SLOT - sizeof(itoi_hobj_t)) /* bytes of an object */
+/* The secret salted per type (set by the first allocation of that type; before it no
+ * handle of the type exists and the range check refuses every value). */
+extern _Atomic uintptr_t itoi_hobj_key[3];
+/* A zeroed object of `type` (size <= ITOI_HOBJ_MAX) and its handle; NULL: no memory. */
+void *itoi_hobj_alloc(unsigned type, void **handle);
+void itoi_hobj_free(void *obj); /* its handle is refused from now on */
+/* The object a handle of `type` names, or NULL (any thread, any pointer value). */
+static inline void *itoi_hobj_get(const void *h, unsigned type)
+{
+    itoi_hobj_t *hd = itoi_arena_check_keyed((uintptr_t)h, offsetof(itoi_hobj_t, tag),
+                                             atomic_load_explicit(&itoi_hobj_key[type], memory_order_relaxed));
+    return hd ? (void *)(hd + 1) : NULL;
 }
 
 /* A descriptor's generation, and its tag (the handle of that generation keyed with the

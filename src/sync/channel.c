@@ -15,7 +15,11 @@
  * from sender to receiver: an item is never torn, duplicated or lost, and FIFO order
  * holds among the items of one sender and among waiters. A timed waiter whose deadline
  * passes takes itself off its queue under the lock; if it is not there any more, a peer
- * completed its operation first and the call succeeds. */
+ * completed its operation first and the call succeeds.
+ *
+ * Handles: the struct lives in a handle-object slot (src/core/hobj.c); every entry point
+ * turns the caller's handle `h` into the struct `c` with chan_get() (NULL for a destroyed,
+ * forged or non-channel handle: ITO_EINVAL). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,32 +37,38 @@ struct ito_chan {
 
 #define MAX_BYTES ((size_t)1 << 30)
 
+_Static_assert(sizeof(struct ito_chan) <= ITOI_HOBJ_MAX, "a channel fits a handle-object slot");
+
+static inline ito_chan_t *chan_get(ito_chan_t *h) { return itoi_hobj_get(h, ITOI_HOBJ_CHAN); }
+
 int ito_chan_create(ito_chan_t **out, size_t item_size, size_t capacity)
 {
     if (!out || item_size == 0 || item_size > ITO_CHAN_MAX_ITEM || capacity > MAX_BYTES / item_size)
         return ITO_EINVAL;
-    ito_chan_t *c = itoi_calloc(1, sizeof *c);
+    void *h;
+    ito_chan_t *c = itoi_hobj_alloc(ITOI_HOBJ_CHAN, &h);
     if (!c) return ITO_ENOMEM;
     if (capacity && !(c->ring = itoi_malloc(capacity * item_size))) {
-        free(c);
+        itoi_hobj_free(c);
         return ITO_ENOMEM;
     }
     itoi_spin_init(&c->lock);
     c->item = item_size;
     c->cap = capacity;
-    *out = c;
+    *out = h;
     return ITO_OK;
 }
 
-int ito_chan_destroy(ito_chan_t *c)
+int ito_chan_destroy(ito_chan_t *h)
 {
+    ito_chan_t *c = chan_get(h);
     if (!c) return ITO_EINVAL;
     itoi_spin_lock(&c->lock);
     int busy = c->senders.head || c->receivers.head;
     itoi_spin_unlock(&c->lock);
     if (busy) return ITO_EBUSY;
     free(c->ring);
-    free(c);
+    itoi_hobj_free(c);
     return ITO_OK;
 }
 
@@ -110,8 +120,9 @@ static bool chan_unlink(itoi_ult_t *t, void *obj)
 }
 
 /* send or receive, waiting until `deadline` */
-static int xfer_until(ito_chan_t *c, void *item, uint64_t deadline, bool send)
+static int xfer_until(ito_chan_t *h, void *item, uint64_t deadline, bool send)
 {
+    ito_chan_t *c = chan_get(h);
     if (!c || !item) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
@@ -141,8 +152,9 @@ int ito_chan_send_until(ito_chan_t *c, const void *item, uint64_t deadline)
 int ito_chan_recv_until(ito_chan_t *c, void *item, uint64_t deadline) { return xfer_until(c, item, deadline, false); }
 
 /* try-variants and close: any thread (itoi_any_enter) */
-static int try_xfer(ito_chan_t *c, void *item, bool send)
+static int try_xfer(ito_chan_t *h, void *item, bool send)
 {
+    ito_chan_t *c = chan_get(h);
     if (!c || !item) return ITO_EINVAL;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
@@ -155,8 +167,9 @@ static int try_xfer(ito_chan_t *c, void *item, bool send)
 int ito_chan_try_send(ito_chan_t *c, const void *item) { return try_xfer(c, (void *)item, true); }
 int ito_chan_try_recv(ito_chan_t *c, void *item) { return try_xfer(c, item, false); }
 
-int ito_chan_close(ito_chan_t *c)
+int ito_chan_close(ito_chan_t *h)
 {
+    ito_chan_t *c = chan_get(h);
     if (!c) return ITO_EINVAL;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
@@ -173,8 +186,9 @@ int ito_chan_close(ito_chan_t *c)
     return itoi_any_leave(foreign, rc);
 }
 
-int ito_chan_stats(ito_chan_t *c, ito_chan_stats_t *out)
+int ito_chan_stats(ito_chan_t *h, ito_chan_stats_t *out)
 {
+    ito_chan_t *c = chan_get(h);
     if (!c || !out) return ITO_EINVAL;
     itoi_spin_lock(&c->lock);
     *out = (ito_chan_stats_t){.item_size = c->item,

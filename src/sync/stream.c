@@ -13,7 +13,12 @@
  * first getter; a woken getter that leaves bytes behind passes the wake-up on to the
  * next getter. Getters and the writer re-check after waking (Mesa); the putters queue is
  * a hand-off (a woken putter holds the write side already, or was refused by close).
- * close() wakes everybody; puts then fail with ITO_ECLOSED, gets drain what is left. */
+ * close() wakes everybody; puts then fail with ITO_ECLOSED, gets drain what is left.
+ *
+ * Handles: the struct lives in a handle-object slot (src/core/hobj.c); the pointer the API
+ * hands out is that slot's handle, which every entry point turns into the struct with
+ * stream_get() (NULL for a destroyed, forged or non-stream handle: ITO_EINVAL). Below,
+ * `h` is a caller's handle and `s` the struct. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,31 +36,37 @@ struct ito_stream {
     uint64_t puts_blocked, gets_blocked;
 };
 
+_Static_assert(sizeof(struct ito_stream) <= ITOI_HOBJ_MAX, "a stream fits a handle-object slot");
+
+static inline ito_stream_t *stream_get(ito_stream_t *h) { return itoi_hobj_get(h, ITOI_HOBJ_STREAM); }
+
 int ito_stream_create(ito_stream_t **out, size_t capacity)
 {
     if (!out || capacity == 0 || capacity > ((size_t)1 << 30)) return ITO_EINVAL;
-    ito_stream_t *s = itoi_calloc(1, sizeof *s);
+    void *h;
+    ito_stream_t *s = itoi_hobj_alloc(ITOI_HOBJ_STREAM, &h);
     if (!s) return ITO_ENOMEM;
     s->buf = itoi_malloc(capacity);
     if (!s->buf) {
-        free(s);
+        itoi_hobj_free(s);
         return ITO_ENOMEM;
     }
     s->cap = capacity;
     itoi_spin_init(&s->lock);
-    *out = s;
+    *out = h;
     return ITO_OK;
 }
 
-int ito_stream_destroy(ito_stream_t *s)
+int ito_stream_destroy(ito_stream_t *h)
 {
+    ito_stream_t *s = stream_get(h);
     if (!s) return ITO_EINVAL;
     itoi_spin_lock(&s->lock);
     int busy = s->putters.head || s->room.head || s->getters.head;
     itoi_spin_unlock(&s->lock);
     if (busy) return ITO_EBUSY;
     free(s->buf);
-    free(s);
+    itoi_hobj_free(s);
     return ITO_OK;
 }
 
@@ -123,8 +134,9 @@ static int take_writer(ito_stream_t *s, itoi_worker_t *w, uint64_t deadline, boo
     return rc; /* ITO_OK: handed the write side; else refused by close, or timed out */
 }
 
-int ito_stream_put_until(ito_stream_t *s, const void *buf, size_t len, uint64_t deadline, size_t *put)
+int ito_stream_put_until(ito_stream_t *h, const void *buf, size_t len, uint64_t deadline, size_t *put)
 {
+    ito_stream_t *s = stream_get(h);
     if (put) *put = 0;
     if (!s || (!buf && len)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
@@ -175,8 +187,9 @@ int ito_stream_put(ito_stream_t *s, const void *buf, size_t len)
     return ito_stream_put_until(s, buf, len, ITO_FOREVER, NULL);
 }
 
-int ito_stream_get_until(ito_stream_t *s, void *buf, size_t len, size_t *got, uint64_t deadline)
+int ito_stream_get_until(ito_stream_t *h, void *buf, size_t len, size_t *got, uint64_t deadline)
 {
+    ito_stream_t *s = stream_get(h);
     if (!s || !got || (!buf && len)) return ITO_EINVAL;
     *got = 0;
     if (len == 0) return ITO_OK;
@@ -213,8 +226,9 @@ int ito_stream_get(ito_stream_t *s, void *buf, size_t len, size_t *got)
 }
 
 /* The try-variants and close may come from any thread (itoi_any_enter). */
-int ito_stream_try_put(ito_stream_t *s, const void *buf, size_t len, size_t *put)
+int ito_stream_try_put(ito_stream_t *h, const void *buf, size_t len, size_t *put)
 {
+    ito_stream_t *s = stream_get(h);
     if (!s || !put || (!buf && len)) return ITO_EINVAL;
     *put = 0;
     bool foreign;
@@ -227,8 +241,9 @@ int ito_stream_try_put(ito_stream_t *s, const void *buf, size_t len, size_t *put
     return itoi_any_leave(foreign, rc);
 }
 
-int ito_stream_try_get(ito_stream_t *s, void *buf, size_t len, size_t *got)
+int ito_stream_try_get(ito_stream_t *h, void *buf, size_t len, size_t *got)
 {
+    ito_stream_t *s = stream_get(h);
     if (!s || !got || (!buf && len)) return ITO_EINVAL;
     *got = 0;
     bool foreign;
@@ -242,8 +257,9 @@ int ito_stream_try_get(ito_stream_t *s, void *buf, size_t len, size_t *got)
     return itoi_any_leave(foreign, rc);
 }
 
-int ito_stream_close(ito_stream_t *s)
+int ito_stream_close(ito_stream_t *h)
 {
+    ito_stream_t *s = stream_get(h);
     if (!s) return ITO_EINVAL;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
@@ -261,8 +277,9 @@ int ito_stream_close(ito_stream_t *s)
     return itoi_any_leave(foreign, rc);
 }
 
-int ito_stream_stats(ito_stream_t *s, uint64_t *puts_blocked, uint64_t *gets_blocked)
+int ito_stream_stats(ito_stream_t *h, uint64_t *puts_blocked, uint64_t *gets_blocked)
 {
+    ito_stream_t *s = stream_get(h);
     if (!s) return ITO_EINVAL;
     itoi_spin_lock(&s->lock);
     if (puts_blocked) *puts_blocked = s->puts_blocked;
