@@ -101,6 +101,8 @@ static ito_chan_t *pick_chan(ito_chan_t **c, ito_stream_t **s)
     return (ito_chan_t *)forged(c[b % NC]);
 }
 
+static unsigned char item[ITO_CHAN_MAX_ITEM]; /* room for an item of any channel */
+
 static void run(ito_thread_t *t, ito_frame_t **f, ito_group_t **g, ito_mutex_t *m, ito_cond_t *c,
                 ito_stream_t **s, ito_chan_t **ch, int *held)
 {
@@ -157,8 +159,8 @@ static void run(ito_thread_t *t, ito_frame_t **f, ito_group_t **g, ito_mutex_t *
             check(ito_chan_create(&ch[a % NC], a & 1 ? 1 + byte() % 64 : (size_t)byte() << 8, byte() % 8));
             break;
         case 28: check(ito_chan_destroy(ch[a % NC])); break;
-        case 29: memset(buf, a, sizeof buf); check(ito_chan_try_send(pick_chan(ch, s), a & 1 ? buf : NULL)); break;
-        case 30: check(ito_chan_try_recv(pick_chan(ch, s), a & 1 ? buf : NULL)); break;
+        case 29: memset(item, a, sizeof item); check(ito_chan_try_send(pick_chan(ch, s), a & 1 ? item : NULL)); break;
+        case 30: check(ito_chan_try_recv(pick_chan(ch, s), a & 1 ? item : NULL)); break;
         case 31: { ito_chan_stats_t cs; check(a & 1 ? ito_chan_close(pick_chan(ch, s)) : ito_chan_stats(pick_chan(ch, s), &cs)); break; }
         }
     }
