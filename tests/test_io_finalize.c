@@ -21,6 +21,7 @@
 
 #include "ito/ito.h"
 #include "ito_test.h"
+#include "io_files.h"
 
 #define NWRITERS 16
 #define CHUNK 4096
@@ -28,11 +29,6 @@
 
 static char dir[] = "/tmp/ito_io_finalize_XXXXXX";
 static int extra_flags;
-
-static void fill(unsigned char *b, int who, int k)
-{
-    for (int i = 0; i < CHUNK; i++) b[i] = (unsigned char)(who * 31 + k * 7 + i);
-}
 
 static void *writer(void *arg)
 {
@@ -43,13 +39,8 @@ static void *writer(void *arg)
     CHECK(fd >= 0);
     for (int k = 0; k < CHUNKS; k++) {
         unsigned char buf[CHUNK];
-        fill(buf, who, k);
-        size_t off = 0;
-        while (off < CHUNK) {
-            ssize_t n = ito_write(fd, buf + off, CHUNK - off);
-            CHECK(n > 0);
-            off += (size_t)n;
-        }
+        io_fill(buf, CHUNK, who, k);
+        io_write_all(fd, buf, CHUNK);
     }
     CHECK_EQ(ito_close(fd), 0);
     return NULL;
@@ -57,23 +48,7 @@ static void *writer(void *arg)
 
 static void check_files(void)
 {
-    unsigned char want[CHUNK], got[CHUNK];
-    for (int who = 0; who < NWRITERS; who++) {
-        char path[96];
-        snprintf(path, sizeof path, "%s/f%d", dir, who);
-        int fd = open(path, O_RDONLY);
-        CHECK(fd >= 0);
-        struct stat st;
-        CHECK_EQ(fstat(fd, &st), 0);
-        CHECK_EQ(st.st_size, (long)CHUNK * CHUNKS);
-        for (int k = 0; k < CHUNKS; k++) {
-            fill(want, who, k);
-            CHECK_EQ(read(fd, got, CHUNK), CHUNK);
-            CHECK(memcmp(want, got, CHUNK) == 0);
-        }
-        close(fd);
-        unlink(path);
-    }
+    for (int who = 0; who < NWRITERS; who++) io_check_file(dir, who, CHUNKS, CHUNK);
 }
 
 static _Atomic int hog_stop;

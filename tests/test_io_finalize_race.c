@@ -25,6 +25,7 @@
 
 #include "ito/ito.h"
 #include "ito_test.h"
+#include "io_files.h"
 
 #define ROUNDS 24
 #define MAXW 24
@@ -39,11 +40,6 @@ static atomic_int recv_state[4]; /* 1 got a byte, 3 cancelled, other: wrong */
 
 static unsigned rnd(unsigned n) { return (unsigned)rand_r(&seed) % n; }
 
-static void fill(unsigned char *b, int who, int k)
-{
-    for (int i = 0; i < CHUNK; i++) b[i] = (unsigned char)(who * 31 + k * 7 + i);
-}
-
 static void *writer(void *arg)
 {
     int who = (int)(intptr_t)arg;
@@ -53,13 +49,9 @@ static void *writer(void *arg)
     CHECK(fd >= 0);
     for (int k = 0; k < chunks[who]; k++) {
         unsigned char b[CHUNK];
-        fill(b, who, k);
+        io_fill(b, CHUNK, who, k);
         if (how[who] == 0) {
-            for (size_t off = 0; off < CHUNK;) {
-                ssize_t n = ito_write(fd, b + off, CHUNK - off);
-                CHECK(n > 0);
-                off += (size_t)n;
-            }
+            io_write_all(fd, b, CHUNK);
         } else if (how[who] == 1) {
             CHECK_EQ(ito_pwrite(fd, b, CHUNK, (off_t)k * CHUNK), CHUNK);
         } else {
@@ -108,25 +100,9 @@ static void *feeder(void *arg)
 static void check_files(void)
 {
     for (int i = 0; i < nw; i++) {
-        if (!atomic_load(&done_w[i])) {
-            fprintf(stderr, "seed %u: writer %d did not finish\n", seed, i);
-            CHECK(0);
-        }
-        char path[96];
-        snprintf(path, sizeof path, "%s/f%d", dir, i);
-        int fd = open(path, O_RDONLY);
-        CHECK(fd >= 0);
-        struct stat st;
-        CHECK_EQ(fstat(fd, &st), 0);
-        CHECK_EQ(st.st_size, (off_t)chunks[i] * CHUNK);
-        unsigned char want[CHUNK], got[CHUNK];
-        for (int k = 0; k < chunks[i]; k++) {
-            fill(want, i, k);
-            CHECK_EQ(pread(fd, got, CHUNK, (off_t)k * CHUNK), CHUNK);
-            CHECK(memcmp(want, got, CHUNK) == 0);
-        }
-        close(fd);
-        unlink(path);
+        if (!atomic_load(&done_w[i])) fprintf(stderr, "seed %u: writer %d did not finish\n", seed, i);
+        CHECK(atomic_load(&done_w[i]));
+        io_check_file(dir, i, chunks[i], CHUNK);
     }
 }
 
