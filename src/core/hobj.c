@@ -15,11 +15,6 @@
 
 _Static_assert(ITOI_ARENA_CHUNK % ITOI_HOBJ_SLOT == 0, "slots tile a chunk");
 
-_Atomic uintptr_t itoi_hobj_key[3];
-
-/* Per type, an even salt: a keyed handle (the secret is odd) is never 0, a free slot's tag. */
-static inline uintptr_t salt(unsigned type) { return (uintptr_t)type * 0x9e3779b97f4a7c16u; }
-
 static itoi_spinlock_t lock;
 static itoi_hobj_t *free_list; /* linked through the first word after the header */
 
@@ -46,9 +41,7 @@ void *itoi_hobj_alloc(unsigned type, void **handle)
     memset(h + 1, 0, ITOI_HOBJ_MAX);
     uintptr_t v = (uintptr_t)h | ((uintptr_t)h->gen << ITOI_HANDLE_PTR_BITS);
     h->type = (uint16_t)type;
-    uintptr_t k = itoi_arena.key ^ salt(type); /* the arena has its secret: a chunk was carved */
-    atomic_store_explicit(&itoi_hobj_key[type], k, memory_order_relaxed);
-    atomic_store_explicit(&h->tag, v ^ k, memory_order_release);
+    atomic_store_explicit(&h->tag, v ^ itoi_hobj_key(type), memory_order_release); /* the secret is set: a chunk was carved */
     *handle = (void *)v;
     return h + 1;
 }

@@ -530,17 +530,20 @@ typedef struct itoi_hobj {
     uint32_t pad_;
 } itoi_hobj_t;
 #define ITOI_HOBJ_MAX (ITOI_HOBJ_SLOT - sizeof(itoi_hobj_t)) /* bytes of an object */
-/* The secret salted per type (set by the first allocation of that type; before it no
- * handle of the type exists and the range check refuses every value). */
-extern _Atomic uintptr_t itoi_hobj_key[3];
+/* The secret salted per type: an even salt, so a keyed handle (the secret is odd) is never
+ * 0, a free slot's tag. (Derived from the arena's secret at every use: the secret is set
+ * before anything is carved, so no value passes the range check before it exists.) */
+static inline uintptr_t itoi_hobj_key(unsigned type)
+{
+    return itoi_arena.key ^ ((uintptr_t)type * 0x9e3779b97f4a7c16u);
+}
 /* A zeroed object of `type` (size <= ITOI_HOBJ_MAX) and its handle; NULL: no memory. */
 void *itoi_hobj_alloc(unsigned type, void **handle);
 void itoi_hobj_free(void *obj); /* its handle is refused from now on */
 /* The object a handle of `type` names, or NULL (any thread, any pointer value). */
 static inline void *itoi_hobj_get(const void *h, unsigned type)
 {
-    itoi_hobj_t *hd = itoi_arena_check_keyed((uintptr_t)h, offsetof(itoi_hobj_t, tag),
-                                             atomic_load_explicit(&itoi_hobj_key[type], memory_order_relaxed));
+    itoi_hobj_t *hd = itoi_arena_check_keyed((uintptr_t)h, offsetof(itoi_hobj_t, tag), itoi_hobj_key(type));
     return hd ? (void *)(hd + 1) : NULL;
 }
 
