@@ -21,7 +21,7 @@
 
 #include "ito/ito.h"
 #include "ito_test.h"
-#include "io_files.h"
+#include "io_test.h"
 
 #define NWRITERS 16
 #define CHUNK 4096
@@ -33,10 +33,7 @@ static int extra_flags;
 static void *writer(void *arg)
 {
     int who = (int)(intptr_t)arg;
-    char path[96];
-    snprintf(path, sizeof path, "%s/f%d", dir, who);
-    int fd = ito_openat(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC | extra_flags, 0644);
-    CHECK(fd >= 0);
+    int fd = io_open_writer(dir, who, extra_flags);
     for (int k = 0; k < CHUNKS; k++) {
         unsigned char buf[CHUNK];
         io_fill(buf, CHUNK, who, k);

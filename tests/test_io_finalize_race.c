@@ -25,7 +25,7 @@
 
 #include "ito/ito.h"
 #include "ito_test.h"
-#include "io_files.h"
+#include "io_test.h"
 
 #define ROUNDS 24
 #define MAXW 24
@@ -43,10 +43,7 @@ static unsigned rnd(unsigned n) { return (unsigned)rand_r(&seed) % n; }
 static void *writer(void *arg)
 {
     int who = (int)(intptr_t)arg;
-    char path[96];
-    snprintf(path, sizeof path, "%s/f%d", dir, who);
-    int fd = ito_openat(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC | dsync, 0644);
-    CHECK(fd >= 0);
+    int fd = io_open_writer(dir, who, dsync);
     for (int k = 0; k < chunks[who]; k++) {
         unsigned char b[CHUNK];
         io_fill(b, CHUNK, who, k);

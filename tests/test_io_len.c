@@ -14,6 +14,7 @@
 
 #include "ito/ito.h"
 #include "ito_test.h"
+#include "io_test.h"
 
 #define GIB4 ((size_t)1 << 32)
 #define MAX_RW 0x7ffff000L
@@ -67,16 +68,6 @@ static void *lengths(void *arg)
 
 int main(void)
 {
-    const char *backends[] = {"uring", "sync"};
-    for (int b = 0; b < 2; b++) {
-        setenv("ITO_WSC_BACKEND", backends[b], 1);
-        CHECK_OK(ito_init(NULL));
-        lengths(NULL);
-        ito_thread_t t;
-        CHECK_OK(ito_create(&t, lengths, NULL, NULL));
-        CHECK_OK(ito_join(t, NULL));
-        CHECK_OK(ito_finalize());
-    }
-    unsetenv("ITO_WSC_BACKEND");
+    io_each_backend(lengths, 1);
     TEST_DONE();
 }

@@ -14,6 +14,7 @@
 
 #include "ito/ito.h"
 #include "ito_test.h"
+#include "io_test.h"
 
 #define MS 1000000ull
 
@@ -206,16 +207,6 @@ static void *all(void *arg)
 
 int main(void)
 {
-    const char *backends[] = {"uring", "sync"};
-    for (int b = 0; b < 2; b++) {
-        setenv("ITO_WSC_BACKEND", backends[b], 1);
-        CHECK_OK(ito_init(NULL));
-        all((void *)(intptr_t)(b == 0)); /* on main */
-        ito_thread_t t;
-        CHECK_OK(ito_create(&t, all, (void *)(intptr_t)(b == 0), NULL)); /* and on another ULT */
-        CHECK_OK(ito_join(t, NULL));
-        CHECK_OK(ito_finalize());
-    }
-    unsetenv("ITO_WSC_BACKEND");
+    io_each_backend(all, 1);
     TEST_DONE();
 }

@@ -13,6 +13,7 @@
 
 #include "ito/ito.h"
 #include "ito_test.h"
+#include "io_test.h"
 
 #define MS 1000000ull
 #define MANY 100
@@ -87,15 +88,6 @@ int main(void)
     pairs = MOST / 2;
     if (rl.rlim_cur < (rlim_t)(2 * pairs + 64)) pairs = (int)(rl.rlim_cur - 64) / 2;
     CHECK(pairs > MANY);
-    const char *backends[] = {"uring", "sync"};
-    for (int b = 0; b < 2; b++) {
-        setenv("ITO_WSC_BACKEND", backends[b], 1);
-        CHECK_OK(ito_init(NULL));
-        ito_thread_t t;
-        CHECK_OK(ito_create(&t, run, NULL, NULL));
-        CHECK_OK(ito_join(t, NULL));
-        CHECK_OK(ito_finalize());
-    }
-    unsetenv("ITO_WSC_BACKEND");
+    io_each_backend(run, 0);
     TEST_DONE();
 }
