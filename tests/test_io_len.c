@@ -19,10 +19,14 @@
 #define GIB4 ((size_t)1 << 32)
 #define MAX_RW 0x7ffff000L
 
+/* The buffer is static: the kernel may refuse (EFAULT) a range buf..buf+len that runs past
+ * the top of user space, which a stack buffer near it (the main thread's, with ASLR) plus
+ * 2-4 GiB can do; the program's own data lies low. Bodies run one after the other. */
+static char buf[64];
+
 static void *lengths(void *arg)
 {
     (void)arg;
-    char buf[64] = {0};
     if (ito_wsc_backend() == ITO_WSC_URING) {
         int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
         CHECK(null >= 0);
