@@ -101,7 +101,7 @@ static void wsc_teardown(void)
     itoi_helpers_stop();
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         itoi_wscw_t *a = &all[i];
-        if (!a->init) continue;
+        if (!atomic_load_explicit(&a->init, memory_order_acquire)) continue;
         /* Finalize waited for every request; a record still live here belonged to a
          * ZWT continuation that nothing will run: its result says so. */
         for (itoi_sysrec_t *r = a->live.lnext; r != &a->live; r = r->lnext)
@@ -162,7 +162,7 @@ itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w)
         all = atomic_load_explicit(&areas, memory_order_acquire);
     }
     itoi_wscw_t *a = &all[w->index];
-    if (ITOI_LIKELY(a->init)) return a;
+    if (ITOI_LIKELY(atomic_load_explicit(&a->init, memory_order_acquire))) return a;
     a->index = w->index;
     a->efd = a->rep = -1;
     a->live.lnext = a->live.lprev = &a->live;
@@ -176,14 +176,14 @@ itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w)
             return NULL;
         }
     }
-    a->init = 1;
+    atomic_store_explicit(&a->init, 1, memory_order_release);
     return a;
 }
 
 itoi_wscw_t *itoi_wsc_area_if_ready(itoi_worker_t *w)
 {
     itoi_wscw_t *all = atomic_load_explicit(&areas, memory_order_acquire);
-    if (!all || !all[w->index].init) return NULL;
+    if (!all || !atomic_load_explicit(&all[w->index].init, memory_order_acquire)) return NULL;
     return &all[w->index];
 }
 

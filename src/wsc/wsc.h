@@ -80,7 +80,9 @@ typedef struct itoi_wsc_counters {
 } itoi_wsc_counters_t;
 
 typedef struct itoi_wscw {
-    int init;                   /* 0 not yet, 1 ready */
+    _Atomic int init;           /* 0 not yet, 1 ready: set (release) by the owner once the area
+                                 * is set up; other workers (ito_close, finalize) read it
+                                 * (acquire) before they read the area's atomics */
     int uring;                  /* this worker's backend */
     int index;
 #if defined(ITOI_HAVE_URING)
