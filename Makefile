@@ -3,7 +3,7 @@
 #   make test   build release (gcc-12), ASan+UBSan and TSan (clang-19) trees and run every test
 #   make bench  build release and run the side-by-side benchmarks into results/
 #   make docs   the API reference (Doxygen) into build/docs/html; fails on any warning
-#   make fuzz   the public-API fuzzer (libFuzzer, ASan tree) for FUZZ_SECONDS (default 600)
+#   make fuzz   the fuzzers (libFuzzer, ASan tree), FUZZ_SECONDS each (default 600)
 .PHONY: all deps build build-asan build-tsan test demo bench docs fuzz clean
 
 GEN      := -G Ninja
@@ -48,11 +48,14 @@ bench: build
 demo: build
 	@$(LAB) all
 
-# The API fuzzer: new inputs go to build/asan/tests/fuzz/corpus, crashes to crash-* there.
+# The fuzzers, FUZZ_SECONDS each: new inputs go to build/asan/tests/fuzz/corpus (fuzz_api)
+# and corpus_wait (fuzz_wait), crashes and hangs to crash-* / timeout-* there.
 FUZZ_SECONDS ?= 600
 fuzz: build-asan
 	@cd $(ASAN)/tests/fuzz && mkdir -p corpus && ./fuzz_api -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
 	  -rss_limit_mb=4096 -print_final_stats=1 corpus $(CURDIR)/tests/fuzz/corpus
+	@cd $(ASAN)/tests/fuzz && mkdir -p corpus_wait && ./fuzz_wait -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+	  -rss_limit_mb=4096 -print_final_stats=1 corpus_wait $(CURDIR)/tests/fuzz/corpus_wait
 
 # Doxygen fails (WARN_AS_ERROR) on any warning, e.g. an undocumented public function.
 DOCS     := build/docs

@@ -8,7 +8,8 @@
  *
  * Handles. Every handle the API hands out is checked on every use, in release builds too:
  * a thread handle carries a generation tag (a joined, detached-and-ended or earlier
- * runtime's thread is ITO_EJOINED; a value that names no thread descriptor at all, a
+ * runtime's thread is ITO_EJOINED, and so is a guessed handle of a descriptor's next
+ * life before a thread has it; a value that names no thread descriptor at all, a
  * forged one, is ITO_EINVAL); a group handle is a generation-tagged table index
  * (destroyed, forged or earlier runtime's: ITO_EINVAL); a frame handle carries its frame's
  * generation (destroyed, forged, or a handle of an earlier life of the same memory:

@@ -39,11 +39,18 @@ static size_t reuse_chunk;         /* arena chunks below it are handed out in th
  * generation, never read from freed memory. The next runtime hands the kept slabs out
  * again before it carves new ones (reuse_chunk). */
 
+/* A free descriptor is REAPED, whatever its history (freed, retired, fresh): its tag
+ * already names its next life (set when it is freed, so that creation writes no tag),
+ * and a handle of that life, guessed before the descriptor is handed out, must not find
+ * a LIVE state (ITOI_LIVE is 0, the value of cleared memory): a join would register on a
+ * free descriptor and never be woken (found by fuzz_api: the main ULT blocked for ever
+ * after a new runtime handed the descriptor to a detached bulk thread). */
 static void desc_retire(itoi_ult_t *t)
 {
     uint16_t g = (uint16_t)(atomic_load_explicit(&t->gen, memory_order_relaxed) + 1);
     memset(t, 0, sizeof *t);
     itoi_ult_set_gen(t, (uint16_t)(g + (g == 0)));
+    atomic_store_explicit(&t->state, ITOI_REAPED, memory_order_relaxed);
 }
 
 void itoi_ult_foreach(bool (*fn)(itoi_ult_t *t, void *arg), void *arg)
@@ -121,7 +128,10 @@ itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w)
         if (!s) return NULL;
         for (int i = (int)SLAB - 1; i >= 0; i--) {
             s[i].u.next = (itoi_unit_t *)w->free_ult;
-            if (fresh) itoi_ult_set_gen(&s[i], 1); /* a kept slab keeps its generations */
+            if (fresh) { /* a kept slab keeps its generations and is REAPED already */
+                itoi_ult_set_gen(&s[i], 1);
+                atomic_store_explicit(&s[i].state, ITOI_REAPED, memory_order_relaxed);
+            }
             w->free_ult = &s[i];
         }
         w->free_ult_n += SLAB;
@@ -164,7 +174,10 @@ static inline __attribute__((always_inline)) itoi_ult_t *handle_desc(ito_thread_
  * map, tells the two failures apart. */
 static inline __attribute__((always_inline)) itoi_ult_t *handle_get(ito_thread_t h)
 {
-    return itoi_arena_check((uintptr_t)h, offsetof(itoi_ult_t, tag));
+    itoi_ult_t *t = itoi_arena_check((uintptr_t)h, offsetof(itoi_ult_t, tag));
+    /* a free descriptor's tag names its next life already (see desc_retire) */
+    if (t && atomic_load_explicit(&t->state, memory_order_acquire) == ITOI_REAPED) return NULL;
+    return t;
 }
 
 itoi_ult_t *itoi_handle_get(ito_thread_t h) { return handle_get(h); }

@@ -1,14 +1,15 @@
 /* fuzz_api: libFuzzer harness for ito's public API (clang-19, -fsanitize=fuzzer,address,
  * undefined; built in the ASan tree). Each input is decoded into a sequence of calls made
  * by the main ULT of a fresh runtime of 1 or 2 workers: create / join / detach / yield /
- * yield_to / thread id and name, mutex and condition variable operations, stream try
- * operations, frames (create, set, continue, rearm, destroy, data), bulk creation, groups
- * (create, add, destroy, stats), finalize and init again in the middle — with live,
- * stale (joined, destroyed, earlier runtime's) and forged handles and out-of-range numbers.
+ * yield_to / thread id and name, mutex and condition variable operations, streams and
+ * channels (create, destroy, try operations, close, stats), frames (create, set,
+ * continue, rearm, destroy, data), bulk creation, groups (create, add, destroy, stats),
+ * finalize and init again in the middle — with live, stale (joined, destroyed, earlier
+ * runtime's), forged and wrongly typed handles and out-of-range numbers.
  * Every call must return ITO_OK or one of ito's codes; a crash, a sanitizer report, a
  * hang (libFuzzer's -timeout) or another value is a finding. What the harness never does:
  * wait on something nobody will signal, or pass a pointer to memory it freed itself
- * (streams and mutexes are the caller's objects: only live ones are used). */
+ * (mutexes and condition variables are the caller's objects: only live ones are used). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +20,8 @@
 #define NT 8 /* thread handle slots */
 #define NF 4 /* frame slots */
 #define NG 4 /* group slots */
+#define NS 4 /* stream slots */
+#define NC 4 /* channel slots */
 
 static const uint8_t *in;
 static size_t in_n, in_at;
@@ -81,11 +84,30 @@ static ito_frame_t *pick_frame(ito_frame_t **f)
     return (ito_frame_t *)forged(f[b % NF]);
 }
 
+/* A stream or channel handle: live, destroyed, of the other type, or forged. */
+static ito_stream_t *pick_stream(ito_stream_t **s, ito_chan_t **c)
+{
+    unsigned b = byte();
+    if (b < 210) return s[b % NS];
+    if (b < 230) return (ito_stream_t *)c[b % NC];
+    return (ito_stream_t *)forged(s[b % NS]);
+}
+
+static ito_chan_t *pick_chan(ito_chan_t **c, ito_stream_t **s)
+{
+    unsigned b = byte();
+    if (b < 210) return c[b % NC];
+    if (b < 230) return (ito_chan_t *)s[b % NS];
+    return (ito_chan_t *)forged(c[b % NC]);
+}
+
+static unsigned char item[ITO_CHAN_MAX_ITEM]; /* room for an item of any channel */
+
 static void run(ito_thread_t *t, ito_frame_t **f, ito_group_t **g, ito_mutex_t *m, ito_cond_t *c,
-                ito_stream_t *s, int *held)
+                ito_stream_t **s, ito_chan_t **ch, int *held)
 {
     for (int steps = 0; steps < 64 && in_at < in_n; steps++) {
-        unsigned op = byte() % 24, a = byte();
+        unsigned op = byte() % 32, a = byte();
         char buf[64];
         size_t got;
         uint64_t id;
@@ -103,8 +125,8 @@ static void run(ito_thread_t *t, ito_frame_t **f, ito_group_t **g, ito_mutex_t *
             break;
         case 8: if (ito_mutex_unlock(m) == ITO_OK) *held = 0; break;
         case 9: check(a & 1 ? ito_cond_signal(c) : ito_cond_broadcast(c)); break;
-        case 10: memset(buf, a, sizeof buf); check(ito_stream_try_put(s, buf, a % sizeof buf, &got)); break;
-        case 11: check(ito_stream_try_get(s, buf, a % sizeof buf, &got)); break;
+        case 10: memset(buf, a, sizeof buf); check(ito_stream_try_put(pick_stream(s, ch), buf, a % sizeof buf, &got)); break;
+        case 11: check(ito_stream_try_get(pick_stream(s, ch), buf, a % sizeof buf, &got)); break;
         case 12: check(ito_frame_create(&f[a % NF], (int)(a % 6) - 1, a % 3 ? 16 : 0)); break;
         case 13: check(ito_entry_set(pick_frame(f), (int)(byte() % 6) - 1, a & 1 ? zfn : NULL, byte() % 3, ITO_MODE_USER)); break;
         case 14: check(ito_continue(pick_frame(f), (int)(byte() % 6) - 1)); break;
@@ -126,6 +148,20 @@ static void run(ito_thread_t *t, ito_frame_t **f, ito_group_t **g, ito_mutex_t *
         case 23: /* finalize (fails with ITO_EBUSY never here: nothing waits) and start again */
             if (*held) { check(ito_mutex_unlock(m)); *held = 0; }
             return;
+        case 24: /* a new stream in a slot (the one there first destroyed, if live) */
+            (void)ito_stream_destroy(s[a % NS]);
+            check(ito_stream_create(&s[a % NS], a & 1 ? 1 + byte() % 128 : (size_t)byte() << 24));
+            break;
+        case 25: check(ito_stream_destroy(s[a % NS])); break; /* the slot keeps the pointer: stale later */
+        case 26: { uint64_t x, y; check(a & 1 ? ito_stream_close(pick_stream(s, ch)) : ito_stream_stats(pick_stream(s, ch), &x, &y)); break; }
+        case 27:
+            (void)ito_chan_destroy(ch[a % NC]);
+            check(ito_chan_create(&ch[a % NC], a & 1 ? 1 + byte() % 64 : (size_t)byte() << 8, byte() % 8));
+            break;
+        case 28: check(ito_chan_destroy(ch[a % NC])); break;
+        case 29: memset(item, a, sizeof item); check(ito_chan_try_send(pick_chan(ch, s), a & 1 ? item : NULL)); break;
+        case 30: check(ito_chan_try_recv(pick_chan(ch, s), a & 1 ? item : NULL)); break;
+        case 31: { ito_chan_stats_t cs; check(a & 1 ? ito_chan_close(pick_chan(ch, s)) : ito_chan_stats(pick_chan(ch, s), &cs)); break; }
         }
     }
 }
@@ -138,25 +174,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ito_thread_t t[NT] = {0};
     ito_frame_t *f[NF] = {0};
     ito_group_t *g[NG] = {0};
+    ito_stream_t *s[NS] = {0};
+    ito_chan_t *ch[NC] = {0};
     for (int round = 0; round < 3 && in_at < in_n; round++) {
         ito_config_t cfg = {.workers = 1 + (int)(byte() & 1)};
         if (ito_init(&cfg) != ITO_OK) abort();
         ito_mutex_t m;
         ito_cond_t c;
-        ito_stream_t *s;
         check(ito_mutex_init(&m));
         check(ito_cond_init(&c));
-        check(ito_stream_create(&s, 1 + byte() % 128));
         int held = 0;
-        run(t, f, g, &m, &c, s, &held);
+        run(t, f, g, &m, &c, s, ch, &held);
         if (held) check(ito_mutex_unlock(&m));
         for (int i = 0; i < NT; i++) (void)ito_join(t[i], NULL); /* joinable ones end here */
-        check(ito_stream_destroy(s));
         check(ito_cond_destroy(&c));
         check(ito_mutex_destroy(&m));
         int rc = ito_finalize();
         if (rc != ITO_OK) abort(); /* nothing was left waiting: finalize must succeed */
-        /* t, f and g keep their values: the next round uses them as stale handles */
+        /* t, f and g keep their values: the next round uses them as stale handles; streams
+         * and channels outlive a runtime (any thread may use them) */
     }
+    for (int i = 0; i < NS; i++) (void)ito_stream_destroy(s[i]); /* live ones: no leak */
+    for (int i = 0; i < NC; i++) (void)ito_chan_destroy(ch[i]);
     return 0;
 }
