@@ -172,10 +172,16 @@ static inline __attribute__((always_inline)) itoi_ult_t *handle_desc(ito_thread_
 /* The live descriptor a handle names, or NULL (forged, or stale: another life of the
  * descriptor): the keyed tag (itoi_arena_check). handle_desc, the exact check by the
  * map, tells the two failures apart. */
+static inline __attribute__((always_inline)) itoi_ult_t *handle_tagged(ito_thread_t h)
+{
+    return itoi_arena_check((uintptr_t)h, offsetof(itoi_ult_t, tag));
+}
+
+/* As handle_tagged, and not free: a free descriptor's tag names its next life already
+ * (see desc_retire). ito_join reads the state itself (REAPED is not LIVE: ITO_EJOINED). */
 static inline __attribute__((always_inline)) itoi_ult_t *handle_get(ito_thread_t h)
 {
-    itoi_ult_t *t = itoi_arena_check((uintptr_t)h, offsetof(itoi_ult_t, tag));
-    /* a free descriptor's tag names its next life already (see desc_retire) */
+    itoi_ult_t *t = handle_tagged(h);
     if (t && atomic_load_explicit(&t->state, memory_order_acquire) == ITOI_REAPED) return NULL;
     return t;
 }
@@ -402,7 +408,7 @@ int ito_join_until(ito_thread_t h, void **retval, uint64_t deadline)
     if (ITOI_UNLIKELY(!running())) return ITO_ESTATE;
     itoi_worker_t *w = itoi_self_worker();
     if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
-    itoi_ult_t *t = handle_get(h);
+    itoi_ult_t *t = handle_tagged(h); /* a free one is REAPED: refused below */
     if (ITOI_UNLIKELY(!t)) return itoi_handle_err(h);
     if (ITOI_UNLIKELY(t == w->cur)) return ITO_EDEADLK;
     if (ITOI_UNLIKELY(t->flags & ITOI_F_MAIN)) return ITO_EPERM; /* main ends in ito_finalize, never here */
