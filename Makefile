@@ -49,13 +49,15 @@ demo: build
 	@$(LAB) all
 
 # The fuzzers, FUZZ_SECONDS each: new inputs go to build/asan/tests/fuzz/corpus (fuzz_api)
-# and corpus_wait (fuzz_wait), crashes and hangs to crash-* / timeout-* there.
+# corpus_wait (fuzz_wait) and corpus_io (fuzz_io), crashes and hangs to crash-* / timeout-* there.
 FUZZ_SECONDS ?= 600
 fuzz: build-asan
 	@cd $(ASAN)/tests/fuzz && mkdir -p corpus && ./fuzz_api -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
 	  -rss_limit_mb=4096 -print_final_stats=1 corpus $(CURDIR)/tests/fuzz/corpus
 	@cd $(ASAN)/tests/fuzz && mkdir -p corpus_wait && ./fuzz_wait -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
 	  -rss_limit_mb=4096 -print_final_stats=1 corpus_wait $(CURDIR)/tests/fuzz/corpus_wait
+	@cd $(ASAN)/tests/fuzz && mkdir -p corpus_io && ./fuzz_io -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+	  -rss_limit_mb=4096 -print_final_stats=1 corpus_io $(CURDIR)/tests/fuzz/corpus_io
 
 # Doxygen fails (WARN_AS_ERROR) on any warning, e.g. an undocumented public function.
 DOCS     := build/docs

@@ -205,9 +205,14 @@ static long cancelled_result(int why)
     }
 }
 
+/* Once: a deadline's firing that finds every record done already (they completed after
+ * the deadline, before the ULT ran again) reaches here a second time, and a second
+ * itoi_ready would queue the ULT twice (found by fuzz_io: a ULT then resumed in its next
+ * wait while the request was running, and the helper wrote into its stack). */
 static void iowait_wake_if_done(itoi_iowait_t *wt)
 {
     if (wt->left == 0 && wt->parked) {
+        wt->parked = false;
         itoi_ult_t *t = wt->ult;
         atomic_store_explicit(&t->io_wait, NULL, memory_order_release);
         itoi_ready(t);
