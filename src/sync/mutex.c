@@ -55,7 +55,8 @@ int ito_mutex_trylock(ito_mutex_t *m)
 
 /* A timed waiter gives up (under x->lock): off the queue, and the waiters bit goes
  * when it was the last one. The owner word cannot change meanwhile: with the bit set,
- * unlock takes x->lock, and lock/trylock only succeed on a zero word. */
+ * unlock takes x->lock, and lock/trylock only succeed on a zero word. An unlock that saw
+ * the bit and waits for x->lock then finds the queue empty: it frees the mutex. */
 static bool mutex_unlink(itoi_ult_t *t, void *obj)
 {
     mutex_impl_t *x = obj;
@@ -115,6 +116,13 @@ int ito_mutex_unlock(ito_mutex_t *m)
     if ((v & ~WAITERS) != me) return ITO_EPERM;
     itoi_spin_lock(&x->lock);
     itoi_ult_t *next = (itoi_ult_t *)itoi_queue_pop(&x->waiters);
+    if (!next) {
+        /* The last waiter timed out between our failed CAS and the lock (mutex_unlink
+         * cleared the bit): nobody to hand it to (found by fuzz_wait: NULL was readied). */
+        atomic_store_explicit(&x->owner, 0, memory_order_release);
+        itoi_spin_unlock(&x->lock);
+        return ITO_OK;
+    }
     atomic_store_explicit(&x->owner, itoi_owner_id(next) | (x->waiters.head ? WAITERS : 0),
                           memory_order_release);
     itoi_spin_unlock(&x->lock);
