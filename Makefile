@@ -48,16 +48,15 @@ bench: build
 demo: build
 	@$(LAB) all
 
-# The fuzzers, FUZZ_SECONDS each: new inputs go to build/asan/tests/fuzz/corpus (fuzz_api)
-# corpus_wait (fuzz_wait) and corpus_io (fuzz_io), crashes and hangs to crash-* / timeout-* there.
+# The fuzzers, FUZZ_SECONDS each (tests/fuzz/CMakeLists.txt lists them): new inputs go to
+# the corpus folder of each in build/asan/tests/fuzz, crashes and hangs to crash-* /
+# timeout-* there.
 FUZZ_SECONDS ?= 600
+FUZZERS := fuzz_api:corpus fuzz_wait:corpus_wait fuzz_io:corpus_io fuzz_zwt:corpus_zwt
 fuzz: build-asan
-	@cd $(ASAN)/tests/fuzz && mkdir -p corpus && ./fuzz_api -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
-	  -rss_limit_mb=4096 -print_final_stats=1 corpus $(CURDIR)/tests/fuzz/corpus
-	@cd $(ASAN)/tests/fuzz && mkdir -p corpus_wait && ./fuzz_wait -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
-	  -rss_limit_mb=4096 -print_final_stats=1 corpus_wait $(CURDIR)/tests/fuzz/corpus_wait
-	@cd $(ASAN)/tests/fuzz && mkdir -p corpus_io && ./fuzz_io -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
-	  -rss_limit_mb=4096 -print_final_stats=1 corpus_io $(CURDIR)/tests/fuzz/corpus_io
+	@set -e; cd $(ASAN)/tests/fuzz && for fc in $(FUZZERS); do f=$${fc%%:*}; c=$${fc#*:}; \
+	  mkdir -p $$c && ./$$f -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
+	  -print_final_stats=1 $$c $(CURDIR)/tests/fuzz/$$c; done
 
 # Doxygen fails (WARN_AS_ERROR) on any warning, e.g. an undocumented public function.
 DOCS     := build/docs

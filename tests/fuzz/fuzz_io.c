@@ -33,24 +33,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "ito/ito.h"
+#include "fuzz_util.h"
 
 #define NACT 8
 #define NFOR 2
 #define SCRIPT 10
 #define NCH 4 /* byte channels: pipe A, pipe B, socket 0->1, socket 1->0 */
 
-static const uint8_t *in;
-static size_t in_n, in_at;
-static unsigned byte(void) { return in_at < in_n ? in[in_at++] : 0; }
-static void require(int cond)
-{
-    if (!cond) abort();
-}
-static void check(int rc)
-{
-    require(rc == ITO_OK || (rc < 0 && rc >= ITO_EIO));
-}
 
 /* fd roles: 0 A.r, 1 A.w, 2 B.r, 3 B.w, 4 S0, 5 S1, 6 memfd */
 static int fd[7];
@@ -185,9 +174,7 @@ static long drain(int r)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    in = data;
-    in_n = size;
-    in_at = 0;
+    fuzz_begin(data, size);
     signal(SIGPIPE, SIG_IGN);
     unsigned cfgb = byte();
     setenv("ITO_WSC_BACKEND", cfgb & 1 ? "uring" : "sync", 1);

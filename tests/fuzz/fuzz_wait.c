@@ -25,25 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ito/ito.h"
+#include "fuzz_util.h"
 
 #define NACT 8  /* actor ULTs */
 #define NFOR 2  /* foreign pthreads */
 #define NKEY 3  /* TLS keys */
 #define SCRIPT 12
 
-static const uint8_t *in;
-static size_t in_n, in_at;
-static unsigned byte(void) { return in_at < in_n ? in[in_at++] : 0; }
 
-static void check(int rc)
-{
-    if (!(rc == ITO_OK || (rc < 0 && rc >= ITO_EIO))) abort(); /* not one of ito's codes */
-}
-static void require(int cond)
-{
-    if (!cond) abort();
-}
 
 static struct {
     ito_mutex_t m;
@@ -221,9 +210,7 @@ static void read_script(script_t *s, uint64_t id)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    in = data;
-    in_n = size;
-    in_at = 0;
+    fuzz_begin(data, size);
     memset(&S, 0, sizeof S);
     ito_config_t cfg = {.workers = 1 + (int)(byte() & 1)};
     if (ito_init(&cfg) != ITO_OK) abort();
