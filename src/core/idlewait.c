@@ -42,7 +42,12 @@ int itoi_worker_watch_fd(itoi_worker_t *w, int fd)
     struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
     if (epoll_ctl(w->idle_ep, EPOLL_CTL_ADD, fd, &ev) != 0) return ITO_EIO;
     atomic_fetch_add(&w->watched, 1);
-    itoi_idlewait_wake(w); /* a sleeper on the futex must move to epoll */
+    /* A worker asleep on its futex (it watched nothing when it went to sleep) must move
+     * to epoll_wait, or an event of this fd waits for another worker: wake it the way it
+     * sleeps. It stores sleep_state before it reads `watched`, this reads sleep_state
+     * after raising `watched` (both sequentially consistent): either it sees the fd and
+     * sleeps in epoll_wait, or this sees it asleep and wakes it. */
+    itoi_wake_worker(w);
     return ITO_OK;
 }
 
