@@ -50,12 +50,15 @@ demo: build
 
 # The fuzzers, FUZZ_SECONDS each (tests/fuzz/CMakeLists.txt lists them): new inputs go to
 # the corpus folder of each in build/asan/tests/fuzz, crashes and hangs to crash-* /
-# timeout-* there.
+# timeout-* there; a hang over 15 s also leaves fuzz-hang-<pid>.txt (every thread's stack,
+# ito's ULTs). The RSS limit is high because ASan's shadow of the ULT stacks of each
+# input's fresh runtime grows (~100 KB per input; the release library stays flat).
 FUZZ_SECONDS ?= 600
 FUZZERS := fuzz_api:corpus fuzz_wait:corpus_wait fuzz_io:corpus_io fuzz_zwt:corpus_zwt
 fuzz: build-asan
 	@set -e; cd $(ASAN)/tests/fuzz && for fc in $(FUZZERS); do f=$${fc%%:*}; c=$${fc#*:}; \
-	  mkdir -p $$c && ./$$f -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
+	  mkdir -p $$c && ITO_FUZZ_WATCHDOG=15 ITO_FUZZ_GDB_SCRIPT=$(CURDIR)/tools/gdb/ito.py \
+	  ./$$f -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=8192 \
 	  -print_final_stats=1 $$c $(CURDIR)/tests/fuzz/$$c; done
 
 # Doxygen fails (WARN_AS_ERROR) on any warning, e.g. an undocumented public function.

@@ -32,6 +32,11 @@ static bool uring_before_sleep(itoi_worker_t *w)
     itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
     if (!a || !a->uring) return false;
     io_uring_cq_eventfd_toggle(&a->ring, true);
+    /* The toggle is a plain store and the look at the ring's tail below a load: without a
+     * full fence the load may pass the store (x86 store buffer), the kernel may post a
+     * completion in between and still read the eventfd as disabled, and the worker then
+     * sleeps with a completion in its ring that nobody signals. */
+    atomic_thread_fence(memory_order_seq_cst);
     /* Arrived before the toggle, or completion work waiting for us to enter: no sleep. */
     return io_uring_cq_ready(&a->ring) != 0 ||
            (IO_URING_READ_ONCE(*a->ring.sq.kflags) & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW));
