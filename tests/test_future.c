@@ -130,16 +130,24 @@ static void check_errors(void)
     CHECK_EQ(ito_future_try_get(&f, NULL), ITO_EINVAL);
     CHECK_EQ(ito_future_then(&f, NULL, 0), ITO_EINVAL);
     CHECK_EQ(ito_future_then(NULL, NULL, 0), ITO_EINVAL);
+    /* destroy with a waiter: EBUSY (the waiter is on main's worker: a yield parks it) */
     ito_thread_t t;
-    CHECK_OK(ito_create(&t, waiter, NULL, NULL));
-    unsigned spins = 0;
-    while (ito_future_destroy(&f) != ITO_EBUSY) {
-        CHECK_OK(ito_yield());
-        CHECK(++spins < 10000000);
-    }
+    ito_attr_t a;
+    CHECK_OK(ito_attr_init(&a));
+    a.worker = 0;
+    CHECK_OK(ito_create(&t, waiter, NULL, &a));
+    for (int i = 0; i < 3; i++) CHECK_OK(ito_yield());
+    CHECK_EQ(ito_future_destroy(&f), ITO_EBUSY);
     CHECK_OK(ito_future_set(&f, 3));
     CHECK_OK(ito_join(t, NULL));
     CHECK_OK(ito_future_destroy(&f));
+    /* a destroyed future is refused, as is one never initialised */
+    CHECK_EQ(ito_future_destroy(&f), ITO_EINVAL);
+    CHECK_EQ(ito_future_set(&f, 1), ITO_EINVAL);
+    CHECK_EQ(ito_future_try_get(&f, &v), ITO_EINVAL);
+    CHECK_EQ(ito_future_wait_until(&f, &v, 0), ITO_EINVAL);
+    ito_future_t zero = {{0}};
+    CHECK_EQ(ito_future_wait(&zero, &v), ITO_EINVAL);
 }
 
 int main(void)

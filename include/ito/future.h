@@ -12,6 +12,8 @@
  * Larger results: set the future to a pointer (or an index) of the result, written before
  * the set (the set publishes it: a reader that gets the value sees what was written
  * before the set).
+ * As with the objects of ito/sync.h, "ITO_EINVAL if f is NULL" below also covers a future
+ * never initialised, destroyed, or storage of another type.
  */
 #ifndef ITO_FUTURE_H
 #define ITO_FUTURE_H
@@ -27,7 +29,7 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 /** Storage of a future (ito_future_init); its fields are private to the runtime. */
-typedef struct ito_future { uint64_t opaque_[6]; } ito_future_t;
+typedef struct ito_future { uint64_t opaque_[7]; } ito_future_t;
 
 /**
  * @brief Initialises a future, not set.

@@ -25,6 +25,12 @@
  * destroying an object that has waiters gives ITO_EBUSY. Initialising an object that is
  * in use is undefined. The object types are storage of a fixed size whose fields are
  * private to the runtime.
+ * Bad objects are refused: every call but ito_*_init returns ITO_EINVAL for storage that
+ * was never initialised (also all-zero storage), was destroyed (a second destroy too), or
+ * holds an object of another type, where the functions below say "ITO_EINVAL if m is
+ * NULL". Init writes a 32-bit mark of the type into the object and destroy clears it, so
+ * random bytes pass for an object once in 2^32. (ito_once_t is the exception: it needs
+ * no init, ITO_ONCE_INIT is all zero.)
  */
 #ifndef ITO_SYNC_H
 #define ITO_SYNC_H
@@ -46,7 +52,7 @@ typedef struct ito_cond { uint64_t opaque_[4]; } ito_cond_t;
 /** Storage of a readers-writer lock (ito_rwlock_init). */
 typedef struct ito_rwlock { uint64_t opaque_[9]; } ito_rwlock_t;
 /** Storage of a counting semaphore (ito_sem_init). */
-typedef struct ito_sem { uint64_t opaque_[4]; } ito_sem_t;
+typedef struct ito_sem { uint64_t opaque_[5]; } ito_sem_t;
 /** Storage of a barrier (ito_barrier_init). */
 typedef struct ito_barrier { uint64_t opaque_[5]; } ito_barrier_t;
 /** Storage of a once-object: initialise statically with ITO_ONCE_INIT (all zero). */

@@ -13,6 +13,7 @@
 typedef struct barrier_impl {
     itoi_spinlock_t lock;
     unsigned count, arrived;
+    uint32_t mark; /* ITOI_MARK_BARRIER while initialised (waitq.h) */
     itoi_queue_t waiters;
 } barrier_impl_t;
 
@@ -26,22 +27,25 @@ int ito_barrier_init(ito_barrier_t *b, unsigned count)
     x->count = count;
     x->arrived = 0;
     x->waiters = (itoi_queue_t){0};
+    x->mark = ITOI_MARK_BARRIER;
     return ITO_OK;
 }
 
 int ito_barrier_destroy(ito_barrier_t *b)
 {
-    if (!b) return ITO_EINVAL;
+    if (!ITOI_MARKED(b, barrier_impl_t, ITOI_MARK_BARRIER)) return ITO_EINVAL;
     barrier_impl_t *x = (barrier_impl_t *)b;
     itoi_spin_lock(&x->lock);
     int busy = x->arrived != 0;
     itoi_spin_unlock(&x->lock);
-    return busy ? ITO_EBUSY : ITO_OK;
+    if (busy) return ITO_EBUSY;
+    x->mark = 0;
+    return ITO_OK;
 }
 
 int ito_barrier_wait(ito_barrier_t *b)
 {
-    if (!b) return ITO_EINVAL;
+    if (!ITOI_MARKED(b, barrier_impl_t, ITOI_MARK_BARRIER)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     barrier_impl_t *x = (barrier_impl_t *)b;

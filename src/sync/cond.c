@@ -9,6 +9,7 @@
 
 typedef struct cond_impl {
     itoi_spinlock_t lock;
+    uint32_t mark; /* ITOI_MARK_COND while initialised (waitq.h) */
     itoi_queue_t waiters;
 } cond_impl_t;
 
@@ -20,17 +21,20 @@ int ito_cond_init(ito_cond_t *c)
     cond_impl_t *x = (cond_impl_t *)c;
     itoi_spin_init(&x->lock);
     x->waiters = (itoi_queue_t){0};
+    x->mark = ITOI_MARK_COND;
     return ITO_OK;
 }
 
 int ito_cond_destroy(ito_cond_t *c)
 {
-    if (!c) return ITO_EINVAL;
+    if (!ITOI_MARKED(c, cond_impl_t, ITOI_MARK_COND)) return ITO_EINVAL;
     cond_impl_t *x = (cond_impl_t *)c;
     itoi_spin_lock(&x->lock);
     int busy = x->waiters.head != NULL;
     itoi_spin_unlock(&x->lock);
-    return busy ? ITO_EBUSY : ITO_OK;
+    if (busy) return ITO_EBUSY;
+    x->mark = 0;
+    return ITO_OK;
 }
 
 static bool cond_unlink(itoi_ult_t *t, void *obj)
@@ -43,7 +47,7 @@ int ito_cond_wait(ito_cond_t *c, ito_mutex_t *m) { return ito_cond_wait_until(c,
 
 int ito_cond_wait_until(ito_cond_t *c, ito_mutex_t *m, uint64_t deadline)
 {
-    if (!c || !m) return ITO_EINVAL;
+    if (!ITOI_MARKED(c, cond_impl_t, ITOI_MARK_COND) || !m) return ITO_EINVAL; /* m: by its unlock */
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     cond_impl_t *x = (cond_impl_t *)c;
@@ -63,7 +67,7 @@ int ito_cond_wait_until(ito_cond_t *c, ito_mutex_t *m, uint64_t deadline)
  * runtime, so that finalize cannot free a waiter under them. */
 static int wake(ito_cond_t *c, bool all)
 {
-    if (!c) return ITO_EINVAL;
+    if (!ITOI_MARKED(c, cond_impl_t, ITOI_MARK_COND)) return ITO_EINVAL;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     cond_impl_t *x = (cond_impl_t *)c;

@@ -24,6 +24,7 @@ typedef struct cont {
 typedef struct future_impl {
     itoi_spinlock_t lock;
     _Atomic int set;
+    uint32_t mark; /* ITOI_MARK_FUTURE while initialised (sync/waitq.h) */
     uint64_t value;
     itoi_queue_t waiters;
     cont_t *conts;             /* registered continuations, newest first */
@@ -40,17 +41,20 @@ int ito_future_init(ito_future_t *f)
     x->value = 0;
     x->waiters = (itoi_queue_t){0};
     x->conts = NULL;
+    x->mark = ITOI_MARK_FUTURE;
     return ITO_OK;
 }
 
 int ito_future_destroy(ito_future_t *f)
 {
-    if (!f) return ITO_EINVAL;
+    if (!ITOI_MARKED(f, future_impl_t, ITOI_MARK_FUTURE)) return ITO_EINVAL;
     future_impl_t *x = (future_impl_t *)f;
     itoi_spin_lock(&x->lock);
     int busy = x->waiters.head != NULL || x->conts != NULL;
     itoi_spin_unlock(&x->lock);
-    return busy ? ITO_EBUSY : ITO_OK;
+    if (busy) return ITO_EBUSY;
+    x->mark = 0;
+    return ITO_OK;
 }
 
 /* Fire the continuations of list c, oldest first; the first error, or ITO_OK. */
@@ -76,7 +80,7 @@ static int fire(cont_t *c, uint64_t value)
 
 int ito_future_set(ito_future_t *f, uint64_t value)
 {
-    if (!f) return ITO_EINVAL;
+    if (!ITOI_MARKED(f, future_impl_t, ITOI_MARK_FUTURE)) return ITO_EINVAL;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     future_impl_t *x = (future_impl_t *)f;
@@ -96,7 +100,7 @@ int ito_future_set(ito_future_t *f, uint64_t value)
 
 int ito_future_try_get(ito_future_t *f, uint64_t *value)
 {
-    if (!f || !value) return ITO_EINVAL;
+    if (!ITOI_MARKED(f, future_impl_t, ITOI_MARK_FUTURE) || !value) return ITO_EINVAL;
     future_impl_t *x = (future_impl_t *)f;
     if (!atomic_load_explicit(&x->set, memory_order_acquire)) return ITO_EAGAIN;
     *value = x->value;
@@ -107,7 +111,7 @@ int ito_future_wait(ito_future_t *f, uint64_t *value) { return ito_future_wait_u
 
 int ito_future_wait_until(ito_future_t *f, uint64_t *value, uint64_t deadline)
 {
-    if (!f) return ITO_EINVAL;
+    if (!ITOI_MARKED(f, future_impl_t, ITOI_MARK_FUTURE)) return ITO_EINVAL;
     future_impl_t *x = (future_impl_t *)f;
     if (!atomic_load_explicit(&x->set, memory_order_acquire)) {
         itoi_worker_t *w = itoi_ult_worker();
@@ -132,7 +136,7 @@ int ito_future_wait_until(ito_future_t *f, uint64_t *value, uint64_t deadline)
 
 int ito_future_then(ito_future_t *f, ito_frame_t *frame, int entry)
 {
-    if (!f || !frame || !ito_frame_data(frame)) return ITO_EINVAL; /* a freed or foreign frame */
+    if (!ITOI_MARKED(f, future_impl_t, ITOI_MARK_FUTURE) || !frame || !ito_frame_data(frame)) return ITO_EINVAL; /* a freed or foreign frame */
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     future_impl_t *x = (future_impl_t *)f;

@@ -14,6 +14,7 @@
 
 typedef struct mutex_impl {
     itoi_spinlock_t lock;
+    uint32_t mark; /* ITOI_MARK_MUTEX while initialised (waitq.h) */
     _Atomic uintptr_t owner;
     itoi_queue_t waiters;
 } mutex_impl_t;
@@ -29,19 +30,22 @@ int ito_mutex_init(ito_mutex_t *m)
     itoi_spin_init(&x->lock);
     atomic_init(&x->owner, 0);
     x->waiters = (itoi_queue_t){0};
+    x->mark = ITOI_MARK_MUTEX;
     return ITO_OK;
 }
 
 int ito_mutex_destroy(ito_mutex_t *m)
 {
-    if (!m) return ITO_EINVAL;
+    if (!ITOI_MARKED(m, mutex_impl_t, ITOI_MARK_MUTEX)) return ITO_EINVAL;
     mutex_impl_t *x = (mutex_impl_t *)m;
-    return atomic_load(&x->owner) ? ITO_EBUSY : ITO_OK;
+    if (atomic_load(&x->owner)) return ITO_EBUSY;
+    x->mark = 0;
+    return ITO_OK;
 }
 
 int ito_mutex_trylock(ito_mutex_t *m)
 {
-    if (!m) return ITO_EINVAL;
+    if (!ITOI_MARKED(m, mutex_impl_t, ITOI_MARK_MUTEX)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     mutex_impl_t *x = (mutex_impl_t *)m;
@@ -69,7 +73,7 @@ int ito_mutex_lock(ito_mutex_t *m) { return ito_mutex_lock_until(m, ITO_FOREVER)
 
 int ito_mutex_lock_until(ito_mutex_t *m, uint64_t deadline)
 {
-    if (!m) return ITO_EINVAL;
+    if (!ITOI_MARKED(m, mutex_impl_t, ITOI_MARK_MUTEX)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     mutex_impl_t *x = (mutex_impl_t *)m;
@@ -105,7 +109,7 @@ int ito_mutex_lock_until(ito_mutex_t *m, uint64_t deadline)
 
 int ito_mutex_unlock(ito_mutex_t *m)
 {
-    if (!m) return ITO_EINVAL;
+    if (!ITOI_MARKED(m, mutex_impl_t, ITOI_MARK_MUTEX)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     mutex_impl_t *x = (mutex_impl_t *)m;

@@ -20,6 +20,7 @@
 
 typedef struct rw_impl {
     itoi_spinlock_t lock;
+    uint32_t mark; /* ITOI_MARK_RWLOCK while initialised (waitq.h) */
     unsigned readers;
     itoi_ult_t *writer;
     itoi_queue_t rq, wq; /* waiting readers, waiting writers */
@@ -35,17 +36,20 @@ int ito_rwlock_init(ito_rwlock_t *l)
     x->readers = 0;
     x->writer = NULL;
     x->rq = x->wq = (itoi_queue_t){0};
+    x->mark = ITOI_MARK_RWLOCK;
     return ITO_OK;
 }
 
 int ito_rwlock_destroy(ito_rwlock_t *l)
 {
-    if (!l) return ITO_EINVAL;
+    if (!ITOI_MARKED(l, rw_impl_t, ITOI_MARK_RWLOCK)) return ITO_EINVAL;
     rw_impl_t *x = (rw_impl_t *)l;
     itoi_spin_lock(&x->lock);
     int busy = x->readers || x->writer || x->rq.head || x->wq.head;
     itoi_spin_unlock(&x->lock);
-    return busy ? ITO_EBUSY : ITO_OK;
+    if (busy) return ITO_EBUSY;
+    x->mark = 0;
+    return ITO_OK;
 }
 
 /* Admit every waiting reader (lock held, no writer). */
@@ -76,7 +80,7 @@ static bool rw_unlink(itoi_ult_t *t, void *obj)
 
 static int lock_until(ito_rwlock_t *l, bool write, uint64_t deadline)
 {
-    if (!l) return ITO_EINVAL;
+    if (!ITOI_MARKED(l, rw_impl_t, ITOI_MARK_RWLOCK)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     rw_impl_t *x = (rw_impl_t *)l;
@@ -113,7 +117,7 @@ int ito_rwlock_trywrlock(ito_rwlock_t *l) { return trylock(l, true); }
 
 int ito_rwlock_unlock(ito_rwlock_t *l)
 {
-    if (!l) return ITO_EINVAL;
+    if (!ITOI_MARKED(l, rw_impl_t, ITOI_MARK_RWLOCK)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     rw_impl_t *x = (rw_impl_t *)l;

@@ -15,6 +15,7 @@
 typedef struct sem_impl {
     itoi_spinlock_t lock;
     unsigned count;
+    uint32_t mark; /* ITOI_MARK_SEM while initialised (waitq.h) */
     itoi_queue_t waiters;
 } sem_impl_t;
 
@@ -27,21 +28,22 @@ int ito_sem_init(ito_sem_t *s, unsigned value)
     itoi_spin_init(&x->lock);
     x->count = value;
     x->waiters = (itoi_queue_t){0};
+    x->mark = ITOI_MARK_SEM;
     return ITO_OK;
 }
 
 int ito_sem_destroy(ito_sem_t *s)
 {
-    if (!s) return ITO_EINVAL;
+    if (!ITOI_MARKED(s, sem_impl_t, ITOI_MARK_SEM)) return ITO_EINVAL;
     sem_impl_t *x = (sem_impl_t *)s;
-    return itoi_destroy_check(&x->lock, &x->waiters);
+    return itoi_destroy_check(&x->lock, &x->waiters, &x->mark);
 }
 
 int ito_sem_wait(ito_sem_t *s) { return ito_sem_wait_until(s, ITO_FOREVER); }
 
 int ito_sem_wait_until(ito_sem_t *s, uint64_t deadline)
 {
-    if (!s) return ITO_EINVAL;
+    if (!ITOI_MARKED(s, sem_impl_t, ITOI_MARK_SEM)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     sem_impl_t *x = (sem_impl_t *)s;
@@ -62,7 +64,7 @@ int ito_sem_wait_until(ito_sem_t *s, uint64_t deadline)
 
 int ito_sem_trywait(ito_sem_t *s)
 {
-    if (!s) return ITO_EINVAL;
+    if (!ITOI_MARKED(s, sem_impl_t, ITOI_MARK_SEM)) return ITO_EINVAL;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     sem_impl_t *x = (sem_impl_t *)s;
@@ -78,7 +80,7 @@ int ito_sem_trywait(ito_sem_t *s)
 
 int ito_sem_post(ito_sem_t *s)
 {
-    if (!s) return ITO_EINVAL;
+    if (!ITOI_MARKED(s, sem_impl_t, ITOI_MARK_SEM)) return ITO_EINVAL;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     sem_impl_t *x = (sem_impl_t *)s;
@@ -94,7 +96,7 @@ int ito_sem_post(ito_sem_t *s)
 
 int ito_sem_value(ito_sem_t *s, unsigned *value)
 {
-    if (!s || !value) return ITO_EINVAL;
+    if (!ITOI_MARKED(s, sem_impl_t, ITOI_MARK_SEM) || !value) return ITO_EINVAL;
     sem_impl_t *x = (sem_impl_t *)s;
     itoi_spin_lock(&x->lock);
     *value = x->count;

@@ -12,6 +12,7 @@
 
 typedef struct wg_impl {
     itoi_spinlock_t lock;
+    uint32_t mark; /* ITOI_MARK_WAITGROUP while initialised (waitq.h) */
     int64_t count;
     itoi_queue_t waiters;
 } wg_impl_t;
@@ -25,19 +26,20 @@ int ito_waitgroup_init(ito_waitgroup_t *g)
     itoi_spin_init(&x->lock);
     x->count = 0;
     x->waiters = (itoi_queue_t){0};
+    x->mark = ITOI_MARK_WAITGROUP;
     return ITO_OK;
 }
 
 int ito_waitgroup_destroy(ito_waitgroup_t *g)
 {
-    if (!g) return ITO_EINVAL;
+    if (!ITOI_MARKED(g, wg_impl_t, ITOI_MARK_WAITGROUP)) return ITO_EINVAL;
     wg_impl_t *x = (wg_impl_t *)g;
-    return itoi_destroy_check(&x->lock, &x->waiters);
+    return itoi_destroy_check(&x->lock, &x->waiters, &x->mark);
 }
 
 int ito_waitgroup_add(ito_waitgroup_t *g, int64_t delta)
 {
-    if (!g) return ITO_EINVAL;
+    if (!ITOI_MARKED(g, wg_impl_t, ITOI_MARK_WAITGROUP)) return ITO_EINVAL;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     wg_impl_t *x = (wg_impl_t *)g;
@@ -59,7 +61,7 @@ int ito_waitgroup_wait(ito_waitgroup_t *g) { return ito_waitgroup_wait_until(g, 
 
 int ito_waitgroup_wait_until(ito_waitgroup_t *g, uint64_t deadline)
 {
-    if (!g) return ITO_EINVAL;
+    if (!ITOI_MARKED(g, wg_impl_t, ITOI_MARK_WAITGROUP)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     wg_impl_t *x = (wg_impl_t *)g;
@@ -77,7 +79,7 @@ int ito_waitgroup_wait_until(ito_waitgroup_t *g, uint64_t deadline)
 
 int ito_waitgroup_count(ito_waitgroup_t *g, int64_t *count)
 {
-    if (!g || !count) return ITO_EINVAL;
+    if (!ITOI_MARKED(g, wg_impl_t, ITOI_MARK_WAITGROUP) || !count) return ITO_EINVAL;
     wg_impl_t *x = (wg_impl_t *)g;
     itoi_spin_lock(&x->lock);
     *count = x->count;

@@ -6,6 +6,27 @@
 
 #include "../core/itoi.h"
 
+/* The type mark of a caller-owned object (mutex, cond, rwlock, semaphore, barrier, wait
+ * group, future): its init writes the mark of its type into the object, its destroy
+ * clears it, and every other call checks it first, so that storage never initialised,
+ * destroyed, or of another type gives ITO_EINVAL instead of a hang on a lock word that
+ * reads as held (random bytes match a mark with probability 2^-32). The mark is written
+ * only while nobody else may use the object (init, destroy), so a plain load reads it. */
+#define ITOI_MARK(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+enum {
+    ITOI_MARK_MUTEX = ITOI_MARK('i', 'M', 't', 'x'),
+    ITOI_MARK_COND = ITOI_MARK('i', 'C', 'n', 'd'),
+    ITOI_MARK_RWLOCK = ITOI_MARK('i', 'R', 'w', 'l'),
+    ITOI_MARK_SEM = ITOI_MARK('i', 'S', 'e', 'm'),
+    ITOI_MARK_BARRIER = ITOI_MARK('i', 'B', 'a', 'r'),
+    ITOI_MARK_WAITGROUP = ITOI_MARK('i', 'W', 'g', 'p'),
+    ITOI_MARK_FUTURE = ITOI_MARK('i', 'F', 'u', 't'),
+};
+
+/* Whether obj (storage whose impl begins with the fields up to `mark`) is an object of
+ * the type `mark`: false for NULL. */
+#define ITOI_MARKED(obj, impl_t, want) ((obj) != NULL && ((const impl_t *)(const void *)(obj))->mark == (uint32_t)(want))
+
 /* The running ULT's worker, or NULL when the caller is not a ULT. */
 static inline itoi_worker_t *itoi_ult_worker(void)
 {
@@ -42,12 +63,14 @@ static inline bool itoi_queue_unlink(itoi_ult_t *t, void *queue)
 }
 
 /* What destroy checks: ITO_EBUSY while ULTs wait on q (read under its lock l). */
-static inline int itoi_destroy_check(itoi_spinlock_t *l, const itoi_queue_t *q)
+static inline int itoi_destroy_check(itoi_spinlock_t *l, const itoi_queue_t *q, uint32_t *mark)
 {
     itoi_spin_lock(l);
     bool busy = q->head != NULL;
     itoi_spin_unlock(l);
-    return busy ? ITO_EBUSY : ITO_OK;
+    if (busy) return ITO_EBUSY;
+    *mark = 0; /* destroyed: later calls are ITO_EINVAL */
+    return ITO_OK;
 }
 
 /* Whether a deadline has passed (no clock read for ITO_FOREVER). */

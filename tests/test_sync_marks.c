@@ -1,0 +1,198 @@
+/* test_sync_marks: caller-owned objects that are not objects are refused.
+ *
+ * Every call but init on a mutex, condition variable, rwlock, semaphore, barrier, wait
+ * group or future returns ITO_EINVAL, at once, when its storage
+ *   - was never initialised: random bytes (a lock word that reads as held made the old
+ *     code spin or park for ever) and all-zero bytes (the old code took them as a fresh
+ *     object),
+ *   - was destroyed (and a second destroy is ITO_EINVAL too),
+ *   - holds an initialised object of another type;
+ * and an object initialised again after its destroy works. From ULTs and, for the calls
+ * any thread may make, from a foreign pthread. An alarm fails the test instead of a hang. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ito/ito.h"
+#include "ito_test.h"
+
+/* Storage big enough for any of the types, filled by `fill`. */
+typedef union {
+    ito_mutex_t m;
+    ito_cond_t c;
+    ito_rwlock_t l;
+    ito_sem_t s;
+    ito_barrier_t b;
+    ito_waitgroup_t g;
+    ito_future_t f;
+    unsigned char bytes[128];
+} any_t;
+
+static void fill_random(any_t *x, uint64_t seed)
+{
+    for (size_t i = 0; i < sizeof x->bytes; i++) {
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        x->bytes[i] = (unsigned char)(seed >> 56);
+    }
+}
+
+/* Every call but init on x, which must not be an object of any type: all ITO_EINVAL. */
+static void refused_all(any_t *x, int ult)
+{
+    uint64_t v64;
+    int64_t c64;
+    unsigned u;
+    /* wake-side calls any thread may make */
+    CHECK_EQ(ito_cond_signal(&x->c), ITO_EINVAL);
+    CHECK_EQ(ito_cond_broadcast(&x->c), ITO_EINVAL);
+    CHECK_EQ(ito_sem_post(&x->s), ITO_EINVAL);
+    CHECK_EQ(ito_sem_trywait(&x->s), ITO_EINVAL);
+    CHECK_EQ(ito_sem_value(&x->s, &u), ITO_EINVAL);
+    CHECK_EQ(ito_waitgroup_add(&x->g, 1), ITO_EINVAL);
+    CHECK_EQ(ito_waitgroup_done(&x->g), ITO_EINVAL);
+    CHECK_EQ(ito_waitgroup_count(&x->g, &c64), ITO_EINVAL);
+    CHECK_EQ(ito_future_set(&x->f, 1), ITO_EINVAL);
+    CHECK_EQ(ito_future_try_get(&x->f, &v64), ITO_EINVAL);
+    if (!ult) return;
+    ito_mutex_t ok;
+    CHECK_OK(ito_mutex_init(&ok));
+    CHECK_EQ(ito_mutex_lock(&x->m), ITO_EINVAL);
+    CHECK_EQ(ito_mutex_lock_until(&x->m, ito_deadline_in(1000)), ITO_EINVAL);
+    CHECK_EQ(ito_mutex_trylock(&x->m), ITO_EINVAL);
+    CHECK_EQ(ito_mutex_unlock(&x->m), ITO_EINVAL);
+    CHECK_EQ(ito_mutex_destroy(&x->m), ITO_EINVAL);
+    CHECK_OK(ito_mutex_lock(&ok));
+    CHECK_EQ(ito_cond_wait(&x->c, &ok), ITO_EINVAL);
+    CHECK_EQ(ito_cond_wait_until(&x->c, &ok, ito_deadline_in(1000)), ITO_EINVAL);
+    CHECK_OK(ito_mutex_unlock(&ok)); /* still held: the refused wait released nothing */
+    CHECK_EQ(ito_cond_destroy(&x->c), ITO_EINVAL);
+    CHECK_EQ(ito_rwlock_rdlock(&x->l), ITO_EINVAL);
+    CHECK_EQ(ito_rwlock_wrlock(&x->l), ITO_EINVAL);
+    CHECK_EQ(ito_rwlock_tryrdlock(&x->l), ITO_EINVAL);
+    CHECK_EQ(ito_rwlock_trywrlock(&x->l), ITO_EINVAL);
+    CHECK_EQ(ito_rwlock_rdlock_until(&x->l, ito_deadline_in(1000)), ITO_EINVAL);
+    CHECK_EQ(ito_rwlock_wrlock_until(&x->l, ito_deadline_in(1000)), ITO_EINVAL);
+    CHECK_EQ(ito_rwlock_unlock(&x->l), ITO_EINVAL);
+    CHECK_EQ(ito_rwlock_destroy(&x->l), ITO_EINVAL);
+    CHECK_EQ(ito_sem_wait(&x->s), ITO_EINVAL);
+    CHECK_EQ(ito_sem_wait_until(&x->s, ito_deadline_in(1000)), ITO_EINVAL);
+    CHECK_EQ(ito_sem_destroy(&x->s), ITO_EINVAL);
+    CHECK_EQ(ito_barrier_wait(&x->b), ITO_EINVAL);
+    CHECK_EQ(ito_barrier_destroy(&x->b), ITO_EINVAL);
+    CHECK_EQ(ito_waitgroup_wait(&x->g), ITO_EINVAL);
+    CHECK_EQ(ito_waitgroup_wait_until(&x->g, ito_deadline_in(1000)), ITO_EINVAL);
+    CHECK_EQ(ito_waitgroup_destroy(&x->g), ITO_EINVAL);
+    CHECK_EQ(ito_future_wait(&x->f, &v64), ITO_EINVAL);
+    CHECK_EQ(ito_future_wait_until(&x->f, &v64, ito_deadline_in(1000)), ITO_EINVAL);
+    CHECK_EQ(ito_future_destroy(&x->f), ITO_EINVAL);
+    CHECK_OK(ito_mutex_destroy(&ok));
+}
+
+static void *foreign(void *arg)
+{
+    refused_all(arg, 0);
+    return NULL;
+}
+
+static void refused_everywhere(any_t *x)
+{
+    refused_all(x, 1);
+    pthread_t p;
+    CHECK_EQ(pthread_create(&p, NULL, foreign, x), 0);
+    CHECK_EQ(pthread_join(p, NULL), 0);
+}
+
+/* Each type: init, use, destroy, then every call is refused; init again works. */
+static void destroyed(void)
+{
+    any_t x;
+    unsigned u;
+    int64_t c64;
+    uint64_t v64;
+    for (int round = 0; round < 2; round++) { /* the second round: initialised again */
+        CHECK_OK(ito_mutex_init(&x.m));
+        CHECK_OK(ito_mutex_lock(&x.m));
+        CHECK_OK(ito_mutex_unlock(&x.m));
+        CHECK_OK(ito_mutex_destroy(&x.m));
+        CHECK_EQ(ito_mutex_destroy(&x.m), ITO_EINVAL);
+        CHECK_EQ(ito_mutex_lock(&x.m), ITO_EINVAL);
+
+        CHECK_OK(ito_cond_init(&x.c));
+        CHECK_OK(ito_cond_signal(&x.c));
+        CHECK_OK(ito_cond_destroy(&x.c));
+        CHECK_EQ(ito_cond_destroy(&x.c), ITO_EINVAL);
+        CHECK_EQ(ito_cond_broadcast(&x.c), ITO_EINVAL);
+
+        CHECK_OK(ito_rwlock_init(&x.l));
+        CHECK_OK(ito_rwlock_rdlock(&x.l));
+        CHECK_OK(ito_rwlock_unlock(&x.l));
+        CHECK_OK(ito_rwlock_destroy(&x.l));
+        CHECK_EQ(ito_rwlock_destroy(&x.l), ITO_EINVAL);
+        CHECK_EQ(ito_rwlock_wrlock(&x.l), ITO_EINVAL);
+
+        CHECK_OK(ito_sem_init(&x.s, 2));
+        CHECK_OK(ito_sem_wait(&x.s));
+        CHECK_OK(ito_sem_destroy(&x.s));
+        CHECK_EQ(ito_sem_destroy(&x.s), ITO_EINVAL);
+        CHECK_EQ(ito_sem_value(&x.s, &u), ITO_EINVAL);
+
+        CHECK_OK(ito_barrier_init(&x.b, 1));
+        CHECK(ito_barrier_wait(&x.b) >= 0);
+        CHECK_OK(ito_barrier_destroy(&x.b));
+        CHECK_EQ(ito_barrier_destroy(&x.b), ITO_EINVAL);
+        CHECK_EQ(ito_barrier_wait(&x.b), ITO_EINVAL);
+
+        CHECK_OK(ito_waitgroup_init(&x.g));
+        CHECK_OK(ito_waitgroup_add(&x.g, 1));
+        CHECK_OK(ito_waitgroup_done(&x.g));
+        CHECK_OK(ito_waitgroup_destroy(&x.g));
+        CHECK_EQ(ito_waitgroup_destroy(&x.g), ITO_EINVAL);
+        CHECK_EQ(ito_waitgroup_count(&x.g, &c64), ITO_EINVAL);
+
+        CHECK_OK(ito_future_init(&x.f));
+        CHECK_OK(ito_future_set(&x.f, 7));
+        CHECK_OK(ito_future_destroy(&x.f));
+        CHECK_EQ(ito_future_destroy(&x.f), ITO_EINVAL);
+        CHECK_EQ(ito_future_try_get(&x.f, &v64), ITO_EINVAL);
+    }
+    refused_everywhere(&x); /* everything in x destroyed */
+}
+
+/* An initialised object of one type is not an object of another. */
+static void wrong_type(void)
+{
+    any_t x;
+    memset(&x, 0, sizeof x);
+    CHECK_OK(ito_cond_init(&x.c));
+    CHECK_EQ(ito_mutex_lock(&x.m), ITO_EINVAL);
+    CHECK_EQ(ito_sem_post(&x.s), ITO_EINVAL);
+    CHECK_OK(ito_cond_destroy(&x.c));
+    CHECK_OK(ito_sem_init(&x.s, 0));
+    CHECK_EQ(ito_waitgroup_add(&x.g, 1), ITO_EINVAL);
+    CHECK_EQ(ito_future_set(&x.f, 1), ITO_EINVAL);
+    CHECK_EQ(ito_barrier_wait(&x.b), ITO_EINVAL);
+    CHECK_EQ(ito_rwlock_rdlock(&x.l), ITO_EINVAL);
+    CHECK_OK(ito_sem_destroy(&x.s));
+}
+
+int main(void)
+{
+    alarm(60); /* a hang fails (SIGALRM) instead of blocking the suite */
+    CHECK_OK(ito_init(NULL));
+    any_t x;
+    memset(&x, 0, sizeof x);
+    refused_everywhere(&x); /* all-zero storage */
+    for (uint64_t seed = 1; seed <= 64; seed++) {
+        fill_random(&x, seed);
+        refused_everywhere(&x);
+    }
+    memset(&x, 0xff, sizeof x); /* every lock word reads as held */
+    refused_everywhere(&x);
+    destroyed();
+    wrong_type();
+    CHECK_OK(ito_finalize());
+    TEST_DONE();
+}
