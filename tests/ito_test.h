@@ -67,4 +67,18 @@ __attribute__((unused)) static int ito_test_count_mappings(void)
     return n;
 }
 
+#ifdef ITO_THREAD_H /* the tests of the runtime (the simulators' tests use the checks only) */
+/* Starts fn(arg) as a ULT on main's worker (0) and yields until it has run up to where it
+ * blocks: for "destroy with a waiter is ITO_EBUSY" (a destroy that succeeded would end
+ * the object, and the waiter's call would then be ITO_EINVAL). */
+__attribute__((unused)) static void ito_test_start_parked(ito_thread_t *t, void *(*fn)(void *), void *arg)
+{
+    ito_attr_t a;
+    CHECK_OK(ito_attr_init(&a));
+    a.worker = 0;
+    CHECK_OK(ito_create(t, fn, arg, &a));
+    for (int i = 0; i < 3; i++) CHECK_OK(ito_yield());
+}
+#endif
+
 #endif

@@ -60,11 +60,7 @@ static void check_errors(void)
     CHECK_OK(ito_barrier_init(&b, 2));
     /* destroy during a round: EBUSY (the waiter is on main's worker: a yield parks it) */
     ito_thread_t t;
-    ito_attr_t a;
-    CHECK_OK(ito_attr_init(&a));
-    a.worker = 0;
-    CHECK_OK(ito_create(&t, one_wait, &b, &a));
-    for (int i = 0; i < 3; i++) CHECK_OK(ito_yield());
+    ito_test_start_parked(&t, one_wait, &b);
     CHECK_EQ(ito_barrier_destroy(&b), ITO_EBUSY);
     int rc = ito_barrier_wait(&b);
     void *other;

@@ -132,11 +132,7 @@ static void check_errors(void)
     CHECK_EQ(ito_future_then(NULL, NULL, 0), ITO_EINVAL);
     /* destroy with a waiter: EBUSY (the waiter is on main's worker: a yield parks it) */
     ito_thread_t t;
-    ito_attr_t a;
-    CHECK_OK(ito_attr_init(&a));
-    a.worker = 0;
-    CHECK_OK(ito_create(&t, waiter, NULL, &a));
-    for (int i = 0; i < 3; i++) CHECK_OK(ito_yield());
+    ito_test_start_parked(&t, waiter, NULL);
     CHECK_EQ(ito_future_destroy(&f), ITO_EBUSY);
     CHECK_OK(ito_future_set(&f, 3));
     CHECK_OK(ito_join(t, NULL));

@@ -131,11 +131,7 @@ static void check_errors(void)
     CHECK_OK(ito_sem_destroy(&items));
     /* destroy with a waiter: EBUSY (the waiter is on main's worker: a yield parks it) */
     ito_thread_t t;
-    ito_attr_t a;
-    CHECK_OK(ito_attr_init(&a));
-    a.worker = 0;
-    CHECK_OK(ito_create(&t, waiter, (void *)0, &a));
-    for (int i = 0; i < 3; i++) CHECK_OK(ito_yield());
+    ito_test_start_parked(&t, waiter, (void *)0);
     CHECK_EQ(ito_sem_destroy(&s), ITO_EBUSY);
     CHECK_OK(ito_sem_post(&s));
     CHECK_OK(ito_join(t, NULL));

@@ -93,11 +93,7 @@ static void check_errors(void)
     /* destroy with a waiter: EBUSY (the waiter is on main's worker: a yield parks it; a
      * destroy that succeeded would end the object: later calls are ITO_EINVAL) */
     ito_thread_t t;
-    ito_attr_t a;
-    CHECK_OK(ito_attr_init(&a));
-    a.worker = 0;
-    CHECK_OK(ito_create(&t, just_wait, NULL, &a));
-    for (int i = 0; i < 3; i++) CHECK_OK(ito_yield());
+    ito_test_start_parked(&t, just_wait, NULL);
     CHECK_EQ(ito_waitgroup_destroy(&g), ITO_EBUSY);
     CHECK_OK(ito_waitgroup_add(&g, -2));
     CHECK_OK(ito_join(t, NULL));
