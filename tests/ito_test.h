@@ -81,4 +81,19 @@ __attribute__((unused)) static void ito_test_start_parked(ito_thread_t *t, void 
 }
 #endif
 
+#if defined(ITO_SYNC_H) && defined(ITO_FUTURE_H)
+/* Storage big enough for a synchronization object of any type (test_sync_marks and
+ * fuzz_api fill it with objects, garbage and destroyed objects). */
+typedef union {
+    ito_mutex_t m;
+    ito_cond_t c;
+    ito_rwlock_t l;
+    ito_sem_t s;
+    ito_barrier_t b;
+    ito_waitgroup_t g;
+    ito_future_t f;
+    unsigned char bytes[128];
+} ito_test_any_sync_t;
+#endif
+
 #endif

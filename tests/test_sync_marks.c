@@ -6,7 +6,10 @@
  *     code spin or park for ever) and all-zero bytes (the old code took them as a fresh
  *     object),
  *   - was destroyed (and a second destroy is ITO_EINVAL too),
- *   - holds an initialised object of another type;
+ *   - holds an initialised object of another type, also when it was initialised over a
+ *     live object of the first type (a live barrier's mark survived a semaphore's init in
+ *     the same storage, and barrier_wait then waited on the semaphore's count: found by
+ *     fuzz_api);
  * and an object initialised again after its destroy works. From ULTs and, for the calls
  * any thread may make, from a foreign pthread. An alarm fails the test instead of a hang. */
 #define _GNU_SOURCE
@@ -19,17 +22,7 @@
 #include "ito/ito.h"
 #include "ito_test.h"
 
-/* Storage big enough for any of the types, filled by `fill`. */
-typedef union {
-    ito_mutex_t m;
-    ito_cond_t c;
-    ito_rwlock_t l;
-    ito_sem_t s;
-    ito_barrier_t b;
-    ito_waitgroup_t g;
-    ito_future_t f;
-    unsigned char bytes[128];
-} any_t;
+typedef ito_test_any_sync_t any_t;
 
 static void fill_random(any_t *x, uint64_t seed)
 {
@@ -178,6 +171,51 @@ static void wrong_type(void)
     CHECK_OK(ito_sem_destroy(&x.s));
 }
 
+/* Storage initialised as type a, then as type b over it: a's calls are refused. */
+enum { T_MUTEX, T_COND, T_RWLOCK, T_SEM, T_BARRIER, T_WAITGROUP, T_FUTURE, NTYPES };
+
+static void init_as(int type, any_t *x)
+{
+    switch (type) {
+    case T_MUTEX: CHECK_OK(ito_mutex_init(&x->m)); break;
+    case T_COND: CHECK_OK(ito_cond_init(&x->c)); break;
+    case T_RWLOCK: CHECK_OK(ito_rwlock_init(&x->l)); break;
+    case T_SEM: CHECK_OK(ito_sem_init(&x->s, 3)); break;
+    case T_BARRIER: CHECK_OK(ito_barrier_init(&x->b, 2)); break; /* a wait would block */
+    case T_WAITGROUP: CHECK_OK(ito_waitgroup_init(&x->g)); break;
+    default: CHECK_OK(ito_future_init(&x->f)); break;
+    }
+}
+
+/* A call of `type` that works on a live object of it (the barrier's would block). */
+static int call_as(int type, any_t *x)
+{
+    unsigned u;
+    int64_t n;
+    switch (type) {
+    case T_MUTEX: return ito_mutex_trylock(&x->m);
+    case T_COND: return ito_cond_signal(&x->c);
+    case T_RWLOCK: return ito_rwlock_tryrdlock(&x->l);
+    case T_SEM: return ito_sem_value(&x->s, &u);
+    case T_BARRIER: return ito_barrier_wait(&x->b);
+    case T_WAITGROUP: return ito_waitgroup_count(&x->g, &n);
+    default: return ito_future_set(&x->f, 1);
+    }
+}
+
+static void reinit_as_other(void)
+{
+    for (int a = 0; a < NTYPES; a++)
+        for (int b = 0; b < NTYPES; b++) {
+            if (a == b) continue;
+            any_t x;
+            memset(&x, 0, sizeof x);
+            init_as(a, &x);
+            init_as(b, &x);
+            CHECK_EQ(call_as(a, &x), ITO_EINVAL);
+        }
+}
+
 int main(void)
 {
     alarm(60); /* a hang fails (SIGALRM) instead of blocking the suite */
@@ -193,6 +231,7 @@ int main(void)
     refused_everywhere(&x);
     destroyed();
     wrong_type();
+    reinit_as_other();
     CHECK_OK(ito_finalize());
     TEST_DONE();
 }

@@ -27,9 +27,10 @@
  * private to the runtime.
  * Bad objects are refused: every call but ito_*_init returns ITO_EINVAL for storage that
  * was never initialised (also all-zero storage), was destroyed (a second destroy too), or
- * holds an object of another type, where the functions below say "ITO_EINVAL if m is
- * NULL". Init writes a 32-bit mark of the type into the object and destroy clears it, so
- * random bytes pass for an object once in 2^32. (ito_once_t is the exception: it needs
+ * holds an object of another type (also one initialised over a live object of the first
+ * type), where the functions below say "ITO_EINVAL if m is NULL". Init writes a 32-bit
+ * mark of the type into the object, at the same place for every type, and destroy clears
+ * it, so random bytes pass for an object once in 2^32. (ito_once_t is the exception: it needs
  * no init, ITO_ONCE_INIT is all zero.)
  */
 #ifndef ITO_SYNC_H

@@ -12,12 +12,13 @@
 
 typedef struct barrier_impl {
     itoi_spinlock_t lock;
-    unsigned count, arrived;
     uint32_t mark; /* ITOI_MARK_BARRIER while initialised (waitq.h) */
+    unsigned count, arrived;
     itoi_queue_t waiters;
 } barrier_impl_t;
 
 static_assert(sizeof(barrier_impl_t) <= sizeof(ito_barrier_t), "ito_barrier_t too small");
+ITOI_MARK_FIRST(barrier_impl_t);
 
 int ito_barrier_init(ito_barrier_t *b, unsigned count)
 {

@@ -14,6 +14,7 @@ typedef struct cond_impl {
 } cond_impl_t;
 
 static_assert(sizeof(cond_impl_t) <= sizeof(ito_cond_t), "ito_cond_t too small");
+ITOI_MARK_FIRST(cond_impl_t);
 
 int ito_cond_init(ito_cond_t *c)
 {

@@ -23,14 +23,15 @@ typedef struct cont {
 
 typedef struct future_impl {
     itoi_spinlock_t lock;
+    uint32_t mark; /* ITOI_MARK_FUTURE while initialised (waitq.h) */
     _Atomic int set;
-    uint32_t mark; /* ITOI_MARK_FUTURE while initialised (sync/waitq.h) */
     uint64_t value;
     itoi_queue_t waiters;
     cont_t *conts;             /* registered continuations, newest first */
 } future_impl_t;
 
 static_assert(sizeof(future_impl_t) <= sizeof(ito_future_t), "ito_future_t too small");
+ITOI_MARK_FIRST(future_impl_t);
 
 int ito_future_init(ito_future_t *f)
 {

@@ -20,6 +20,7 @@ typedef struct mutex_impl {
 } mutex_impl_t;
 
 static_assert(sizeof(mutex_impl_t) <= sizeof(ito_mutex_t), "ito_mutex_t too small");
+ITOI_MARK_FIRST(mutex_impl_t);
 
 #define WAITERS ((uintptr_t)1)
 

@@ -27,6 +27,7 @@ typedef struct rw_impl {
 } rw_impl_t;
 
 static_assert(sizeof(rw_impl_t) <= sizeof(ito_rwlock_t), "ito_rwlock_t too small");
+ITOI_MARK_FIRST(rw_impl_t);
 
 int ito_rwlock_init(ito_rwlock_t *l)
 {

@@ -14,12 +14,13 @@
 
 typedef struct sem_impl {
     itoi_spinlock_t lock;
-    unsigned count;
     uint32_t mark; /* ITOI_MARK_SEM while initialised (waitq.h) */
+    unsigned count;
     itoi_queue_t waiters;
 } sem_impl_t;
 
 static_assert(sizeof(sem_impl_t) <= sizeof(ito_sem_t), "ito_sem_t too small");
+ITOI_MARK_FIRST(sem_impl_t);
 
 int ito_sem_init(ito_sem_t *s, unsigned value)
 {

@@ -18,6 +18,7 @@ typedef struct wg_impl {
 } wg_impl_t;
 
 static_assert(sizeof(wg_impl_t) <= sizeof(ito_waitgroup_t), "ito_waitgroup_t too small");
+ITOI_MARK_FIRST(wg_impl_t);
 
 int ito_waitgroup_init(ito_waitgroup_t *g)
 {

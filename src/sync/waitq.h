@@ -23,6 +23,15 @@ enum {
     ITOI_MARK_FUTURE = ITOI_MARK('i', 'F', 'u', 't'),
 };
 
+/* The mark is the second 32-bit word of every such object (after its spinlock), whatever
+ * the type, so that initialising storage as one type overwrites the mark of the type it
+ * held before (at another offset, a stale mark of a live barrier survived a semaphore's
+ * init in the same storage, and the barrier's calls then used the semaphore's count:
+ * found by fuzz_api). Each impl asserts it with ITOI_MARK_FIRST. */
+#define ITOI_MARK_OFFSET 4
+#define ITOI_MARK_FIRST(impl_t)                                                                        \
+    static_assert(offsetof(impl_t, mark) == ITOI_MARK_OFFSET, #impl_t ": the mark is the second word")
+
 /* Whether obj (storage whose impl begins with the fields up to `mark`) is an object of
  * the type `mark`: false for NULL. */
 #define ITOI_MARKED(obj, impl_t, want) ((obj) != NULL && ((const impl_t *)(const void *)(obj))->mark == (uint32_t)(want))

@@ -5,7 +5,10 @@
  * channels (create, destroy, try operations, close, stats), frames (create, set,
  * continue, rearm, destroy, data), bulk creation, groups (create, add, destroy, stats),
  * finalize and init again in the middle — with live, stale (joined, destroyed, earlier
- * runtime's), forged and wrongly typed handles and out-of-range numbers.
+ * runtime's), forged and wrongly typed handles and out-of-range numbers; and storage
+ * that is or is not a synchronization object (never initialised: random or zero bytes;
+ * initialised as one type, used as another; destroyed) given to the calls of every type
+ * that cannot wait (a wrong one must be ITO_EINVAL at once, never a hang).
  * Every call must return ITO_OK or one of ito's codes; a crash, a sanitizer report, a
  * hang (libFuzzer's -timeout) or another value is a finding. What the harness never does:
  * wait on something nobody will signal, or pass a pointer to memory it freed itself
@@ -15,23 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ito/ito.h"
+#include "fuzz_util.h"
+#include "../ito_test.h" /* ito_test_any_sync_t */
 
 #define NT 8 /* thread handle slots */
 #define NF 4 /* frame slots */
 #define NG 4 /* group slots */
 #define NS 4 /* stream slots */
 #define NC 4 /* channel slots */
-
-static const uint8_t *in;
-static size_t in_n, in_at;
-
-static unsigned byte(void) { return in_at < in_n ? in[in_at++] : 0; }
-static int ok(int rc) { return rc == ITO_OK || (rc < 0 && rc >= ITO_EIO); }
-static void check(int rc)
-{
-    if (!ok(rc)) abort(); /* not one of ito's codes */
-}
 
 static void *body(void *arg)
 {
@@ -103,11 +97,81 @@ static ito_chan_t *pick_chan(ito_chan_t **c, ito_stream_t **s)
 
 static unsigned char item[ITO_CHAN_MAX_ITEM]; /* room for an item of any channel */
 
+/* Storage for any synchronization object, in whatever state the input leaves it. */
+static ito_test_any_sync_t junk;
+
+/* Make junk something: bytes from the input, zero, or an object of a type (destroyed or
+ * not). A live mutex or rwlock in it may be held by main: nobody else uses it. Input bytes
+ * never include 'i', the first byte of every type mark (src/sync/waitq.h): the runtime
+ * trusts a mark ("random bytes pass for an object once in 2^32", sync.h), and libFuzzer's
+ * comparison tracing would soon forge one. */
+static void junk_set(unsigned a)
+{
+    switch (a % 4) {
+    case 0:
+        for (size_t i = 0; i < sizeof junk.bytes; i++) {
+            unsigned char c = (unsigned char)byte();
+            junk.bytes[i] = c == 'i' ? 'j' : c;
+        }
+        break;
+    case 1: memset(&junk, 0, sizeof junk); break;
+    default: {
+        int rc;
+        switch ((a / 4) % 7) {
+        case 0: rc = ito_mutex_init(&junk.m); if (a & 0x80 && rc == ITO_OK) (void)ito_mutex_destroy(&junk.m); break;
+        case 1: rc = ito_cond_init(&junk.c); if (a & 0x80 && rc == ITO_OK) (void)ito_cond_destroy(&junk.c); break;
+        case 2: rc = ito_rwlock_init(&junk.l); if (a & 0x80 && rc == ITO_OK) (void)ito_rwlock_destroy(&junk.l); break;
+        case 3: rc = ito_sem_init(&junk.s, a & 3); if (a & 0x80 && rc == ITO_OK) (void)ito_sem_destroy(&junk.s); break;
+        case 4: rc = ito_barrier_init(&junk.b, 1); if (a & 0x80 && rc == ITO_OK) (void)ito_barrier_destroy(&junk.b); break;
+        case 5: rc = ito_waitgroup_init(&junk.g); if (a & 0x80 && rc == ITO_OK) (void)ito_waitgroup_destroy(&junk.g); break;
+        default: rc = ito_future_init(&junk.f); if (a & 0x80 && rc == ITO_OK) (void)ito_future_destroy(&junk.f); break;
+        }
+        check(rc);
+    }
+    }
+}
+
+/* A call that cannot wait on junk, whatever it holds (a barrier is only ever made for 1). */
+static void junk_use(unsigned a)
+{
+    uint64_t v;
+    unsigned u;
+    int64_t n;
+    switch (a % 22) {
+    case 0: check(ito_mutex_trylock(&junk.m)); break;
+    case 1: check(ito_mutex_lock_until(&junk.m, 0)); break;
+    case 2: check(ito_mutex_unlock(&junk.m)); break;
+    case 3: check(ito_mutex_destroy(&junk.m)); break;
+    case 4: check(ito_cond_signal(&junk.c)); break;
+    case 5: check(ito_cond_broadcast(&junk.c)); break;
+    case 6: check(ito_cond_destroy(&junk.c)); break;
+    case 7: check(ito_rwlock_tryrdlock(&junk.l)); break;
+    case 8: check(ito_rwlock_trywrlock(&junk.l)); break;
+    case 9: check(ito_rwlock_unlock(&junk.l)); break;
+    case 10: check(ito_rwlock_destroy(&junk.l)); break;
+    case 11: check(ito_sem_trywait(&junk.s)); break;
+    case 12: check(ito_sem_post(&junk.s)); break;
+    case 13: check(ito_sem_wait_until(&junk.s, 0)); break;
+    case 14: check(ito_sem_value(&junk.s, &u)); break;
+    case 15: { /* the one arrival of a barrier for 1: ITO_BARRIER_SERIAL (positive) */
+        int rc = ito_barrier_wait(&junk.b);
+        check(rc == ITO_BARRIER_SERIAL ? ITO_OK : rc);
+        break;
+    }
+    case 16: check(ito_waitgroup_add(&junk.g, (int64_t)(a % 3) - 1)); break;
+    case 17: check(ito_waitgroup_wait_until(&junk.g, 0)); break;
+    case 18: check(ito_waitgroup_count(&junk.g, &n)); break;
+    case 19: check(ito_future_set(&junk.f, a)); break;
+    case 20: check(ito_future_wait_until(&junk.f, &v, 0)); break;
+    default: check(ito_future_try_get(&junk.f, &v)); break;
+    }
+}
+
 static void run(ito_thread_t *t, ito_frame_t **f, ito_group_t **g, ito_mutex_t *m, ito_cond_t *c,
                 ito_stream_t **s, ito_chan_t **ch, int *held)
 {
     for (int steps = 0; steps < 64 && in_at < in_n; steps++) {
-        unsigned op = byte() % 32, a = byte();
+        unsigned op = byte() % 34, a = byte();
         char buf[64];
         size_t got;
         uint64_t id;
@@ -162,15 +226,15 @@ static void run(ito_thread_t *t, ito_frame_t **f, ito_group_t **g, ito_mutex_t *
         case 29: memset(item, a, sizeof item); check(ito_chan_try_send(pick_chan(ch, s), a & 1 ? item : NULL)); break;
         case 30: check(ito_chan_try_recv(pick_chan(ch, s), a & 1 ? item : NULL)); break;
         case 31: { ito_chan_stats_t cs; check(a & 1 ? ito_chan_close(pick_chan(ch, s)) : ito_chan_stats(pick_chan(ch, s), &cs)); break; }
+        case 32: junk_set(a); break;
+        case 33: junk_use(a); break;
         }
     }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    in = data;
-    in_n = size;
-    in_at = 0;
+    fuzz_begin(data, size);
     ito_thread_t t[NT] = {0};
     ito_frame_t *f[NF] = {0};
     ito_group_t *g[NG] = {0};
