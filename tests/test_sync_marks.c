@@ -10,7 +10,8 @@
  *     live object of the first type (a live barrier's mark survived a semaphore's init in
  *     the same storage, and barrier_wait then waited on the semaphore's count: found by
  *     fuzz_api);
- * and an object initialised again after its destroy works. From ULTs and, for the calls
+ * and an object initialised again after its destroy works. ito_once, which has no init,
+ * refuses storage whose state or lock word no once object holds. From ULTs and, for the calls
  * any thread may make, from a foreign pthread. An alarm fails the test instead of a hang. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -31,6 +32,8 @@ static void fill_random(any_t *x, uint64_t seed)
         x->bytes[i] = (unsigned char)(seed >> 56);
     }
 }
+
+static void never(void) { CHECK(0); }
 
 /* Every call but init on x, which must not be an object of any type: all ITO_EINVAL. */
 static void refused_all(any_t *x, int ult)
@@ -232,6 +235,15 @@ int main(void)
     destroyed();
     wrong_type();
     reinit_as_other();
+    /* ito_once has no init and no mark: it refuses what no once object holds */
+    ito_once_t o;
+    memset(&o, 0xff, sizeof o);
+    CHECK_EQ(ito_once(&o, never), ITO_EINVAL);
+    for (uint64_t seed = 1; seed <= 64; seed++) {
+        fill_random(&x, seed);
+        memcpy(&o, x.bytes, sizeof o);
+        CHECK_EQ(ito_once(&o, never), ITO_EINVAL);
+    }
     CHECK_OK(ito_finalize());
     TEST_DONE();
 }

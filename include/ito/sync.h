@@ -30,8 +30,9 @@
  * holds an object of another type (also one initialised over a live object of the first
  * type), where the functions below say "ITO_EINVAL if m is NULL". Init writes a 32-bit
  * mark of the type into the object, at the same place for every type, and destroy clears
- * it, so random bytes pass for an object once in 2^32. (ito_once_t is the exception: it needs
- * no init, ITO_ONCE_INIT is all zero.)
+ * it, so random bytes pass for an object once in 2^32. (ito_once_t is the exception: it
+ * needs no init, ITO_ONCE_INIT is all zero; ito_once refuses a state or lock word that no
+ * once object holds.)
  */
 #ifndef ITO_SYNC_H
 #define ITO_SYNC_H
@@ -297,8 +298,9 @@ int ito_barrier_wait(ito_barrier_t *b);
 /**
  * @brief Runs fn exactly once per once-object, however many threads call at once; every
  * call returns after fn has returned (and sees what it wrote).
- * @return ITO_OK; ITO_EINVAL if o or fn is NULL; ITO_EDEADLK if fn itself calls
- * ito_once on the same object; ITO_ENOTULT if a caller that is not a ULT (a ZWT or a
+ * @return ITO_OK; ITO_EINVAL if o or fn is NULL, or if o holds what no once object holds
+ * (o has no init and no mark: most garbage is caught, not all); ITO_EDEADLK if fn itself
+ * calls ito_once on the same object; ITO_ENOTULT if a caller that is not a ULT (a ZWT or a
  * foreign thread) would have to wait for another caller's fn.
  * @contexts any thread (a ULT waits while another runs fn; others get ITO_ENOTULT then),
  * before ito_init too; not a signal handler.

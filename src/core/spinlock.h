@@ -24,6 +24,13 @@ static inline void itoi_spin_lock(itoi_spinlock_t *l)
         while (atomic_load_explicit(&l->v, memory_order_relaxed) != 0) itoi_spin_pause();
 }
 
+/* Whether the lock word holds a value a lock can hold (0 or 1): a check of storage that
+ * may not be an object at all. */
+static inline int itoi_spin_plausible(itoi_spinlock_t *l)
+{
+    return (unsigned)atomic_load_explicit(&l->v, memory_order_relaxed) <= 1u;
+}
+
 static inline void itoi_spin_unlock(itoi_spinlock_t *l)
 {
     atomic_store_explicit(&l->v, 0, memory_order_release);

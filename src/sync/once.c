@@ -5,7 +5,9 @@
  * everything fn wrote. Callers that find it RUNNING park on the queue (ULTs only) and
  * are woken when the runner marks it DONE. The runner is recorded so that a ULT whose fn
  * calls ito_once on the same object gets ITO_EDEADLK instead of waiting for itself.
- * ITO_ONCE_INIT (all zero) is a valid NEW object: an unlocked spinlock, an empty queue. */
+ * ITO_ONCE_INIT (all zero) is a valid NEW object: an unlocked spinlock, an empty queue.
+ * Having no init, a once object carries no type mark (waitq.h); storage whose state or
+ * lock word holds a value no once object holds is refused (ITO_EINVAL). */
 #include <assert.h>
 
 #include "ito/sync.h"
@@ -26,7 +28,11 @@ int ito_once(ito_once_t *o, void (*fn)(void))
 {
     if (!o || !fn) return ITO_EINVAL;
     once_impl_t *x = (once_impl_t *)o;
-    if (ITOI_LIKELY(atomic_load_explicit(&x->state, memory_order_acquire) == DONE)) return ITO_OK;
+    int s0 = atomic_load_explicit(&x->state, memory_order_acquire);
+    if (ITOI_LIKELY(s0 == DONE)) return ITO_OK;
+    /* Not a once object (it has no init, so no mark: a state or lock word no once object
+     * holds is refused instead of spinning on a lock that reads as held for ever). */
+    if ((unsigned)s0 > DONE || !itoi_spin_plausible(&x->lock)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_self_worker();
     itoi_ult_t *me = w ? w->cur : NULL;
     itoi_spin_lock(&x->lock);
