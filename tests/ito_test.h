@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <threads.h>
+#include <time.h>
 
 static int ito_test_failures;
 
@@ -54,6 +56,15 @@ __attribute__((unused)) static double ito_test_cpu_seconds(void)
     getrusage(RUSAGE_SELF, &ru);
     return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
            ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Sleeps the calling kernel thread (not a ULT wait: a ULT's worker sleeps with it), the
+ * whole time even if a signal interrupts it. */
+__attribute__((unused)) static void ito_test_sleep_us(long us)
+{
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    while (thrd_sleep(&ts, &ts) == -1) { /* -1: a signal came; ts holds what is left */
+    }
 }
 
 /* The process's kernel mappings now (lines of /proc/self/maps). */

@@ -18,16 +18,10 @@
 
 static _Atomic int fired;
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* Blocks the calling worker's kernel thread (not a ULT wait) until *flag or 3 s. */
 static int wait_plain(_Atomic int *flag)
 {
-    for (int i = 0; i < 3000 && !atomic_load(flag); i++) sleep_ms(1);
+    for (int i = 0; i < 3000 && !atomic_load(flag); i++) ito_test_sleep_us(1000);
     return atomic_load(flag);
 }
 
@@ -45,7 +39,7 @@ static void case_open_while_futex_asleep(void)
     ito_device_t *d;
     CHECK_OK(ito_frame_create(&f, 1, 0));
     CHECK_OK(ito_entry_set(f, 0, on_timer, 1, ITO_MODE_USER));
-    sleep_ms(30); /* worker 1 runs out of work and sleeps (nothing watched: on its futex) */
+    ito_test_sleep_us(30000); /* worker 1 runs out of work and sleeps (nothing watched: on its futex) */
     atomic_store(&fired, 0);
     CHECK_OK(ito_device_timer(0, f, 0, &d));
     CHECK_OK(ito_device_timer_set(d, 5000000, 0)); /* fires in 5 ms */

@@ -29,13 +29,6 @@ static double cpu(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
 /* ---- main is a ULT ---- */
 static void check_main(void)
 {
@@ -148,9 +141,9 @@ static void check_idle(void)
 {
     ito_stats_t s0, s1;
     CHECK_OK(ito_stats(&s0));
-    sleep_ms(50); /* the other workers run out of work, spin briefly, then sleep */
+    ito_test_sleep_us(50000); /* the other workers run out of work, spin briefly, then sleep */
     double c0 = cpu();
-    sleep_ms(200); /* main blocks worker 0 in the kernel: now nothing should run */
+    ito_test_sleep_us(200000); /* main blocks worker 0 in the kernel: now nothing should run */
     double used = cpu() - c0;
     CHECK_OK(ito_stats(&s1));
     printf("idle: %.2f ms of process CPU time over 200 ms\n", used * 1e3);

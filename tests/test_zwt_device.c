@@ -21,12 +21,6 @@ static ito_device_t *dev;
 static _Atomic uint64_t got_sum, got_calls, target;
 static _Atomic int inside;
 
-static void sleep_us(long us)
-{
-    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
-    nanosleep(&ts, NULL);
-}
-
 /* Counts what it received; acks (which re-arms it); continues E_DONE at the target.
  * The ack comes before the continuation: once E_DONE fires, main may close `dev` and
  * open the next section's device under the same variable (a regression: acking after
@@ -94,7 +88,7 @@ static void *foreign_signaller(void *arg)
     ito_device_t *d = arg;
     for (int i = 0; i < NSIG_FOREIGN; i++) {
         CHECK_OK(ito_device_signal(d, 1));
-        if (i % 1000 == 0) sleep_us(50);
+        if (i % 1000 == 0) ito_test_sleep_us(50);
     }
     return NULL;
 }
@@ -133,7 +127,7 @@ static void *pipe_writer(void *arg)
             buf[i] = (unsigned char)(seed >> 56);
         }
         CHECK_EQ(write(fd, buf, n), (long)n);
-        if (k % 50 == 0) sleep_us(100);
+        if (k % 50 == 0) ito_test_sleep_us(100);
     }
     return NULL;
 }

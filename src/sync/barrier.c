@@ -34,7 +34,7 @@ int ito_barrier_init(ito_barrier_t *b, unsigned count)
 
 int ito_barrier_destroy(ito_barrier_t *b)
 {
-    if (!ITOI_MARKED(b, barrier_impl_t, ITOI_MARK_BARRIER)) return ITO_EINVAL;
+    if (!itoi_marked(b, ITOI_MARK_BARRIER)) return ITO_EINVAL;
     barrier_impl_t *x = (barrier_impl_t *)b;
     itoi_spin_lock(&x->lock);
     int busy = x->arrived != 0;
@@ -46,7 +46,7 @@ int ito_barrier_destroy(ito_barrier_t *b)
 
 int ito_barrier_wait(ito_barrier_t *b)
 {
-    if (!ITOI_MARKED(b, barrier_impl_t, ITOI_MARK_BARRIER)) return ITO_EINVAL;
+    if (!itoi_marked(b, ITOI_MARK_BARRIER)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     barrier_impl_t *x = (barrier_impl_t *)b;

@@ -28,14 +28,9 @@ int ito_cond_init(ito_cond_t *c)
 
 int ito_cond_destroy(ito_cond_t *c)
 {
-    if (!ITOI_MARKED(c, cond_impl_t, ITOI_MARK_COND)) return ITO_EINVAL;
+    if (!itoi_marked(c, ITOI_MARK_COND)) return ITO_EINVAL;
     cond_impl_t *x = (cond_impl_t *)c;
-    itoi_spin_lock(&x->lock);
-    int busy = x->waiters.head != NULL;
-    itoi_spin_unlock(&x->lock);
-    if (busy) return ITO_EBUSY;
-    x->mark = 0;
-    return ITO_OK;
+    return itoi_destroy_check(&x->lock, &x->waiters, &x->mark);
 }
 
 static bool cond_unlink(itoi_ult_t *t, void *obj)
@@ -48,7 +43,7 @@ int ito_cond_wait(ito_cond_t *c, ito_mutex_t *m) { return ito_cond_wait_until(c,
 
 int ito_cond_wait_until(ito_cond_t *c, ito_mutex_t *m, uint64_t deadline)
 {
-    if (!ITOI_MARKED(c, cond_impl_t, ITOI_MARK_COND) || !m) return ITO_EINVAL; /* m: by its unlock */
+    if (!itoi_marked(c, ITOI_MARK_COND) || !m) return ITO_EINVAL; /* m: by its unlock */
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     cond_impl_t *x = (cond_impl_t *)c;
@@ -68,7 +63,7 @@ int ito_cond_wait_until(ito_cond_t *c, ito_mutex_t *m, uint64_t deadline)
  * runtime, so that finalize cannot free a waiter under them. */
 static int wake(ito_cond_t *c, bool all)
 {
-    if (!ITOI_MARKED(c, cond_impl_t, ITOI_MARK_COND)) return ITO_EINVAL;
+    if (!itoi_marked(c, ITOI_MARK_COND)) return ITO_EINVAL;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     cond_impl_t *x = (cond_impl_t *)c;

@@ -48,7 +48,7 @@ int ito_future_init(ito_future_t *f)
 
 int ito_future_destroy(ito_future_t *f)
 {
-    if (!ITOI_MARKED(f, future_impl_t, ITOI_MARK_FUTURE)) return ITO_EINVAL;
+    if (!itoi_marked(f, ITOI_MARK_FUTURE)) return ITO_EINVAL;
     future_impl_t *x = (future_impl_t *)f;
     itoi_spin_lock(&x->lock);
     int busy = x->waiters.head != NULL || x->conts != NULL;
@@ -81,7 +81,7 @@ static int fire(cont_t *c, uint64_t value)
 
 int ito_future_set(ito_future_t *f, uint64_t value)
 {
-    if (!ITOI_MARKED(f, future_impl_t, ITOI_MARK_FUTURE)) return ITO_EINVAL;
+    if (!itoi_marked(f, ITOI_MARK_FUTURE)) return ITO_EINVAL;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     future_impl_t *x = (future_impl_t *)f;
@@ -101,7 +101,7 @@ int ito_future_set(ito_future_t *f, uint64_t value)
 
 int ito_future_try_get(ito_future_t *f, uint64_t *value)
 {
-    if (!ITOI_MARKED(f, future_impl_t, ITOI_MARK_FUTURE) || !value) return ITO_EINVAL;
+    if (!itoi_marked(f, ITOI_MARK_FUTURE) || !value) return ITO_EINVAL;
     future_impl_t *x = (future_impl_t *)f;
     if (!atomic_load_explicit(&x->set, memory_order_acquire)) return ITO_EAGAIN;
     *value = x->value;
@@ -112,7 +112,7 @@ int ito_future_wait(ito_future_t *f, uint64_t *value) { return ito_future_wait_u
 
 int ito_future_wait_until(ito_future_t *f, uint64_t *value, uint64_t deadline)
 {
-    if (!ITOI_MARKED(f, future_impl_t, ITOI_MARK_FUTURE)) return ITO_EINVAL;
+    if (!itoi_marked(f, ITOI_MARK_FUTURE)) return ITO_EINVAL;
     future_impl_t *x = (future_impl_t *)f;
     if (!atomic_load_explicit(&x->set, memory_order_acquire)) {
         itoi_worker_t *w = itoi_ult_worker();
@@ -137,7 +137,7 @@ int ito_future_wait_until(ito_future_t *f, uint64_t *value, uint64_t deadline)
 
 int ito_future_then(ito_future_t *f, ito_frame_t *frame, int entry)
 {
-    if (!ITOI_MARKED(f, future_impl_t, ITOI_MARK_FUTURE) || !frame || !ito_frame_data(frame)) return ITO_EINVAL; /* a freed or foreign frame */
+    if (!itoi_marked(f, ITOI_MARK_FUTURE) || !frame || !ito_frame_data(frame)) return ITO_EINVAL; /* a freed or foreign frame */
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     future_impl_t *x = (future_impl_t *)f;

@@ -37,7 +37,7 @@ int ito_mutex_init(ito_mutex_t *m)
 
 int ito_mutex_destroy(ito_mutex_t *m)
 {
-    if (!ITOI_MARKED(m, mutex_impl_t, ITOI_MARK_MUTEX)) return ITO_EINVAL;
+    if (!itoi_marked(m, ITOI_MARK_MUTEX)) return ITO_EINVAL;
     mutex_impl_t *x = (mutex_impl_t *)m;
     if (atomic_load(&x->owner)) return ITO_EBUSY;
     x->mark = 0;
@@ -46,7 +46,7 @@ int ito_mutex_destroy(ito_mutex_t *m)
 
 int ito_mutex_trylock(ito_mutex_t *m)
 {
-    if (!ITOI_MARKED(m, mutex_impl_t, ITOI_MARK_MUTEX)) return ITO_EINVAL;
+    if (!itoi_marked(m, ITOI_MARK_MUTEX)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     mutex_impl_t *x = (mutex_impl_t *)m;
@@ -74,7 +74,7 @@ int ito_mutex_lock(ito_mutex_t *m) { return ito_mutex_lock_until(m, ITO_FOREVER)
 
 int ito_mutex_lock_until(ito_mutex_t *m, uint64_t deadline)
 {
-    if (!ITOI_MARKED(m, mutex_impl_t, ITOI_MARK_MUTEX)) return ITO_EINVAL;
+    if (!itoi_marked(m, ITOI_MARK_MUTEX)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     mutex_impl_t *x = (mutex_impl_t *)m;
@@ -110,7 +110,7 @@ int ito_mutex_lock_until(ito_mutex_t *m, uint64_t deadline)
 
 int ito_mutex_unlock(ito_mutex_t *m)
 {
-    if (!ITOI_MARKED(m, mutex_impl_t, ITOI_MARK_MUTEX)) return ITO_EINVAL;
+    if (!itoi_marked(m, ITOI_MARK_MUTEX)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     mutex_impl_t *x = (mutex_impl_t *)m;

@@ -43,7 +43,7 @@ int ito_rwlock_init(ito_rwlock_t *l)
 
 int ito_rwlock_destroy(ito_rwlock_t *l)
 {
-    if (!ITOI_MARKED(l, rw_impl_t, ITOI_MARK_RWLOCK)) return ITO_EINVAL;
+    if (!itoi_marked(l, ITOI_MARK_RWLOCK)) return ITO_EINVAL;
     rw_impl_t *x = (rw_impl_t *)l;
     itoi_spin_lock(&x->lock);
     int busy = x->readers || x->writer || x->rq.head || x->wq.head;
@@ -81,7 +81,7 @@ static bool rw_unlink(itoi_ult_t *t, void *obj)
 
 static int lock_until(ito_rwlock_t *l, bool write, uint64_t deadline)
 {
-    if (!ITOI_MARKED(l, rw_impl_t, ITOI_MARK_RWLOCK)) return ITO_EINVAL;
+    if (!itoi_marked(l, ITOI_MARK_RWLOCK)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     rw_impl_t *x = (rw_impl_t *)l;
@@ -118,7 +118,7 @@ int ito_rwlock_trywrlock(ito_rwlock_t *l) { return trylock(l, true); }
 
 int ito_rwlock_unlock(ito_rwlock_t *l)
 {
-    if (!ITOI_MARKED(l, rw_impl_t, ITOI_MARK_RWLOCK)) return ITO_EINVAL;
+    if (!itoi_marked(l, ITOI_MARK_RWLOCK)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     rw_impl_t *x = (rw_impl_t *)l;

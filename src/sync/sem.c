@@ -35,7 +35,7 @@ int ito_sem_init(ito_sem_t *s, unsigned value)
 
 int ito_sem_destroy(ito_sem_t *s)
 {
-    if (!ITOI_MARKED(s, sem_impl_t, ITOI_MARK_SEM)) return ITO_EINVAL;
+    if (!itoi_marked(s, ITOI_MARK_SEM)) return ITO_EINVAL;
     sem_impl_t *x = (sem_impl_t *)s;
     return itoi_destroy_check(&x->lock, &x->waiters, &x->mark);
 }
@@ -44,7 +44,7 @@ int ito_sem_wait(ito_sem_t *s) { return ito_sem_wait_until(s, ITO_FOREVER); }
 
 int ito_sem_wait_until(ito_sem_t *s, uint64_t deadline)
 {
-    if (!ITOI_MARKED(s, sem_impl_t, ITOI_MARK_SEM)) return ITO_EINVAL;
+    if (!itoi_marked(s, ITOI_MARK_SEM)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     sem_impl_t *x = (sem_impl_t *)s;
@@ -65,7 +65,7 @@ int ito_sem_wait_until(ito_sem_t *s, uint64_t deadline)
 
 int ito_sem_trywait(ito_sem_t *s)
 {
-    if (!ITOI_MARKED(s, sem_impl_t, ITOI_MARK_SEM)) return ITO_EINVAL;
+    if (!itoi_marked(s, ITOI_MARK_SEM)) return ITO_EINVAL;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     sem_impl_t *x = (sem_impl_t *)s;
@@ -81,7 +81,7 @@ int ito_sem_trywait(ito_sem_t *s)
 
 int ito_sem_post(ito_sem_t *s)
 {
-    if (!ITOI_MARKED(s, sem_impl_t, ITOI_MARK_SEM)) return ITO_EINVAL;
+    if (!itoi_marked(s, ITOI_MARK_SEM)) return ITO_EINVAL;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     sem_impl_t *x = (sem_impl_t *)s;
@@ -97,7 +97,7 @@ int ito_sem_post(ito_sem_t *s)
 
 int ito_sem_value(ito_sem_t *s, unsigned *value)
 {
-    if (!ITOI_MARKED(s, sem_impl_t, ITOI_MARK_SEM) || !value) return ITO_EINVAL;
+    if (!itoi_marked(s, ITOI_MARK_SEM) || !value) return ITO_EINVAL;
     sem_impl_t *x = (sem_impl_t *)s;
     itoi_spin_lock(&x->lock);
     *value = x->count;

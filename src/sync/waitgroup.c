@@ -33,14 +33,14 @@ int ito_waitgroup_init(ito_waitgroup_t *g)
 
 int ito_waitgroup_destroy(ito_waitgroup_t *g)
 {
-    if (!ITOI_MARKED(g, wg_impl_t, ITOI_MARK_WAITGROUP)) return ITO_EINVAL;
+    if (!itoi_marked(g, ITOI_MARK_WAITGROUP)) return ITO_EINVAL;
     wg_impl_t *x = (wg_impl_t *)g;
     return itoi_destroy_check(&x->lock, &x->waiters, &x->mark);
 }
 
 int ito_waitgroup_add(ito_waitgroup_t *g, int64_t delta)
 {
-    if (!ITOI_MARKED(g, wg_impl_t, ITOI_MARK_WAITGROUP)) return ITO_EINVAL;
+    if (!itoi_marked(g, ITOI_MARK_WAITGROUP)) return ITO_EINVAL;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     wg_impl_t *x = (wg_impl_t *)g;
@@ -62,7 +62,7 @@ int ito_waitgroup_wait(ito_waitgroup_t *g) { return ito_waitgroup_wait_until(g, 
 
 int ito_waitgroup_wait_until(ito_waitgroup_t *g, uint64_t deadline)
 {
-    if (!ITOI_MARKED(g, wg_impl_t, ITOI_MARK_WAITGROUP)) return ITO_EINVAL;
+    if (!itoi_marked(g, ITOI_MARK_WAITGROUP)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     wg_impl_t *x = (wg_impl_t *)g;
@@ -80,7 +80,7 @@ int ito_waitgroup_wait_until(ito_waitgroup_t *g, uint64_t deadline)
 
 int ito_waitgroup_count(ito_waitgroup_t *g, int64_t *count)
 {
-    if (!ITOI_MARKED(g, wg_impl_t, ITOI_MARK_WAITGROUP) || !count) return ITO_EINVAL;
+    if (!itoi_marked(g, ITOI_MARK_WAITGROUP) || !count) return ITO_EINVAL;
     wg_impl_t *x = (wg_impl_t *)g;
     itoi_spin_lock(&x->lock);
     *count = x->count;

@@ -32,9 +32,11 @@ enum {
 #define ITOI_MARK_FIRST(impl_t)                                                                        \
     static_assert(offsetof(impl_t, mark) == ITOI_MARK_OFFSET, #impl_t ": the mark is the second word")
 
-/* Whether obj (storage whose impl begins with the fields up to `mark`) is an object of
- * the type `mark`: false for NULL. */
-#define ITOI_MARKED(obj, impl_t, want) ((obj) != NULL && ((const impl_t *)(const void *)(obj))->mark == (uint32_t)(want))
+/* Whether obj is an object of the type `want`: false for NULL. */
+static inline bool itoi_marked(const void *obj, uint32_t want)
+{
+    return obj != NULL && *(const uint32_t *)((const char *)obj + ITOI_MARK_OFFSET) == want;
+}
 
 /* The running ULT's worker, or NULL when the caller is not a ULT. */
 static inline itoi_worker_t *itoi_ult_worker(void)
