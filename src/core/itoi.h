@@ -261,14 +261,15 @@ typedef struct itoi_worker {
     itoi_queue_t rq;              /* private FIFO of ready units */
     uint32_t tick;                /* scheduling points, for the fairness rule */
     int poll_due;                 /* visit the scheduler context at the next scheduling point */
-    size_t io_pending;            /* requests a poller must look for (src/wsc sets it): a ULT
-                                   * that yields with nothing else ready still lets the
-                                   * pollers run */
+    _Atomic uint64_t n_switches;  /* a counter (below), here in the first line: every switch bumps it */
     itoi_ult_t *prev;             /* the ULT that just switched out (read by post actions) */
     itoi_ult_t *pending;          /* the ULT ito_create made last, not yet queued: a join that
                                    * comes first runs it inline (thread.c); any scheduling
                                    * point queues it first (itoi_flush_pending) */
     void *sched_sp;               /* saved context of the scheduler context */
+    size_t io_pending;            /* requests a poller must look for (src/wsc sets it): a ULT
+                                   * that yields with nothing else ready still lets the
+                                   * pollers run */
     itoi_ult_t *free_ult;         /* descriptor pool */
     size_t free_ult_n;
     itoi_stack_t *free_stack;     /* stack pool (default size only) */
@@ -284,7 +285,7 @@ typedef struct itoi_worker {
     void *sched_fake;             /* ASan fake-stack handle of the scheduler context */
     void *dying_fiber;            /* TSan fiber of the ULT that just exited */
     /* counters: written by the owner only, read by anyone (relaxed) */
-    _Atomic uint64_t n_switches, n_created, n_finished, n_steals, n_steals_stackless, n_sleeps, n_idles, n_spin_ns;
+    _Atomic uint64_t n_created, n_finished, n_steals, n_steals_stackless, n_sleeps, n_idles, n_spin_ns;
     _Atomic uint64_t n_units_ready, n_units_run; /* stackless units made ready here / run here */
     _Atomic uint64_t n_side_queued, n_side_run;  /* mechanisms' work outside the queues
                                                   * (requests in flight): posted / done */
@@ -659,6 +660,11 @@ extern _Atomic(itoi_pick_filter_fn) itoi_pick_filter;
  * scheduler context, whose pick filter parks it. No side effects. */
 typedef bool (*itoi_leave_fn)(itoi_worker_t *w, itoi_ult_t *t);
 extern _Atomic(itoi_leave_fn) itoi_must_leave;
+/* Whether the switch hook or the pick filter is installed: the fast paths (yield, a
+ * block or an exit handing over to the next ULT) read this one word instead of both.
+ * Whoever sets or clears either calls itoi_hooks_changed() afterwards. */
+extern _Atomic int itoi_hooked;
+void itoi_hooks_changed(void);
 
 /* Wake-up placement (the register windows' working-set policy): when set and it returns
  * true for a ULT made ready on this worker, the ULT goes to the front of the private

@@ -231,6 +231,7 @@ void itoi_gang_start(void)
     itoi_idle_probe_add(gang_probe);
     atomic_store(&itoi_pick_filter, gang_filter);
     atomic_store(&itoi_must_leave, gang_leave);
+    itoi_hooks_changed();
     turn = -1;
     itoi_spin_lock(&turn_lock);
     advance(itoi_mono_ns(), 0);
@@ -241,6 +242,7 @@ void itoi_gang_stop(void)
 {
     atomic_store(&itoi_pick_filter, NULL);
     atomic_store(&itoi_must_leave, NULL);
+    itoi_hooks_changed();
     atomic_store(&itoi_gang_group, NULL);
     atomic_fetch_add(&itoi_gang_epoch, 1);
     itoi_wake_all();

@@ -225,6 +225,7 @@ int ito_regwin_attach(void)
     }
     if (cfg.working_set) itoi_wake_front_hook = on_wake;
     itoi_switch_hook = on_switch;
+    itoi_hooks_changed();
     atomic_store(&g_attached, 1);
     return ITO_OK;
 }
@@ -236,6 +237,7 @@ int ito_regwin_detach(void)
     if (!w || !w->cur) return ITO_ENOTULT;
     atomic_store(&g_attached, 0);
     itoi_switch_hook = NULL;
+    itoi_hooks_changed();
     itoi_wake_front_hook = NULL;
     itoi_regwin_file_t *f = g_file[w->index];
     itoi_regwin_thread_t *cur = itoi_regwin_current(f);
