@@ -134,7 +134,8 @@ int ito_regwin_reset_counters(void);
  * `scheme` (NS, SNP or SP): Table 2's range [*lo, *hi]; *exact is 1 when the pair is a
  * row of Table 2, 0 when it is extrapolated from the table's own slopes. Any of the out
  * pointers may be NULL.
- * @return ITO_OK; ITO_EINVAL for OFF or an unknown scheme.
+ * @return ITO_OK; ITO_EINVAL for OFF or an unknown scheme; ITO_ERANGE for saves or
+ * restores above ITO_REGWIN_MAX_WINDOWS (a switch moves at most a whole file each way).
  * @contexts any: any thread, before ito_init too; not a signal handler.
  */
 int ito_regwin_switch_cost(int scheme, unsigned saves, unsigned restores, uint32_t *lo,

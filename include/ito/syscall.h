@@ -127,8 +127,10 @@ enum {
  * @brief Split-phase: posts a request into the calling worker's common area and returns
  * at once; the result goes to req->result and the continuation fires when it completes.
  * The request is copied: *req may be reused at once (the buffers it points to may not).
- * @return ITO_OK; ITO_EINVAL for a bad request; ITO_ESTATE if the runtime is not
- * running; ITO_ENOMEM without memory for its record; ITO_ENOSYS (or the backend's error)
+ * @return ITO_OK; ITO_EINVAL for a bad request (bad arguments for its operation, or a
+ * continuation frame that is not live: NULL frame means none); ITO_ERANGE if its entry is
+ * not an entry of that frame; ITO_ESTATE if the runtime is not running; ITO_ENOMEM
+ * without memory for its record; ITO_ENOSYS (or the backend's error)
  * if the worker's common area could not be set up; ITO_ENOTULT from a foreign thread,
  * whose requests would have no common area.
  * @contexts a ULT or a ZWT (any code running on a worker); not a foreign thread, not a
@@ -141,8 +143,9 @@ int ito_sys_post(const ito_sysreq_t *req);
  * req->result (NULL: dropped) and continuations fire as for ito_sys_post. The ULT's I/O
  * deadline and ito_cancel_io apply: what has not completed by then is cancelled (its
  * result then is -ETIMEDOUT or -ECANCELED).
- * @return ITO_OK once all are done; ITO_EINVAL (nothing posted) for a bad request;
- * ITO_ERANGE for n > 1024; ITO_ENOTULT outside a ULT; ITO_ENOSYS (or the backend's error)
+ * @return ITO_OK once all are done; ITO_EINVAL (nothing posted) for a bad request (as
+ * for ito_sys_post); ITO_ERANGE (nothing posted) for n > 1024 or a continuation entry
+ * not in its frame; ITO_ENOTULT outside a ULT; ITO_ENOSYS (or the backend's error)
  * if the worker's common area could not be set up.
  * @contexts ULT only.
  */

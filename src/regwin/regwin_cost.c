@@ -126,8 +126,8 @@ int itoi_regwin_cost_switch(int scheme, unsigned saves, unsigned restores, uint3
     restore_slope(scheme, &rl, &rh);
     int64_t ds = (int64_t)saves - x->saves, dr = (int64_t)restores - x->restores;
     int64_t l = x->lo + ds * sl + dr * rl, h = x->hi + ds * sh + dr * rh;
-    *lo = l > 0 ? (uint32_t)l : 0;
-    *hi = h > 0 ? (uint32_t)h : 0;
+    *lo = l <= 0 ? 0 : l >= UINT32_MAX ? UINT32_MAX : (uint32_t)l; /* no wrap: saturate */
+    *hi = h <= 0 ? 0 : h >= UINT32_MAX ? UINT32_MAX : (uint32_t)h;
     return 0;
 }
 
@@ -143,6 +143,9 @@ int ito_regwin_switch_cost(int scheme, unsigned saves, unsigned restores, uint32
 {
     if (scheme != ITO_REGWIN_NS && scheme != ITO_REGWIN_SNP && scheme != ITO_REGWIN_SP)
         return ITO_EINVAL;
+    /* A switch moves at most a whole file each way (found by random misuse: 2^32 - 1
+     * saves wrapped the extrapolated cycles around to 15, cheaper than none). */
+    if (saves > ITO_REGWIN_MAX_WINDOWS || restores > ITO_REGWIN_MAX_WINDOWS) return ITO_ERANGE;
     uint32_t l, h;
     int e = itoi_regwin_cost_switch(scheme, saves, restores, &l, &h);
     if (lo) *lo = l;

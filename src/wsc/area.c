@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "wsc.h"
+#include "../zwt/zwt.h"
 
 #define DEFAULT_K 32
 #define DEFAULT_LATENCY_US 50
@@ -328,6 +329,17 @@ bool itoi_wsc_op_valid(const ito_sysreq_t *q)
     }
 }
 
+int itoi_wsc_req_check(const ito_sysreq_t *q)
+{
+    if (!q || !itoi_wsc_op_valid(q)) return ITO_EINVAL;
+    if (q->frame) { /* the continuation must name an entry of a live frame now (it may
+                     * still be destroyed before the completion: that firing is dropped) */
+        int rc;
+        if (!itoi_zwt_entry(q->frame, q->entry, &rc)) return rc;
+    }
+    return ITO_OK;
+}
+
 static void run_bucket(itoi_worker_t *w, itoi_wscw_t *a)
 {
     itoi_sysrec_t *r = a->bucket;
@@ -411,7 +423,8 @@ void itoi_wsc_submit_retry(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, l
 
 int ito_sys_post(const ito_sysreq_t *req)
 {
-    if (!req || !itoi_wsc_op_valid(req)) return ITO_EINVAL;
+    int rc = itoi_wsc_req_check(req);
+    if (rc != ITO_OK) return rc;
     if (atomic_load_explicit(&itoi_rt.state, memory_order_relaxed) != 1) return ITO_ESTATE;
     itoi_worker_t *w = itoi_self_worker();
     if (!w) return ITO_ENOTULT; /* the common area belongs to a worker */

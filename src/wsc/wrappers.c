@@ -232,8 +232,10 @@ int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n)
 {
     if (n > WAIT_ALL_MAX) return ITO_ERANGE;
     if (!reqs && n) return ITO_EINVAL;
-    for (size_t i = 0; i < n; i++)
-        if (!itoi_wsc_op_valid(&reqs[i])) return ITO_EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        int rc = itoi_wsc_req_check(&reqs[i]);
+        if (rc != ITO_OK) return rc;
+    }
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return ITO_ENOTULT;
     itoi_ult_t *me = w->cur;

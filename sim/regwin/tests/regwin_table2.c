@@ -146,6 +146,20 @@ static void cost_model(void)
     CHECK(!exact && lo == 217 - 29 && hi == 221 - 29);
     CHECK_EQ(ito_regwin_switch_cost(ITO_REGWIN_OFF, 0, 0, &lo, &hi, &exact), ITO_EINVAL);
     CHECK_OK(ito_regwin_switch_cost(ITO_REGWIN_SNP, 0, 0, NULL, NULL, NULL));
+    /* Counts beyond a file are refused, not extrapolated (2^32 - 1 saves once wrapped to a
+     * cost below that of no save at all); up to a whole file the cost grows with them. */
+    uint32_t prev = 0;
+    for (unsigned s = 0; s <= ITO_REGWIN_MAX_WINDOWS; s++) {
+        CHECK_OK(ito_regwin_switch_cost(ITO_REGWIN_SNP, s, s, &lo, &hi, &exact));
+        CHECK(lo >= prev && hi >= lo);
+        prev = lo;
+    }
+    const unsigned big[] = {ITO_REGWIN_MAX_WINDOWS + 1, 1u << 20, 1u << 31, 0xffffffffu};
+    for (int i = 0; i < 4; i++)
+        for (int sch = ITO_REGWIN_NS; sch <= ITO_REGWIN_SP; sch++) {
+            CHECK_EQ(ito_regwin_switch_cost(sch, big[i], 0, &lo, &hi, &exact), ITO_ERANGE);
+            CHECK_EQ(ito_regwin_switch_cost(sch, 0, big[i], &lo, &hi, &exact), ITO_ERANGE);
+        }
 }
 
 int main(void)
