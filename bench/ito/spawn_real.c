@@ -9,8 +9,10 @@
  *              all n have finished (the runtime's own count), divided by n.
  * Prints
  *   RESULT benchmark=<spawn|spawn_run> scheme=<s> workers=<w> n=<n> median_ns=<per thread> trials=<t>
+ * and, after each loop, where its descriptors lie (layout(): spawn_layout lines).
  * Usage: bench_spawn [--workers W] [--trials T] [--quick] */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,29 @@
 
 
 static void *empty(void *a) { return a; }
+
+/* Where the descriptors of the loop's last round lie (an explanation, not a time):
+ * consecutive creates whose descriptors are neighbours in memory, and the span of the
+ * round's descriptors. A thread handle is its descriptor's address with a generation in
+ * the top 16 bits (src/core/itoi.h, ITOI_HANDLE_PTR_BITS). Fresh pools hand out
+ * descriptors in address order; pools shuffled by bulk creation on several workers do
+ * not, and a create then misses the cache on every descriptor line. */
+static void layout(const ito_thread_t *hs, size_t k, int nw, size_t n)
+{
+    uintptr_t lo = UINTPTR_MAX, hi = 0, mask = ((uintptr_t)1 << 48) - 1;
+    size_t near = 0;
+    for (size_t i = 0; i < k; i++) {
+        uintptr_t a = (uintptr_t)hs[i] & mask;
+        lo = a < lo ? a : lo;
+        hi = a > hi ? a : hi;
+        if (i) {
+            uintptr_t b = (uintptr_t)hs[i - 1] & mask;
+            near += (a > b ? a - b : b - a) <= 512;
+        }
+    }
+    printf("RESULT benchmark=spawn_layout scheme=loop workers=%d n=%zu round=%zu neighbours=%zu span_mb=%.1f\n",
+           nw, n, k, near, (double)(hi - lo) / 1e6);
+}
 
 static const char *names[] = {"serial", "simple", "template", "chunk", "combination"};
 
@@ -68,6 +93,7 @@ static int run(int workers, int trials, int quick)
             qsort(v, (size_t)tr, sizeof *v, itob_cmp);
             printf("RESULT benchmark=spawn scheme=%s workers=%d n=%zu median_ns=%.3f trials=%d\n",
                    s < 0 ? "loop" : names[s], nw, n, v[tr / 2], tr);
+            if (s < 0) layout(hs, n < 10000 ? n : 10000, nw, n);
             fflush(stdout);
         }
         for (int s = 0; s <= ITO_SPAWN_COMBINED; s++) { /* create and run */
