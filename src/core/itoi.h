@@ -464,7 +464,9 @@ enum {
     ITOI_ARENA_HOBJ,             /* handle objects (streams, channels), ITOI_HOBJ_SLOT bytes each (hobj.c) */
     ITOI_ARENA_FRAME_LOG = 16,   /* + k: frames of 2^k bytes (k <= 16) at every multiple of 2^k */
 };
-#define ITOI_ULTS_PER_CHUNK (ITOI_ARENA_CHUNK / sizeof(itoi_ult_t))
+/* A chunk of descriptors ends with the chunk's free list (thread.c): 32 bytes. */
+#define ITOI_ULT_CHUNK_META 32
+#define ITOI_ULTS_PER_CHUNK ((ITOI_ARENA_CHUNK - ITOI_ULT_CHUNK_META) / sizeof(itoi_ult_t))
 typedef struct itoi_arena {
     _Atomic uintptr_t base;      /* set once (first carve) */
     _Atomic size_t used;         /* bytes carved from base; grows under the arena's lock */

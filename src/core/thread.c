@@ -26,9 +26,38 @@
 #define SLAB ITOI_ULTS_PER_CHUNK /* descriptors per arena chunk */
 
 #define BATCH 256 /* itoi_ult_free (itoi.h) moves a batch out at 2 * 256 */
+
+/* The global pool, behind the workers' own (LIFO, up to 2 * BATCH each): every chunk of
+ * descriptors keeps the free ones of its own in a list at its end (chunk_meta_t), and a
+ * bitmap says which chunks have some. A worker that runs out takes BATCH from the
+ * lowest chunks first, so the descriptors in use gather at the bottom of the arena
+ * whatever order threads ended in: a loop of creates then writes descriptors that lie
+ * together and stay in the cache. (A global LIFO of batches kept whatever order bulk
+ * creation on two workers had left: the 10^4 descriptors of a loop's round spread over
+ * 37 MB and each create missed; docs/reproductions/spawn.md.) All under gdesc_lock,
+ * which is held for O(1) per chunk: descriptors move in runs of one chunk (a run's head
+ * holds its tail in `arg` and its length in `ret`, fields a free descriptor does not use),
+ * and a worker takes whole chunk lists. */
+typedef struct chunk_meta {
+    itoi_ult_t *head, *tail;
+    size_t n;
+} chunk_meta_t;
+_Static_assert(ITOI_ARENA_CHUNK - ITOI_ULTS_PER_CHUNK * sizeof(itoi_ult_t) >= sizeof(chunk_meta_t),
+               "a descriptor chunk has room for its free list");
 static itoi_spinlock_t gdesc_lock;
-static itoi_ult_t *gdesc;          /* batches */
-static _Atomic size_t gdesc_n;     /* batches, read without the lock as a hint */
+static uint64_t gdesc_map[ITOI_ARENA_NCHUNKS / 64]; /* bit c: chunk c has free descriptors */
+static size_t gdesc_low;           /* no bit below word gdesc_low is set */
+static _Atomic size_t gdesc_n;     /* free descriptors there, read without the lock as a hint */
+
+static inline size_t chunk_of(const itoi_ult_t *t)
+{
+    return ((uintptr_t)t - atomic_load_explicit(&itoi_arena.base, memory_order_relaxed)) >> ITOI_ARENA_CHUNK_SHIFT;
+}
+
+static inline chunk_meta_t *chunk_meta(size_t c)
+{
+    return (chunk_meta_t *)((char *)itoi_arena_chunk(c) + ITOI_ARENA_CHUNK - ITOI_ULT_CHUNK_META);
+}
 static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t reuse_chunk;         /* arena chunks below it are handed out in this runtime */
 
@@ -75,8 +104,11 @@ static bool retire(itoi_ult_t *t, void *arg)
 
 void itoi_ult_free_all(void)
 {
-    gdesc = NULL;
+    memset(gdesc_map, 0, sizeof gdesc_map);
+    gdesc_low = 0;
     atomic_store(&gdesc_n, 0);
+    for (size_t c = 0, n = itoi_arena_chunks(); c < n; c++)
+        if (itoi_arena_chunk_kind(c) == ITOI_ARENA_ULT) *chunk_meta(c) = (chunk_meta_t){NULL, NULL, 0};
     itoi_ult_foreach(retire, NULL);
     pthread_mutex_lock(&slab_lock);
     reuse_chunk = 0;
@@ -110,16 +142,25 @@ itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w)
     itoi_ult_t *t = w->free_ult;
     if (ITOI_UNLIKELY(!t)) {
         if (atomic_load_explicit(&gdesc_n, memory_order_relaxed)) {
+            size_t got = 0;
             itoi_spin_lock(&gdesc_lock);
-            itoi_ult_t *b = gdesc;
-            if (b) {
-                gdesc = b->arg;
-                atomic_fetch_sub(&gdesc_n, 1);
+            size_t words = (itoi_arena_chunks() + 63) / 64;
+            for (size_t i = gdesc_low; got < BATCH && i < words; i++) {
+                while (gdesc_map[i] && got < BATCH) { /* the lowest chunk with free ones: all of them */
+                    size_t c = i * 64 + (size_t)__builtin_ctzll(gdesc_map[i]);
+                    chunk_meta_t *m = chunk_meta(c);
+                    m->tail->u.next = (itoi_unit_t *)w->free_ult;
+                    w->free_ult = m->head;
+                    got += m->n;
+                    *m = (chunk_meta_t){NULL, NULL, 0};
+                    gdesc_map[i] &= ~((uint64_t)1 << (c % 64));
+                }
+                if (!gdesc_map[i]) gdesc_low = i + 1;
             }
+            atomic_fetch_sub(&gdesc_n, got);
             itoi_spin_unlock(&gdesc_lock);
-            if (b) {
-                w->free_ult = b;
-                w->free_ult_n = BATCH;
+            if (got) {
+                w->free_ult_n = got;
                 return itoi_ult_alloc(w);
             }
         }
@@ -145,15 +186,39 @@ itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w)
 /* The pool holds 2 * BATCH: a batch goes to the global list. */
 void itoi_ult_free_slow(itoi_worker_t *w)
 {
-    itoi_ult_t *head = w->free_ult, *x = head;
-    for (int i = 1; i < BATCH; i++) x = (itoi_ult_t *)x->u.next;
-    w->free_ult = (itoi_ult_t *)x->u.next;
+    /* Outside the lock: cut BATCH off the pool, in runs of one chunk each. */
+    itoi_ult_t *first = w->free_ult, *r = first;
+    for (size_t left = BATCH; left;) {
+        size_t c = chunk_of(r), k = 1;
+        itoi_ult_t *e = r;
+        while (k < left && chunk_of((itoi_ult_t *)e->u.next) == c) {
+            e = (itoi_ult_t *)e->u.next;
+            k++;
+        }
+        r->arg = e;
+        r->ret = (void *)(uintptr_t)k;
+        left -= k;
+        r = (itoi_ult_t *)e->u.next;
+        if (!left) e->u.next = NULL;
+    }
+    w->free_ult = r;
     w->free_ult_n -= BATCH;
-    x->u.next = NULL;
     itoi_spin_lock(&gdesc_lock);
-    head->arg = gdesc;
-    gdesc = head;
-    atomic_fetch_add(&gdesc_n, 1);
+    for (itoi_ult_t *h = first, *next; h; h = next) { /* each run to its chunk's list */
+        itoi_ult_t *e = h->arg;
+        next = (itoi_ult_t *)e->u.next;
+        size_t c = chunk_of(h);
+        chunk_meta_t *m = chunk_meta(c);
+        e->u.next = (itoi_unit_t *)m->head;
+        if (!m->head) m->tail = e;
+        m->head = h;
+        if (m->n == 0) {
+            gdesc_map[c / 64] |= (uint64_t)1 << (c % 64);
+            if (c / 64 < gdesc_low) gdesc_low = c / 64;
+        }
+        m->n += (size_t)(uintptr_t)h->ret;
+    }
+    atomic_fetch_add(&gdesc_n, BATCH);
     itoi_spin_unlock(&gdesc_lock);
 }
 
