@@ -53,3 +53,17 @@ def test_cycle_model_adds_checks_and_ticks():
     assert checks == pytest.approx(10.0)
     assert switches == pytest.approx(100.0 * (20e6 / 7700 * 500) / 20e6)
     assert total == pytest.approx(checks + switches)
+
+
+def test_dense_period_is_the_papers_tick_at_the_tsc_rate():
+    assert co.dense_period_us(2000.0) == pytest.approx(7700 / 2000.0)
+    with pytest.raises(ValueError):
+        co.dense_period_us(0.0)
+
+
+def test_wall_headline_compares_measured_overheads():
+    # plain 100 ns; full save 120 (20 %), optimized 104 (4 %): 0.2, half and <= 5 %
+    assert co.wall_headline(100.0, 120.0, 104.0) == [20.0, 4.0, 0.2, "yes", "yes"]
+    assert co.wall_headline(100.0, 110.0, 107.0) == [10.0, 7.0, 0.7, "no", "no"]
+    # a plain build slower than the variant (this host's slow phase caught it): no result
+    assert co.wall_headline(100.0, 90.0, 95.0)[2:] == ["", "no result", "no result"]

@@ -59,6 +59,12 @@ def add_arguments(p):
     p.add_argument("--part", choices=["census", "case", "zlib", "all"], default="all",
                    help="census: Fig. 1 and Table 1; case: the stb_vorbis case study (Table 3); "
                         "zlib: zlib and its tests built by ito-cc, run in ULTs")
+    p.add_argument("--runs", type=int, default=None,
+                   help="interleaved wall-clock rounds of the case study's variants (default 5; "
+                        "3 with --quick)")
+    p.add_argument("--skip-icount", action="store_true",
+                   help="skip the exact instruction intervals (icount single-steps the probe "
+                        "builds under ptrace: 20-40 minutes)")
 
 
 def _plugin(ctx) -> Path | None:
