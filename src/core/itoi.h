@@ -252,6 +252,7 @@ bool itoi_queue_remove(itoi_queue_t *q, itoi_unit_t *u);
 enum {
     ITOI_WSLOT_REGWIN,           /* src/regwin: the worker's register windows */
     ITOI_WSLOT_PREEMPT,          /* src/preempt: its timer, statistics, gang-parked ULTs */
+    ITOI_WSLOT_WSC,              /* src/wsc: its common area, once set up (area.c) */
     ITOI_WORKER_SLOTS
 };
 

@@ -52,7 +52,7 @@ static inline void live_add(itoi_wscw_t *a, itoi_sysrec_t *r)
     a->live.lnext = r;
     size_t n = atomic_load_explicit(&a->nlive, memory_order_relaxed) + 1;
     atomic_store_explicit(&a->nlive, n, memory_order_release);
-    itoi_rt.workers[a->index].io_pending = n; /* a yield with nothing else ready visits the poller */
+    a->w->io_pending = n; /* a yield with nothing else ready visits the poller */
 }
 
 static inline void live_del(itoi_wscw_t *a, itoi_sysrec_t *r)
@@ -61,10 +61,10 @@ static inline void live_del(itoi_wscw_t *a, itoi_sysrec_t *r)
     r->lnext->lprev = r->lprev;
     size_t n = atomic_load_explicit(&a->nlive, memory_order_relaxed) - 1;
     atomic_store_explicit(&a->nlive, n, memory_order_release);
-    itoi_rt.workers[a->index].io_pending = n;
+    a->w->io_pending = n;
 }
 
-itoi_sysrec_t *itoi_wsc_rec_get(itoi_worker_t *w, itoi_wscw_t *a)
+static inline __attribute__((always_inline)) itoi_sysrec_t *rec_get(itoi_worker_t *w, itoi_wscw_t *a)
 {
     itoi_sysrec_t *r = a->free;
     if (ITOI_LIKELY(r != NULL)) {
@@ -82,6 +82,8 @@ itoi_sysrec_t *itoi_wsc_rec_get(itoi_worker_t *w, itoi_wscw_t *a)
     live_add(a, r);
     return r;
 }
+
+itoi_sysrec_t *itoi_wsc_rec_get(itoi_worker_t *w, itoi_wscw_t *a) { return rec_get(w, a); }
 
 static inline void rec_put(itoi_wscw_t *a, itoi_sysrec_t *r)
 {
@@ -107,6 +109,7 @@ static void wsc_teardown(void)
          * ZWT continuation that nothing will run: its result says so. */
         for (itoi_sysrec_t *r = a->live.lnext; r != &a->live; r = r->lnext)
             if (r->req.result) *r->req.result = -ECANCELED;
+        itoi_rt.workers[i].slot[ITOI_WSLOT_WSC] = NULL;
         if (a->uring) itoi_uring_teardown(&itoi_rt.workers[i], a);
         itoi_ready_teardown(&itoi_rt.workers[i], a);
         while (a->live.lnext != &a->live) { /* give them back, then free the pool */
@@ -151,7 +154,7 @@ static int areas_setup(void)
 }
 
 /* On the worker itself (the io_uring is created by the thread that submits to it). */
-itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w)
+itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
 {
     itoi_wscw_t *all = atomic_load_explicit(&areas, memory_order_acquire);
     if (ITOI_UNLIKELY(!all)) {
@@ -163,8 +166,12 @@ itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w)
         all = atomic_load_explicit(&areas, memory_order_acquire);
     }
     itoi_wscw_t *a = &all[w->index];
-    if (ITOI_LIKELY(atomic_load_explicit(&a->init, memory_order_acquire))) return a;
+    if (atomic_load_explicit(&a->init, memory_order_acquire)) {
+        w->slot[ITOI_WSLOT_WSC] = a;
+        return a;
+    }
     a->index = w->index;
+    a->w = w;
     a->efd = a->rep = -1;
     a->live.lnext = a->live.lprev = &a->live;
     a->uring = 0;
@@ -178,6 +185,7 @@ itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w)
         }
     }
     atomic_store_explicit(&a->init, 1, memory_order_release);
+    w->slot[ITOI_WSLOT_WSC] = a;
     return a;
 }
 
@@ -329,7 +337,7 @@ bool itoi_wsc_op_valid(const ito_sysreq_t *q)
     }
 }
 
-int itoi_wsc_req_check(const ito_sysreq_t *q)
+static inline __attribute__((always_inline)) int req_check(const ito_sysreq_t *q)
 {
     if (!q || !itoi_wsc_op_valid(q)) return ITO_EINVAL;
     if (q->frame) { /* the continuation must name an entry of a live frame now (it may
@@ -339,6 +347,8 @@ int itoi_wsc_req_check(const ito_sysreq_t *q)
     }
     return ITO_OK;
 }
+
+int itoi_wsc_req_check(const ito_sysreq_t *q) { return req_check(q); }
 
 static void run_bucket(itoi_worker_t *w, itoi_wscw_t *a)
 {
@@ -383,7 +393,7 @@ static void flush_timer_fire(itoi_worker_t *w, itoi_timer_t *t)
     itoi_wsc_flush(w, a, FLUSH_LATENCY);
 }
 
-void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
+static inline __attribute__((always_inline)) void submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
 {
     ITOI_BUMP(a->st.posted);
     ITOI_BUMP(w->n_side_queued);
@@ -408,6 +418,8 @@ void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
     if (!started && lat) itoi_timer_arm(w, &a->flush_timer, itoi_now_ns() + (uint64_t)lat * 1000u, flush_timer_fire);
 }
 
+void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r) { submit(w, a, r); }
+
 void itoi_wsc_submit_retry(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long first, uint32_t events)
 {
     ITOI_BUMP(a->st.posted);
@@ -423,17 +435,17 @@ void itoi_wsc_submit_retry(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, l
 
 int ito_sys_post(const ito_sysreq_t *req)
 {
-    int rc = itoi_wsc_req_check(req);
+    int rc = req_check(req); /* inlined: the posting path's own copy */
     if (rc != ITO_OK) return rc;
     if (atomic_load_explicit(&itoi_rt.state, memory_order_relaxed) != 1) return ITO_ESTATE;
     itoi_worker_t *w = itoi_self_worker();
     if (!w) return ITO_ENOTULT; /* the common area belongs to a worker */
     itoi_wscw_t *a = itoi_wsc_area(w);
     if (!a) return itoi_wsc_area_error();
-    itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
+    itoi_sysrec_t *r = rec_get(w, a);
     if (!r) return ITO_ENOMEM;
     r->req = *req;
-    itoi_wsc_submit(w, a, r);
+    submit(w, a, r); /* inlined, as the check */
     return ITO_OK;
 }
 

@@ -118,7 +118,7 @@ int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r)
 {
     const ito_sysreq_t *q = &r->req;
     if (q->op == ITO_SYS_GETPID) return 1;
-    struct io_uring_sqe *sqe = sqe_get(&itoi_rt.workers[a->index], a);
+    struct io_uring_sqe *sqe = sqe_get(a->w, a);
     if (!sqe) return 1;
     switch (q->op) {
     case ITO_SYS_NOP: io_uring_prep_nop(sqe); break;
@@ -148,7 +148,7 @@ int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r)
 
 void itoi_uring_cancel(itoi_wscw_t *a, itoi_sysrec_t *r)
 {
-    itoi_worker_t *w = &itoi_rt.workers[a->index];
+    itoi_worker_t *w = a->w;
     struct io_uring_sqe *sqe = sqe_get(w, a);
     if (!sqe) return; /* cannot happen after a submit freed the ring; the request ends by itself */
     io_uring_prep_cancel64(sqe, (uint64_t)(uintptr_t)r, 0);

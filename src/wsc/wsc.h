@@ -12,7 +12,10 @@
  *    code running on that worker touches them: posts come from the ULT or ZWT running
  *    there, flushes, completions and cancellations run there (completions of helper
  *    threads and requests from other threads arrive as itoi_worker_call()s). So none of
- *    it needs a lock. A record's `owner` never changes.
+ *    it needs a lock. A record's `owner` never changes. The worker's slot
+ *    ITOI_WSLOT_WSC points to its area from the area's setup (by the worker itself) to
+ *    the teardown at ito_finalize (after the workers stopped); other threads find areas
+ *    through area.c's table, never through the slot.
  *  - A record is FREE (in its pool), BUCKET (buffered, run by the flusher), URING (an
  *    SQE prepared or in flight), READY (waiting for readiness in the worker's epoll),
  *    POOL (handed to a helper thread) or, briefly, SETTLING (taken off its fd's list by
@@ -85,6 +88,7 @@ typedef struct itoi_wscw {
                                  * (acquire) before they read the area's atomics */
     int uring;                  /* this worker's backend */
     int index;
+    itoi_worker_t *w;           /* the owner (its io_pending mirrors nlive) */
 #if defined(ITOI_HAVE_URING)
     struct io_uring ring;
 #endif
@@ -113,7 +117,14 @@ extern _Atomic int itoi_wsc_k;
 extern _Atomic unsigned itoi_wsc_latency_us;
 
 /* area.c */
-itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w);  /* this worker's area, set up on first use (NULL: none) */
+itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w); /* set up on first use (NULL: none) */
+/* This worker's area (on the worker itself), set up on first use; NULL: none. Once set
+ * up, the worker's slot holds it: one load on the posting path. */
+static inline itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w)
+{
+    itoi_wscw_t *a = (itoi_wscw_t *)w->slot[ITOI_WSLOT_WSC];
+    return ITOI_LIKELY(a != NULL) ? a : itoi_wsc_area_setup(w);
+}
 itoi_wscw_t *itoi_wsc_area_if_ready(itoi_worker_t *w); /* or NULL if not set up (no side effect) */
 int itoi_wsc_area_error(void);                 /* why itoi_wsc_area gave NULL */
 itoi_sysrec_t *itoi_wsc_rec_get(itoi_worker_t *w, itoi_wscw_t *a); /* NULL: no memory */
