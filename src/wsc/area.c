@@ -170,7 +170,6 @@ itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
         w->slot[ITOI_WSLOT_WSC] = a;
         return a;
     }
-    a->index = w->index;
     a->w = w;
     a->efd = a->rep = -1;
     a->live.lnext = a->live.lprev = &a->live;

@@ -87,7 +87,6 @@ typedef struct itoi_wscw {
                                  * is set up; other workers (ito_close, finalize) read it
                                  * (acquire) before they read the area's atomics */
     int uring;                  /* this worker's backend */
-    int index;
     itoi_worker_t *w;           /* the owner (its io_pending mirrors nlive) */
 #if defined(ITOI_HAVE_URING)
     struct io_uring ring;

@@ -154,6 +154,8 @@ int ply_ticker_start(uint64_t period_ns, ply_tick_mode_t mode)
         helper_attr(&a);
         int rc = pthread_create(&helper, &a, helper_main, NULL);
         pthread_attr_destroy(&a);
+        if (rc == EINVAL) /* the CPU chosen is outside a cpuset: where the kernel likes */
+            rc = pthread_create(&helper, NULL, helper_main, NULL);
         if (rc != 0) {
             errno = rc;
             return -1;
@@ -217,6 +219,14 @@ int ply_ticker_stop(ply_tick_stats_t *out)
     return 0;
 }
 
+/* The consumer's account of a served tick that expired `lat` ns ago. */
+static void record_served(uint64_t lat)
+{
+    st.served++;
+    st.sum_latency_ns += lat;
+    if (lat > st.max_latency_ns) st.max_latency_ns = lat;
+}
+
 int ply_ticker_served(void)
 {
     if (tick_mode == PLY_TICK_HELPER) {
@@ -226,18 +236,12 @@ int ply_ticker_served(void)
         if (k <= served_k) return 0;
         st.missed += k - served_k - 1; /* expired and replaced before the consumer ran */
         served_k = k;
-        uint64_t lat = now - (hr.t0 + k * hr.period);
-        st.served++;
-        st.sum_latency_ns += lat;
-        if (lat > st.max_latency_ns) st.max_latency_ns = lat;
+        record_served(now - (hr.t0 + k * hr.period));
         return 1;
     }
     uint64_t since = atomic_exchange_explicit(&pending_since, 0, memory_order_relaxed);
     if (since == 0) return 0;
-    uint64_t lat = ply_now_ns() - since;
-    st.served++;
-    st.sum_latency_ns += lat;
-    if (lat > st.max_latency_ns) st.max_latency_ns = lat;
+    record_served(ply_now_ns() - since);
     return 1;
 }
 
