@@ -9,12 +9,14 @@
  *                peer's invalid), with each way of restoring them: ito-abi (this
  *                CPU's default, ITO_FP_RESTORE=auto), ito-abi-always, ito-abi-lazy;
  *   yield        two ULTs on one worker yielding to each other, per yield;
+ *   yield_sites  four ULTs on one worker in a round robin, yielding from four call
+ *                sites (ito-4sites) or from one (ito-1site), per yield;
  *   create_join  create + run + join one empty ULT on one worker, per ULT;
  *   create_1m    1,000,000 empty ULTs created and joined on all workers, per ULT
  *                (in batches of 10,000 alive at a time: see bench/README.md).
  * Each trial is timed with CLOCK_MONOTONIC; the median of the trials is printed as
  *   RESULT benchmark=<b> system=<s> median_ns=<x> trials=<n>
- * Usage: bench_ito [--trials N] [--quick] [--only switch|switch_fp|yield|create_join|create_1m] */
+ * Usage: bench_ito [--trials N] [--quick] [--only switch|switch_fp|yield|yield_sites|create_join|zwt_chain|psafe|create_1m] */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -123,6 +125,51 @@ static void *yield_loop(void *a)
     long n = (long)(intptr_t)a;
     for (long i = 0; i < n; i++) ito_yield();
     return NULL;
+}
+
+/* yield_sites: four ULTs in a round robin, each yielding from a call site of its own
+ * (ito-4sites) or all from one (ito-1site). The return jump of the switch goes to a
+ * different place on every switch in the first case: it shows whether the indirect
+ * predictor follows a repeating order of sites (see switch_x86_64_sysv_elf_gas.S). */
+#define SITE_LOOP(k)                                                   \
+    static __attribute__((noinline)) void site_loop##k(long n)         \
+    {                                                                  \
+        for (long i = 0; i < n; i++) {                                 \
+            ito_yield();                                               \
+            __asm__ volatile("" ::"r"(i + k) : "memory");              \
+        }                                                              \
+    }
+SITE_LOOP(0)
+SITE_LOOP(1)
+SITE_LOOP(2)
+SITE_LOOP(3)
+static void (*const site_loops[4])(long) = {site_loop0, site_loop1, site_loop2, site_loop3};
+static long sites_n;
+static void *sites_body(void *a)
+{
+    site_loops[(intptr_t)a](sites_n);
+    return NULL;
+}
+
+static void bench_yield_sites(int trials, long n)
+{
+    ito_config_t cfg = {.workers = 1};
+    ito_init(&cfg);
+    double *v = calloc((size_t)trials, sizeof *v);
+    sites_n = n / 2;
+    for (int distinct = 1; distinct >= 0; distinct--) {
+        for (int t = -1; t < trials; t++) {
+            ito_thread_t th[4];
+            for (int k = 0; k < 4; k++) ito_create(&th[k], sites_body, (void *)(intptr_t)(distinct ? k : 0), NULL);
+            double t0 = itob_now_ns();
+            for (int k = 0; k < 4; k++) ito_join(th[k], NULL);
+            double dt = itob_now_ns() - t0;
+            if (t >= 0) v[t] = dt / (4.0 * (double)sites_n);
+        }
+        report("yield_sites", distinct ? "ito-4sites" : "ito-1site", v, trials);
+    }
+    ito_finalize();
+    free(v);
 }
 
 static void *empty(void *a) { return a; }
@@ -277,6 +324,7 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "switch")) bench_switch(trials, n * 5);
     if (!only || !strcmp(only, "switch_fp")) bench_switch_fp(trials, n * 5);
     if (!only || !strcmp(only, "yield")) bench_yield(trials, n);
+    if (!only || !strcmp(only, "yield_sites")) bench_yield_sites(trials, n);
     if (!only || !strcmp(only, "create_join")) bench_create_join(trials, n);
     if (!only || !strcmp(only, "zwt_chain")) bench_zwt_chain(trials, n);
     if (!only || !strcmp(only, "psafe")) bench_psafe(trials, n * 5);

@@ -38,7 +38,7 @@ NAME = "bench"
 HELP = "side-by-side microbenchmarks: ito vs Boost, Go, pthreads, ucontext (results/bench.csv)"
 
 CSV_HEADER = ("benchmark", "system", "median_ns", "trials")
-BENCHMARKS = ("switch", "switch_fp", "switch_pair", "yield", "create_join", "create_1m")
+BENCHMARKS = ("switch", "switch_fp", "switch_pair", "yield", "create_join", "create_1m", "yield_sites")
 ITO_SYSTEMS = {"switch": ("ito-abi", "ito-min", "ito-full"),
                "switch_fp": ("ito-abi", "ito-abi-always", "ito-abi-lazy"),
                "switch_pair": ("ito-abi",)}
@@ -55,12 +55,15 @@ for _b in GRAPH_BENCHMARKS:
     PEER_SYSTEMS[_b] = ("tbb",)
 ITO_SYSTEMS["psafe"] = ("ito",)
 PEER_SYSTEMS["psafe"] = ()
+ITO_SYSTEMS["yield_sites"] = ("ito-4sites", "ito-1site")
+PEER_SYSTEMS["yield_sites"] = ()
 EXTRA_RUNS = (("bench_zwt", ()), ("bench_tbb_flow", ()), ("bench_ito", ("--only", "psafe")))
 EXPECTED_PROGRAMS = ("bench_ito", "bench_boost_context", "bench_ucontext", "bench_boost_fiber",
                      "bench_go", "bench_pthread", "bench_switch_pair")
 # Benchmarks only some programs measure (the others would refuse the name), and programs
 # of other experiments (bench/sync_report.py, bench_timer) that are not run here.
-ONLY_PROGRAMS = {"switch_fp": ("bench_ito", "bench_boost_context"), "switch_pair": ("bench_switch_pair",)}
+ONLY_PROGRAMS = {"switch_fp": ("bench_ito", "bench_boost_context"), "switch_pair": ("bench_switch_pair",),
+                 "yield_sites": ("bench_ito",)}
 OTHER_PROGRAMS = ("bench_timer", "bench_sync", "bench_sync_pthread", "bench_sync_boost_fiber")
 
 
@@ -79,6 +82,7 @@ DESCRIPTION = {
     "create_join": "create + run + join one empty thread",
     "create_1m": "create and join 1,000,000 threads on all workers, per thread",
     "psafe": "one ito_psafe_begin or ito_psafe_end (the paper: a 10.8 us signal)",
+    "yield_sites": "yield in a round robin of 4 threads from 4 call sites or from 1, per yield",
 }
 for _b in GRAPH_BENCHMARKS:
     DESCRIPTION[_b] = (f"counter-fired {_b.split('_')[1]} graph on "
