@@ -33,8 +33,9 @@
  *
  * The return jump and the branch history. A resume ends in `jmp *%r11` to the resumed
  * context's return address: one jump instruction for every ULT's every call site. On AMD
- * Zen its target is predicted from the global history of conditional branches, and the
- * path that leads here is the same whichever ULT is resumed, so two ULTs that yield from
+ * Zen (EPYC, 2026-11) its target behaves as if predicted from the history of conditional
+ * branches only (the different `call`s that led here do not help), and that history is
+ * the same whichever ULT is resumed, so two ULTs that yield from
  * two different places (a ping-pong, a round robin, main and one ULT) mispredicted the
  * jump on every switch: 14-19 ns per yield against 8.5-12 when both yield from one
  * site, the same code in both programs. Three conditional branches on a hash of the
@@ -43,6 +44,10 @@
  * distinct sites: 13.2 -> 9.0 ns per yield); in a random order they cost about what the
  * jump's own mispredictions cost before (ito_yield_to to random peers: within noise).
  * The loads and the hash depend only on r11, loaded first, so the branches resolve early.
+ * Three bits, not one: one branch did as well on the benchmark, but two call sites whose
+ * hash bit agrees (one pair in two) would get nothing from it; with three, one in eight.
+ * Not yet measured on an Intel host, whose indirect predictor also follows taken-branch
+ * paths: there the branches should cost about a cycle.
  */
         .file   "switch_x86_64_sysv_elf_gas.S"
         .text
