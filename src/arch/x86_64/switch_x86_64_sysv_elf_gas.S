@@ -19,10 +19,14 @@
  *
  *  saved context, growing down from the caller's return address (sp = *save):
  *  ----------------------------------------------------------------------------------
- *  | offset |  0x00  |  0x08  |  0x0c  |  0x10 |  0x18 |  0x20 |  0x28 | 0x30 | 0x38 |
- *  ----------------------------------------------------------------------------------
- *  | what   | resume | MXCSR  | x87 CW |  r15  |  r14  |  r13  |  r12  |  rbx | rbp  |
- *  ----------------------------------------------------------------------------------
+ *  | offset |  0x00  |  0x08  |  0x0c  | 0x0e |  0x10 |  0x18 |  0x20 |  0x28 | 0x30 | 0x38 |
+ *  ----------------------------------------------------------------------------------------
+ *  | what   | resume | MXCSR  | x87 CW | mark |  r15  |  r14  |  r13  |  r12  |  rbx | rbp  |
+ *  ----------------------------------------------------------------------------------------
+ *  mark (1 byte): 1 when itoa_switch_abi_np saved the context (the yield fast path, whose
+ *  return goes to the user's call site), 0 for itoa_switch_abi (the runtime's own sites).
+ *  The tail sees the context after the resume address is popped: there the mark is at
+ *  6(%rsp).
  *  ----------
  *  |  0x40  |
  *  ----------
@@ -43,6 +47,10 @@
  * a repeating order of call sites is then predicted (round robin of 4 and 8 ULTs from
  * distinct sites: 13.2 -> 9.0 ns per yield); in a random order they cost about what the
  * jump's own mispredictions cost before (ito_yield_to to random peers: within noise).
+ * Only contexts saved by itoa_switch_abi_np (the yield fast path: user call sites) take
+ * these branches; those saved by itoa_switch_abi return into the runtime (block, join,
+ * the slow yield), few sites, and skip them through the mark (one test, one branch): the
+ * branches had cost the blocking benchmarks about 1 ns per operation (bench_sync).
  * The loads and the hash depend only on r11, loaded first, so the branches resolve early.
  * Three bits, not one: one branch did as well on the benchmark, but two call sites whose
  * hash bit agrees (one pair in two) would get nothing from it; with three, one in eight.
@@ -67,6 +75,7 @@ itoa_switch_abi_np:
         subq    $8, %rsp                /* room for MXCSR (4 bytes) and x87 CW (2 bytes)  */
         stmxcsr (%rsp)                  /* SSE control/status: rounding, exception masks  */
         fnstcw  4(%rsp)                 /* x87 control word: precision, rounding          */
+        movb    $1, 6(%rsp)             /* mark: resumed through the hashed return jump   */
         leaq    .Lresume_abi(%rip), %rax /* how this context is to be resumed             */
         pushq   %rax                    /* ... at the top of the saved context            */
         movq    %rsp, (%rdi)            /* *save = sp: the old context is complete        */
@@ -94,6 +103,7 @@ itoa_switch_abi:
         subq    $8, %rsp                /* room for MXCSR (4 bytes) and x87 CW (2 bytes)  */
         stmxcsr (%rsp)                  /* SSE control/status: rounding, exception masks  */
         fnstcw  4(%rsp)                 /* x87 control word: precision, rounding          */
+        movb    $0, 6(%rsp)             /* mark: resumed through the plain return jump    */
         leaq    .Lresume_abi(%rip), %rax /* how this context is to be resumed             */
         pushq   %rax                    /* ... at the top of the saved context            */
         movq    %rsp, (%rdi)            /* *save = sp: the old context is complete        */
@@ -125,7 +135,12 @@ itoa_switch_abi:
         movq    0x20(%rsp), %r12
         movq    0x28(%rsp), %rbx
         movq    0x30(%rsp), %rbp        /* ... last the frame pointer                     */
+        testb   $1, 6(%rsp)             /* the mark: saved by itoa_switch_abi_np?         */
         leaq    0x40(%rsp), %rsp        /* drop the saved context and the return address  */
+        jnz     .Lhashed_abi            /* yes: its return goes to a user's call site     */
+        xorl    %eax, %eax              /* no: a call site in the runtime (block, join)   */
+        jmpq    *%r11                   /* return (see below why not `ret`)               */
+.Lhashed_abi:
         movl    %r11d, %eax             /* a 3-bit hash of the return address: bits 3-5  */
         shrl    $7, %eax                /* ... xor bits 10-12 ...                          */
         xorl    %r11d, %eax             /* ... so that near and far call sites differ     */
