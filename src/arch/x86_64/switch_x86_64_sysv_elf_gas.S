@@ -19,14 +19,10 @@
  *
  *  saved context, growing down from the caller's return address (sp = *save):
  *  ----------------------------------------------------------------------------------
- *  | offset |  0x00  |  0x08  |  0x0c  | 0x0e |  0x10 |  0x18 |  0x20 |  0x28 | 0x30 | 0x38 |
- *  ----------------------------------------------------------------------------------------
- *  | what   | resume | MXCSR  | x87 CW | mark |  r15  |  r14  |  r13  |  r12  |  rbx | rbp  |
- *  ----------------------------------------------------------------------------------------
- *  mark (1 byte): 1 when itoa_switch_abi_np saved the context (the yield fast path, whose
- *  return goes to the user's call site), 0 for itoa_switch_abi (the runtime's own sites).
- *  The tail sees the context after the resume address is popped: there the mark is at
- *  6(%rsp).
+ *  | offset |  0x00  |  0x08  |  0x0c  |  0x10 |  0x18 |  0x20 |  0x28 | 0x30 | 0x38 |
+ *  ----------------------------------------------------------------------------------
+ *  | what   | resume | MXCSR  | x87 CW |  r15  |  r14  |  r13  |  r12  |  rbx | rbp  |
+ *  ----------------------------------------------------------------------------------
  *  ----------
  *  |  0x40  |
  *  ----------
@@ -39,23 +35,24 @@
  * context's return address: one jump instruction for every ULT's every call site. On AMD
  * Zen (EPYC, 2026-11) its target behaves as if predicted from the history of conditional
  * branches only (the different `call`s that led here do not help), and that history is
- * the same whichever ULT is resumed, so two ULTs that yield from
- * two different places (a ping-pong, a round robin, main and one ULT) mispredicted the
+ * the same whichever ULT is resumed, so two ULTs that yield from two different places
+ * (a ping-pong, a round robin, main and one ULT) mispredicted the
  * jump on every switch: 14-19 ns per yield against 8.5-12 when both yield from one
- * site, the same code in both programs. Three conditional branches on a hash of the
+ * site, the same code in both programs. Three conditional branches on bits 3-5 of the
  * target, taken just before the jump, write the target's identity into that history:
  * a repeating order of call sites is then predicted (round robin of 4 and 8 ULTs from
  * distinct sites: 13.2 -> 9.0 ns per yield); in a random order they cost about what the
  * jump's own mispredictions cost before (ito_yield_to to random peers: within noise).
- * Only contexts saved by itoa_switch_abi_np (the yield fast path: user call sites) take
- * these branches; those saved by itoa_switch_abi return into the runtime (block, join,
- * the slow yield), few sites, and skip them through the mark (one test, one branch): the
- * branches had cost the blocking benchmarks about 1 ns per operation (bench_sync).
- * The loads and the hash depend only on r11, loaded first, so the branches resolve early.
- * Three bits, not one: one branch did as well on the benchmark, but two call sites whose
- * hash bit agrees (one pair in two) would get nothing from it; with three, one in eight.
+ * r11 is loaded first, so the branches resolve early. Three bits, not one: two call
+ * sites whose one bit agrees (one pair in two) would get nothing from it; with three,
+ * one in eight. Variants measured against this one, interleaved (2026-11-27): the bits
+ * hashed with bits 10-12 and a `nop` on each taken side, and the same only for contexts
+ * saved by itoa_switch_abi_np (a mark byte in the saved context): no better anywhere,
+ * 0.3-0.6 ns slower at the minimum for one call site. What they cost: one call site's
+ * yield as before (minimum 8.4 vs 8.6 ns, 20 runs), the blocking ping-pongs of bench_sync
+ * about 1 ns at the minimum (sem 30.7 -> 31.7, future 41.0 -> 41.8, 8 runs).
  * Not yet measured on an Intel host, whose indirect predictor also follows taken-branch
- * paths: there the branches should cost about a cycle.
+ * paths: there the branches should cost a cycle or two.
  */
         .file   "switch_x86_64_sysv_elf_gas.S"
         .text
@@ -75,7 +72,6 @@ itoa_switch_abi_np:
         subq    $8, %rsp                /* room for MXCSR (4 bytes) and x87 CW (2 bytes)  */
         stmxcsr (%rsp)                  /* SSE control/status: rounding, exception masks  */
         fnstcw  4(%rsp)                 /* x87 control word: precision, rounding          */
-        movb    $1, 6(%rsp)             /* mark: resumed through the hashed return jump   */
         leaq    .Lresume_abi(%rip), %rax /* how this context is to be resumed             */
         pushq   %rax                    /* ... at the top of the saved context            */
         movq    %rsp, (%rdi)            /* *save = sp: the old context is complete        */
@@ -103,7 +99,6 @@ itoa_switch_abi:
         subq    $8, %rsp                /* room for MXCSR (4 bytes) and x87 CW (2 bytes)  */
         stmxcsr (%rsp)                  /* SSE control/status: rounding, exception masks  */
         fnstcw  4(%rsp)                 /* x87 control word: precision, rounding          */
-        movb    $0, 6(%rsp)             /* mark: resumed through the plain return jump    */
         leaq    .Lresume_abi(%rip), %rax /* how this context is to be resumed             */
         pushq   %rax                    /* ... at the top of the saved context            */
         movq    %rsp, (%rdi)            /* *save = sp: the old context is complete        */
@@ -135,24 +130,13 @@ itoa_switch_abi:
         movq    0x20(%rsp), %r12
         movq    0x28(%rsp), %rbx
         movq    0x30(%rsp), %rbp        /* ... last the frame pointer                     */
-        testb   $1, 6(%rsp)             /* the mark: saved by itoa_switch_abi_np?         */
         leaq    0x40(%rsp), %rsp        /* drop the saved context and the return address  */
-        jnz     .Lhashed_abi            /* yes: its return goes to a user's call site     */
-        xorl    %eax, %eax              /* no: a call site in the runtime (block, join)   */
-        jmpq    *%r11                   /* return (see below why not `ret`)               */
-.Lhashed_abi:
-        movl    %r11d, %eax             /* a 3-bit hash of the return address: bits 3-5  */
-        shrl    $7, %eax                /* ... xor bits 10-12 ...                          */
-        xorl    %r11d, %eax             /* ... so that near and far call sites differ     */
-        testb   $0x08, %al              /* three conditional branches on the hash put the */
-        jz      1f                      /* target into the global branch history the     */
-        nop                             /* indirect predictor reads (see the note at the  */
-1:      testb   $0x10, %al              /* top): without them, ULTs that yield from two   */
-        jz      2f                      /* different call sites mispredict the jump below */
-        nop                             /* on every switch on AMD Zen                     */
-2:      testb   $0x20, %al
-        jz      3f
-        nop
+        testb   $0x08, %r11b            /* three conditional branches on bits 3-5 of the  */
+        jz      1f                      /* return address put the target into the branch  */
+1:      testb   $0x10, %r11b            /* history the indirect predictor reads (see the  */
+        jz      2f                      /* note at the top): without them, ULTs yielding  */
+2:      testb   $0x20, %r11b            /* from different call sites mispredict the jump  */
+        jz      3f                      /* below on every switch on AMD Zen               */
 3:      xorl    %eax, %eax              /* itoa_switch_abi_np returns 0                   */
         jmpq    *%r11                   /* return: jumped to, not `ret`: a ret here would
                                            miss the return-stack predictor on every switch,
