@@ -304,3 +304,5 @@ def test_which_programs_run_which_benchmarks():
     assert not bench.runs_program("yield", "bench_switch_pair")
     assert not bench.runs_program("yield", "bench_timer")
     assert bench.runs_program("yield", "bench_go")
+    assert bench.runs_program("yield_sites", "bench_ito")
+    assert not bench.runs_program("yield_sites", "bench_go")

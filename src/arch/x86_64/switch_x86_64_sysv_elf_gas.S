@@ -36,9 +36,9 @@
  * Zen (EPYC, 2026-11) its target behaves as if predicted from the history of conditional
  * branches only (the different `call`s that led here do not help), and that history is
  * the same whichever ULT is resumed, so two ULTs that yield from two different places
- * (a ping-pong, a round robin, main and one ULT) mispredicted the
- * jump on every switch: 14-19 ns per yield against 8.5-12 when both yield from one
- * site, the same code in both programs. Three conditional branches on bits 3-5 of the
+ * (a ping-pong, a round robin, main and one ULT) mispredicted the jump on every switch:
+ * 14-19 ns per yield against 8.5-12 when both yield from one site, the same code in
+ * both programs. Three conditional branches on bits 3-5 of the
  * target, taken just before the jump, write the target's identity into that history:
  * a repeating order of call sites is then predicted (round robin of 4 and 8 ULTs from
  * distinct sites: 13.2 -> 9.0 ns per yield); in a random order they cost about what the
