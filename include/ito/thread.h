@@ -114,8 +114,10 @@ int ito_attr_init(ito_attr_t *attr);
 
 /**
  * @brief Creates a ULT running fn(arg) and stores its handle in *out (out may be NULL
- * only for a detached ULT). The new ULT is ready at once (with ITO_ATTR_CHILD_FIRST, the
- * calling ULT switches to it at once); its stack is promised now (a credit against memory
+ * only for a detached ULT). The new ULT is ready at once, queued on the calling worker:
+ * it starts at the caller's next scheduling point at the earliest (a yield, a block, a
+ * join, its end), where idle workers may take it (with ITO_ATTR_CHILD_FIRST, the calling
+ * ULT switches to it at once); its stack is promised now (a credit against memory
  * mapped ahead) and attached when it first runs, so creation reports
  * ITO_ENOMEM itself.
  * @return ITO_OK; ITO_EINVAL for a NULL fn, a NULL out without ITO_ATTR_DETACHED, or a

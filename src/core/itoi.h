@@ -130,7 +130,11 @@ enum {
 };
 
 typedef struct itoi_ult {
-    itoi_unit_t u;               /* queue link; u.run is NULL */
+    /* Layout: what ito_create writes lies in the first four cache lines (the descriptor
+     * is aligned to one), and the fields a ULT's run and its join write (u, sp, stack,
+     * ret, state, gen, tag) in the first two, so that a descriptor which ran on another
+     * worker comes back to its creator's cache with the join. */
+    _Alignas(ITOI_CACHELINE) itoi_unit_t u; /* queue link; u.run is NULL */
     void *sp;                    /* saved context while not running */
     itoi_stack_t *stack;         /* NULL until first run (stacks are attached lazily) */
     union {
@@ -151,29 +155,29 @@ typedef struct itoi_ult {
                                   * checks a handle: relaxed loads and stores) */
     _Atomic uintptr_t tag;       /* the current handle ^ itoi_arena.key (itoi_ult_set_gen) */
     uint64_t id;
+    struct itoi_ult_store *store; /* thread-specific values (src/sync/tls.c), or NULL */
+    const char *blocked_on;      /* what it is parked on ("mutex", "recv", ...), or NULL */
+    /* I/O (src/wsc): the ULT's deadline for blocking wrappers (ito_io_deadline), the
+     * cancellation asked by ito_cancel_io (set by any thread, consumed by the ULT), and
+     * the request it is parked on (owned by the worker that holds the request) */
+    uint64_t io_deadline;
+    void *_Atomic io_wait;
+    _Atomic uint32_t io_cancel;
+    int wait_result;
+    char name[ITOI_NAME_LEN];
     itoi_uslot_t slot[ITOI_ULT_SLOTS];
     uintptr_t wait_data;         /* scratch for the object the ULT waits on */
-    int wait_result;
-    const char *blocked_on;      /* what it is parked on ("mutex", "recv", ...), or NULL */
     /* timed waits (itoi_block_until): written by the ULT before it parks, read by the
      * timer's firing on the same worker (the ULT is pinned there meanwhile) */
     itoi_timer_t timer;
     itoi_unlink_fn wait_unlink;
     void *wait_obj;
     itoi_spinlock_t *wait_lock;
-    /* I/O (src/wsc): the ULT's deadline for blocking wrappers (ito_io_deadline), the
-     * cancellation asked by ito_cancel_io (set by any thread, consumed by the ULT), and
-     * the request it is parked on (owned by the worker that holds the request) */
-    uint64_t io_deadline;
-    _Atomic uint32_t io_cancel;
-    void *_Atomic io_wait;
     _Atomic int16_t io_owner;    /* the worker that owns io_wait (read by ito_cancel_io: relaxed) */
     _Atomic uint16_t io_call_gen; /* ito_cancel_io's call, for this generation */
     _Atomic int io_call_busy;
     itoi_call_t io_call;
     void **inline_jb;            /* running inline in its joiner (thread.c): where ito_exit returns */
-    struct itoi_ult_store *store; /* thread-specific values (src/sync/tls.c), or NULL */
-    char name[ITOI_NAME_LEN];
 #if defined(ITOI_ASAN)
     void *asan_fake_stack;
 #endif

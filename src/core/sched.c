@@ -366,7 +366,10 @@ static inline bool head_is_ult(itoi_worker_t *w, itoi_unit_t *u)
 
 static inline bool head_is_plain(itoi_worker_t *w, itoi_unit_t *u)
 {
-    return u != NULL && ((itoi_ult_t *)u)->stack != NULL && head_is_ult(w, u);
+    /* u->run first: a stackless unit is no itoi_ult_t, and its memory past the unit is
+     * not a stack pointer (the order mattered once descriptors became cache-line aligned:
+     * UBSan reported the misaligned member access of a ZWT entry read as a ULT) */
+    return u != NULL && u->run == NULL && ((itoi_ult_t *)u)->stack != NULL && head_is_ult(w, u);
 }
 
 static inline itoi_ult_t *pick_ult(itoi_worker_t *w)
