@@ -585,6 +585,7 @@ static inline int fast_switch(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to
     w->cur = to;
     w->prev = from;
     ITOI_BUMP(w->n_switches);
+    itoa_hint_resume(to->sp);
     return itoa_switch_abi_np(&from->sp, to->sp);
 #endif
 }
@@ -711,6 +712,9 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
      * from this worker's pool, and `next` already has its stack), then only resume. */
     (void)exit_post;
     itoi_stack_put(w, stack);
+    if (next) itoa_hint_resume(next->sp); /* a ULT's context: the word it reads lies in its stack
+                                            * or the stack's header (the scheduler context's
+                                            * first one lies at the very top of its mapping) */
     itoa_resume(next ? next->sp : w->sched_sp);
 #endif
     __builtin_unreachable();

@@ -28,6 +28,33 @@ void itoa_switch_min(void **save, void *load, itoa_post_fn post, void *arg);
 /* (c) full switch: every GPR, rflags and the XSAVE state (FXSAVE where XSAVE is absent). */
 void itoa_switch_full(void **save, void *load, itoa_post_fn post, void *arg);
 
+/* Tell the branch predictor which context is about to be resumed: three conditional
+ * branches on bits 3-5 of the return address saved in the ABI context at sp (at
+ * sp + 0x40, see the switch's file), taken just before the switch whose return jump
+ * (`jmp *%r11`) goes there. For the scheduler's paths, where every ULT's switch runs the
+ * same code, so the branch history before that jump is the same whichever ULT is resumed
+ * (see the note in switch_x86_64_sysv_elf_gas.S). For a context saved by another flavour
+ * (or a fresh one) the word read is not a return address: the hint is then only wrong,
+ * never harmful. The word must be readable: only for ULT contexts, whose stacks keep a
+ * header of at least 64 bytes above a fresh context's three words (itoa_make), not for
+ * a fresh context made at the very top of a mapping. */
+static inline __attribute__((always_inline)) void itoa_hint_resume(const void *load)
+{
+    uintptr_t ra = ((const uintptr_t *)load)[8];
+    __asm__ volatile("testb $0x08, %b0\n\t"
+                     "jz 1f\n"
+                     "1:\n\t"
+                     "testb $0x10, %b0\n\t"
+                     "jz 2f\n"
+                     "2:\n\t"
+                     "testb $0x20, %b0\n\t"
+                     "jz 3f\n"
+                     "3:"
+                     :
+                     : "q"(ra)
+                     : "cc");
+}
+
 /* (d) resume `load` without saving anything (the current context is ending). */
 __attribute__((noreturn)) void itoa_resume(void *load);
 /* Call fn(arg) on the stack ending at stack_top (callon_x86_64_sysv_elf_gas.S). */

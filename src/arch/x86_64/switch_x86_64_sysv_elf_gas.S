@@ -34,23 +34,21 @@
  * The return jump and the branch history. A resume ends in `jmp *%r11` to the resumed
  * context's return address: one jump instruction for every ULT's every call site. On AMD
  * Zen (EPYC, 2026-11) its target behaves as if predicted from the history of conditional
- * branches only (the different `call`s that led here do not help), and that history is
- * the same whichever ULT is resumed, so two ULTs that yield from two different places
- * (a ping-pong, a round robin, main and one ULT) mispredicted the jump on every switch:
- * 14-19 ns per yield against 8.5-12 when both yield from one site, the same code in
- * both programs. Three conditional branches on bits 3-5 of the
- * target, taken just before the jump, write the target's identity into that history:
- * a repeating order of call sites is then predicted (round robin of 4 and 8 ULTs from
- * distinct sites: 13.2 -> 9.0 ns per yield); in a random order they cost about what the
- * jump's own mispredictions cost before (ito_yield_to to random peers: within noise).
- * r11 is loaded first, so the branches resolve early. Three bits, not one: two call
- * sites whose one bit agrees (one pair in two) would get nothing from it; with three,
- * one in eight. Variants measured against this one, interleaved (2026-11-27): the bits
- * hashed with bits 10-12 and a `nop` on each taken side, and the same only for contexts
- * saved by itoa_switch_abi_np (a mark byte in the saved context): no better anywhere,
- * 0.3-0.6 ns slower at the minimum for one call site. What they cost: one call site's
- * yield as before (minimum 8.4 vs 8.6 ns, 20 runs), the blocking ping-pongs of bench_sync
- * about 1 ns at the minimum (sem 30.7 -> 31.7, future 41.0 -> 41.8, 8 runs).
+ * branches only (the different `call`s that led here do not help). Where the code that
+ * leads to a switch is the same whichever context is resumed (the scheduler's yield and
+ * exit paths), two ULTs that yield from two different places (a ping-pong, a round robin,
+ * main and one ULT) mispredicted the jump on every switch: 14-19 ns per yield against
+ * 8.5-12 when both yield from one site, the same code in both programs. The scheduler
+ * therefore runs itoa_hint_resume (itoa.h) just before it switches: three conditional
+ * branches on bits 3-5 of the target, which write the target's identity into that
+ * history (round robin of 4 and 8 ULTs from distinct sites: 13.2 -> 9.0 ns per yield).
+ * They were first placed here, before the jump itself, for every resume; there every
+ * switch paid them, including the raw ping-pong between two call sites whose histories
+ * differ anyway (ratio to Boost.Context's jump_fcontext in bench_switch_pair, 20
+ * interleaved runs, min / median / max: 1.05 / 1.08 / 1.15 with them here, 0.82 / 0.98 /
+ * 1.02 without) and the blocking ping-pongs of bench_sync (sem 32.4 -> 30.0 ns at the
+ * minimum, future 43.5 -> 39.4, 20 runs, without them here); yield and yield_sites are
+ * the same either way (fast-phase means within 0.15 ns, 30-50 runs; 2026-11-27).
  * Not yet measured on an Intel host, whose indirect predictor also follows taken-branch
  * paths: there the branches should cost a cycle or two.
  */
@@ -131,13 +129,7 @@ itoa_switch_abi:
         movq    0x28(%rsp), %rbx
         movq    0x30(%rsp), %rbp        /* ... last the frame pointer                     */
         leaq    0x40(%rsp), %rsp        /* drop the saved context and the return address  */
-        testb   $0x08, %r11b            /* three conditional branches on bits 3-5 of the  */
-        jz      1f                      /* return address put the target into the branch  */
-1:      testb   $0x10, %r11b            /* history the indirect predictor reads (see the  */
-        jz      2f                      /* note at the top): without them, ULTs yielding  */
-2:      testb   $0x20, %r11b            /* from different call sites mispredict the jump  */
-        jz      3f                      /* below on every switch on AMD Zen               */
-3:      xorl    %eax, %eax              /* itoa_switch_abi_np returns 0                   */
+        xorl    %eax, %eax              /* itoa_switch_abi_np returns 0                   */
         jmpq    *%r11                   /* return: jumped to, not `ret`: a ret here would
                                            miss the return-stack predictor on every switch,
                                            since it was filled by the other context's call */
