@@ -335,6 +335,8 @@ static inline int create_fast(itoi_worker_t *w, ito_thread_t *out, ito_fn_t fn, 
     return ITO_OK;
 }
 
+static int create_general(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr);
+
 int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr)
 {
     if (ITOI_LIKELY(attr == NULL && out != NULL && fn != NULL)) {
@@ -344,6 +346,14 @@ int ito_create(ito_thread_t *out, ito_fn_t fn, void *arg, const ito_attr_t *attr
             if (ITOI_LIKELY(rc == ITO_OK)) return rc;
         }
     }
+    return create_general(out, fn, arg, attr);
+}
+
+/* Everything but the common case, out of line: the fast path above then saves no
+ * registers and builds no frame (a tail call here when it cannot serve). */
+static __attribute__((noinline)) int create_general(ito_thread_t *out, ito_fn_t fn, void *arg,
+                                                    const ito_attr_t *attr)
+{
     if (ITOI_UNLIKELY(!running())) return ITO_ESTATE;
     if (ITOI_UNLIKELY(!fn)) return ITO_EINVAL;
     size_t ssize = itoi_rt.default_stack;
