@@ -685,7 +685,7 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
      * frames at its top (nothing of this context is needed again; the three words
      * itoa_make writes are the dead entry frame of the trampoline). No pool traffic. */
     itoi_unit_t *h = w->rq.head;
-    if (h != NULL && ((itoi_ult_t *)h)->stack == NULL && ((itoi_ult_t *)h)->stack_size == stack_size &&
+    if (h != NULL && h->run == NULL && ((itoi_ult_t *)h)->stack == NULL && ((itoi_ult_t *)h)->stack_size == stack_size &&
         head_is_ult(w, h)) {
         if (!(w->rq.head = h->next)) w->rq.tail = NULL;
         w->rq.n--;
