@@ -217,7 +217,7 @@ int main(int argc, char **argv)
     printf("frames=%ld\nchannels=%d\nrate=%d\nchecksum=%016llx\ndecode_ns=%llu\n"
            "period_ns=%llu\nticks=%llu\nserved=%llu\nmissed=%llu\noverruns=%llu\n"
            "preempted=%llu\ndeferred=%llu\nmax_latency_ns=%llu\nmean_latency_ns=%llu\n"
-           "player_runs=%llu\nplayed=%zu\nunderruns=%llu\n",
+           "player_runs=%llu\nplayed=%zu\nunderruns=%llu\nfresh=%llu\nhelper_disjoint=%d\n",
            r.frames, ch, r.feed.rate, (unsigned long long)r.hash,
            (unsigned long long)r.decode_ns, (unsigned long long)(r.ticks ? r.period_ns : 0),
            (unsigned long long)t->ticks, (unsigned long long)t->served,
@@ -225,7 +225,8 @@ int main(int argc, char **argv)
            (unsigned long long)t->preempted, (unsigned long long)t->deferred,
            (unsigned long long)t->max_latency_ns,
            (unsigned long long)(t->served ? t->sum_latency_ns / t->served : 0),
-           (unsigned long long)r.runs, r.consumed, (unsigned long long)r.underruns);
+           (unsigned long long)r.runs, r.consumed, (unsigned long long)r.underruns,
+           (unsigned long long)t->fresh, t->helper_disjoint);
     ply_decoder_close(r.dec);
     free(r.feed.buf);
     free(ogg);

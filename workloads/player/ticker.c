@@ -48,8 +48,11 @@ static struct {                        /* HELPER: what the helper reads; set bef
     uint64_t period, t0;               /* tick k expires at t0 + k * period */
 } hr;
 static struct {
-    _Alignas(64) uint64_t ticks, overruns; /* HELPER: written by the helper thread only */
+    _Alignas(64) uint64_t ticks, overruns, fresh; /* HELPER: written by the helper only */
+    int disjoint; /* the helper's affinity vs the consumer's (ply_tick_stats_t) */
 } hs;
+static cpu_set_t consumer_cpus; /* HELPER: the consumer's affinity at start (-1 if unknown) */
+static int consumer_cpus_known;
 
 uint64_t ply_now_ns(void)
 {
@@ -93,11 +96,22 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
     errno = saved_errno;
 }
 
+/* Whether the helper may run on a CPU the consumer may run on (the helper's own view). */
+static void helper_placement(void)
+{
+    cpu_set_t mine, both;
+    hs.disjoint = -1;
+    if (!consumer_cpus_known || sched_getaffinity(0, sizeof mine, &mine) != 0) return;
+    CPU_AND(&both, &mine, &consumer_cpus);
+    hs.disjoint = CPU_COUNT(&both) == 0;
+}
+
 /* The helper: poll the clock (no sleep: a timer wake-up would cost as much as a signal),
  * and at each period store 1 into the worker's flag. */
 static void *helper_main(void *arg)
 {
     (void)arg;
+    helper_placement();
     uint64_t next = hr.t0 + hr.period;
     while (!atomic_load_explicit(&hr.stop, memory_order_relaxed)) {
         uint64_t now = ply_now_ns();
@@ -109,7 +123,9 @@ static void *helper_main(void *arg)
         next += (late + 1) * hr.period;
         hs.ticks++;
         hs.overruns += late;
-        *hr.flag = 1;
+        /* one exchange: the same single ownership request a plain store makes */
+        if (__atomic_exchange_n(hr.flag, 1, __ATOMIC_RELAXED) == 0)
+            hs.fresh++; /* the consumer took the previous one */
     }
     return NULL;
 }
@@ -140,6 +156,7 @@ int ply_ticker_start(uint64_t period_ns, ply_tick_mode_t mode)
         return -1;
     }
     memset(&st, 0, sizeof st);
+    st.helper_disjoint = -1;
     atomic_store(&pending_since, 0);
     tick_mode = mode;
     hr.period = period_ns;
@@ -148,6 +165,7 @@ int ply_ticker_start(uint64_t period_ns, ply_tick_mode_t mode)
         atomic_store(&hr.stop, 0);
         memset(&hs, 0, sizeof hs);
         served_k = 0;
+        consumer_cpus_known = sched_getaffinity(0, sizeof consumer_cpus, &consumer_cpus) == 0;
         hr.t0 = ply_now_ns();
         pthread_attr_t a;
         pthread_attr_init(&a);
@@ -200,6 +218,8 @@ int ply_ticker_stop(ply_tick_stats_t *out)
         ito_coop_flag = 0;
         st.ticks = hs.ticks;
         st.overruns = hs.overruns;
+        st.fresh = hs.fresh;
+        st.helper_disjoint = hs.disjoint;
         if (out) *out = st;
         return 0;
     }

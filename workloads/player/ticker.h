@@ -41,6 +41,11 @@ typedef struct ply_tick_stats {
     uint64_t preempted;      /* PREEMPT: switches made by the handler */
     uint64_t deferred;       /* PREEMPT: ticks not at a safe point */
     uint64_t max_latency_ns, sum_latency_ns;
+    uint64_t fresh;          /* HELPER: ticks whose store found the flag clear (the previous
+                              * one taken); the others fold into a flag the consumer has not
+                              * reached, e.g. while the OS runs something else on its CPU */
+    int helper_disjoint;     /* HELPER: 1 if the helper's CPUs and the consumer's are disjoint,
+                              * 0 if they share one, -1 if unknown */
 } ply_tick_stats_t;
 
 /* Start ticking the calling kernel thread every period_ns. 0 on success, -1 (errno). */
