@@ -435,6 +435,10 @@ void itoi_foreign_exit(void);
 /* stacks (stack.c) */
 itoi_stack_t *itoi_stack_get_slow(itoi_worker_t *w, size_t size); /* NULL: no memory */
 void itoi_stack_put(itoi_worker_t *w, itoi_stack_t *s);
+/* itoi_stack_put when s then stays in w's own pool, which no other thread takes from;
+ * false (and nothing done) when it would go to a class's global list. The exit path,
+ * still running on s, gives it back this way only (see itoi_exit_current). */
+bool itoi_stack_put_own(itoi_worker_t *w, itoi_stack_t *s);
 /* Stack credits (stack.c): a ULT takes one when created and gives it back when it ends,
  * and attaches its stack when it first runs. take returns how many of n it got (fewer:
  * no memory for their stacks). */

@@ -708,14 +708,18 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
     itoi_san_before(NULL, 1, &c);
     itoa_switch_abi(&w->dead_sp, next ? next->sp : w->sched_sp, exit_post, stack);
 #else
-    /* Nothing of this context needs saving: give its stack back (no other thread takes
-     * from this worker's pool, and `next` already has its stack), then only resume. */
-    (void)exit_post;
-    itoi_stack_put(w, stack);
-    if (next) itoa_hint_resume(next->sp); /* a ULT's context: the word it reads lies in its stack
-                                            * or the stack's header (the scheduler context's
-                                            * first one lies at the very top of its mapping) */
-    itoa_resume(next ? next->sp : w->sched_sp);
+    /* Nothing of this context needs saving. Its stack goes back before the resume only
+     * into this worker's own pool, which no other thread takes from (we still run on it
+     * until itoa_resume); a stack bound for a global list (another size class, or the
+     * pool full) goes there in the post action, once the next context runs. */
+    if (ITOI_LIKELY(itoi_stack_put_own(w, stack))) {
+        if (next) itoa_hint_resume(next->sp); /* a ULT's context: the word it reads lies in its
+                                                * stack or the stack's header (the scheduler
+                                                * context's first one lies at the very top of
+                                                * its mapping) */
+        itoa_resume(next ? next->sp : w->sched_sp);
+    }
+    itoa_switch_abi(&w->dead_sp, next ? next->sp : w->sched_sp, exit_post, stack);
 #endif
     __builtin_unreachable();
 }

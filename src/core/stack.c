@@ -220,6 +220,33 @@ itoi_stack_t *itoi_stack_get_slow(itoi_worker_t *w, size_t size)
     return global_get(c);
 }
 
+/* A stack goes where other workers take from (a class's global list) only when the
+ * caller is not running on it: another worker may start a ULT on it at once. (The exit
+ * path once gave its own stack back before it resumed the next context; a 20 KiB stack
+ * went straight to the global list, another worker started a ULT on it, and the exiting
+ * context's last frame, its `next` among them, was overwritten: a ULT ended without
+ * having run, or the worker resumed a garbage context. test_stack_handback.) */
+static void check_not_running_on(const itoi_stack_t *s)
+{
+    volatile char here;
+    uintptr_t sp = (uintptr_t)&here;
+    if (ITOI_UNLIKELY(sp >= (uintptr_t)s->map && sp < (uintptr_t)s->map + s->map_size)) {
+        static const char msg[] = "ito: internal error: a stack still in use was given to other workers\n";
+        ssize_t r = write(2, msg, sizeof msg - 1);
+        (void)r;
+        abort();
+    }
+}
+
+bool itoi_stack_put_own(itoi_worker_t *w, itoi_stack_t *s)
+{
+    if (stack_class(s) != itoi_rt.default_class ||
+        atomic_load_explicit(&w->free_stack_n, memory_order_relaxed) >= POOL_HIGH)
+        return false;
+    itoi_stack_put(w, s); /* the pool holds at most POOL_HIGH after it: it stays there */
+    return true;
+}
+
 /* A stack whose ULT ended: back to a pool (the post action of the ULT's last switch). */
 void itoi_stack_put(itoi_worker_t *w, itoi_stack_t *s)
 {
@@ -243,6 +270,7 @@ void itoi_stack_put(itoi_worker_t *w, itoi_stack_t *s)
         itoi_spin_lock(&k->lock);
         for (int i = 0; i < POOL_BATCH; i++) {
             itoi_stack_t *x = w->free_stack;
+            check_not_running_on(x);
             w->free_stack = x->next;
             ITOI_OWN_ADD(w->free_stack_n, -1);
             x->next = k->free;
@@ -252,6 +280,7 @@ void itoi_stack_put(itoi_worker_t *w, itoi_stack_t *s)
         itoi_spin_unlock(&k->lock);
         return;
     }
+    check_not_running_on(s);
     klass_t *k = &classes[c];
     itoi_spin_lock(&k->lock);
     s->next = k->free;
