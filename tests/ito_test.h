@@ -92,6 +92,21 @@ __attribute__((unused)) static void ito_test_start_parked(ito_thread_t *t, void 
 }
 #endif
 
+#if defined(ITO_SPAWN_H)
+#include <stdatomic.h>
+#include <stdint.h>
+/* In a thread of ito_create_many(n, ...): its index, checked below n and marked in
+ * seen[] (each index must run exactly once). */
+static inline size_t ito_test_spawn_mark(_Atomic uint8_t *seen, size_t n)
+{
+    size_t i;
+    CHECK_OK(ito_spawn_index(&i));
+    CHECK(i < n);
+    CHECK_EQ(atomic_fetch_add(&seen[i], 1), 0);
+    return i;
+}
+#endif
+
 #if defined(ITO_SYNC_H) && defined(ITO_FUTURE_H)
 /* Storage big enough for a synchronization object of any type (test_sync_marks and
  * fuzz_api fill it with objects, garbage and destroyed objects). */

@@ -25,10 +25,7 @@ static ito_cond_t all_here;
 static void *mark(void *unused)
 {
     (void)unused;
-    size_t i;
-    CHECK_OK(ito_spawn_index(&i));
-    CHECK(i < N);
-    CHECK_EQ(atomic_fetch_add(&seen[i], 1), 0);
+    ito_test_spawn_mark(seen, N);
     atomic_fetch_add(&left, 1);
     return NULL;
 }
