@@ -26,8 +26,9 @@
  * worker's claimed indices are a piece of the message (piece_t) under its own lock: the
  * owner takes SLICE (or STEP) indices per lock, a splitter moves `hi` down.
  *
- * Who touches what: `next` is claimed by fetch-add; a piece's fields under its lock; out[i]/errs[i] are written only by
- * whoever claimed i; `finished` counts indices handled (added once a claimed range is all created);
+ * Who touches what: `next` is claimed by fetch-add; a piece's fields under its lock (its
+ * owner alone when the scheme never splits); out[i]/errs[i] are written only by whoever
+ * claimed i; `finished` counts indices handled (added once a piece is all created);
  * `refs` counts the threads alive plus one for the call, and the last one frees the
  * message (the common copy lives in it). A thread's exit does not touch `refs` itself:
  * each worker counts the exits of the message it saw last (owner-only, spawn_w_t) and
