@@ -712,14 +712,15 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
      * into this worker's own pool, which no other thread takes from (we still run on it
      * until itoa_resume); a stack bound for a global list (another size class, or the
      * pool full) goes there in the post action, once the next context runs. */
+    void *load = next ? next->sp : w->sched_sp;
     if (ITOI_LIKELY(itoi_stack_put_own(w, stack))) {
-        if (next) itoa_hint_resume(next->sp); /* a ULT's context: the word it reads lies in its
-                                                * stack or the stack's header (the scheduler
-                                                * context's first one lies at the very top of
-                                                * its mapping) */
-        itoa_resume(next ? next->sp : w->sched_sp);
+        if (next) itoa_hint_resume(load); /* a ULT's context: the word it reads lies in its
+                                            * stack or the stack's header (the scheduler
+                                            * context's first one lies at the very top of
+                                            * its mapping) */
+        itoa_resume(load);
     }
-    itoa_switch_abi(&w->dead_sp, next ? next->sp : w->sched_sp, exit_post, stack);
+    itoa_switch_abi(&w->dead_sp, load, exit_post, stack);
 #endif
     __builtin_unreachable();
 }

@@ -238,17 +238,9 @@ static void check_not_running_on(const itoi_stack_t *s)
     }
 }
 
-bool itoi_stack_put_own(itoi_worker_t *w, itoi_stack_t *s)
-{
-    if (stack_class(s) != itoi_rt.default_class ||
-        atomic_load_explicit(&w->free_stack_n, memory_order_relaxed) >= POOL_HIGH)
-        return false;
-    itoi_stack_put(w, s); /* the pool holds at most POOL_HIGH after it: it stays there */
-    return true;
-}
-
-/* A stack whose ULT ended: back to a pool (the post action of the ULT's last switch). */
-void itoi_stack_put(itoi_worker_t *w, itoi_stack_t *s)
+/* What every stack given back goes through: the canary of an unguarded stack, and
+ * ASan's poisoning forgotten (the next ULT on it starts from fresh frames). */
+static inline void put_check(itoi_stack_t *s)
 {
     if (ITOI_UNLIKELY(stack_unguarded(s)) && *(uint64_t *)s->base != CANARY) {
         static const char msg[] = "ito: fatal: stack overflow detected: a ULT ran past the bottom of an "
@@ -258,15 +250,36 @@ void itoi_stack_put(itoi_worker_t *w, itoi_stack_t *s)
         (void)r;
         abort();
     }
-    /* The next ULT on this stack starts from fresh frames: forget ASan's poisoning. */
     itoi_san_unpoison(s->base, s->size);
+}
+
+/* s onto w's own pool of the default class (owner only, no lock). */
+static inline void own_push(itoi_worker_t *w, itoi_stack_t *s)
+{
+    s->next = w->free_stack;
+    w->free_stack = s;
+    ITOI_OWN_ADD(w->free_stack_n, 1);
+}
+
+bool itoi_stack_put_own(itoi_worker_t *w, itoi_stack_t *s)
+{
+    if (stack_class(s) != itoi_rt.default_class ||
+        atomic_load_explicit(&w->free_stack_n, memory_order_relaxed) >= POOL_HIGH)
+        return false;
+    put_check(s);
+    own_push(w, s); /* the pool holds at most POOL_HIGH now: it stays there */
+    return true;
+}
+
+/* A stack whose ULT ended: back to a pool (the post action of the ULT's last switch). */
+void itoi_stack_put(itoi_worker_t *w, itoi_stack_t *s)
+{
+    put_check(s);
     int c = stack_class(s);
+    klass_t *k = &classes[c];
     if (ITOI_LIKELY(c == itoi_rt.default_class)) {
-        s->next = w->free_stack;
-        w->free_stack = s;
-        ITOI_OWN_ADD(w->free_stack_n, 1);
+        own_push(w, s);
         if (ITOI_LIKELY(atomic_load_explicit(&w->free_stack_n, memory_order_relaxed) <= POOL_HIGH)) return;
-        klass_t *k = &classes[c];
         itoi_spin_lock(&k->lock);
         for (int i = 0; i < POOL_BATCH; i++) {
             itoi_stack_t *x = w->free_stack;
@@ -281,7 +294,6 @@ void itoi_stack_put(itoi_worker_t *w, itoi_stack_t *s)
         return;
     }
     check_not_running_on(s);
-    klass_t *k = &classes[c];
     itoi_spin_lock(&k->lock);
     s->next = k->free;
     k->free = s;
