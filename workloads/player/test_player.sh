@@ -37,11 +37,18 @@ done
 if [ "$(nproc)" -gt 1 ]; then
   for v in stub-full bound; do
     for aff in off on; do
-      ITO_AFFINITY=$aff "$bin/player-$v" "$ogg" --period-us 20 --helper-timer > "$bin/t.$v.helper"
-      sum=$(val checksum helper "$bin/t.$v")
-      [ "$sum" = "$ref" ] || { echo "$v (helper, affinity $aff): checksum $sum, expected $ref"; exit 1; }
-      ticks=$(val ticks helper "$bin/t.$v")
-      fresh=$(val fresh helper "$bin/t.$v")
+      # The decode lasts ~10 ms: a helper the OS leaves off the CPUs for all of it (seen
+      # in CI: 0 ticks) measured nothing, so such a run (fewer than 4 fresh ticks) is
+      # repeated, up to 10 times, and the test fails if none measured anything.
+      for attempt in 1 2 3 4 5 6 7 8 9 10; do
+        ITO_AFFINITY=$aff "$bin/player-$v" "$ogg" --period-us 20 --helper-timer > "$bin/t.$v.helper"
+        sum=$(val checksum helper "$bin/t.$v")
+        [ "$sum" = "$ref" ] || { echo "$v (helper, affinity $aff): checksum $sum, expected $ref"; exit 1; }
+        ticks=$(val ticks helper "$bin/t.$v")
+        fresh=$(val fresh helper "$bin/t.$v")
+        [ "$fresh" -lt 4 ] || break
+        echo "$v (helper, affinity $aff): attempt $attempt: only $fresh fresh ticks ($ticks ticks), again"
+      done
       served=$(val served helper "$bin/t.$v")
       disjoint=$(val helper_disjoint helper "$bin/t.$v")
       [ "$served" -gt 0 ] && [ $((served * 2)) -ge "$fresh" ] ||

@@ -45,7 +45,8 @@ static uint64_t served_k;              /* HELPER, consumer only: the last tick s
 static struct {                        /* HELPER: what the helper reads; set before it starts */
     _Alignas(64) volatile int *flag;   /* the worker's ito_coop_flag */
     _Atomic int stop;
-    uint64_t period, t0;               /* tick k expires at t0 + k * period */
+    _Atomic int running;               /* set by the helper once it runs (t0 is then valid) */
+    uint64_t period, t0;               /* tick k expires at t0 + k * period (helper sets t0) */
 } hr;
 static struct {
     _Alignas(64) uint64_t ticks, overruns, fresh; /* HELPER: written by the helper only */
@@ -112,6 +113,8 @@ static void *helper_main(void *arg)
 {
     (void)arg;
     helper_placement();
+    hr.t0 = ply_now_ns();
+    atomic_store_explicit(&hr.running, 1, memory_order_release);
     uint64_t next = hr.t0 + hr.period;
     while (!atomic_load_explicit(&hr.stop, memory_order_relaxed)) {
         uint64_t now = ply_now_ns();
@@ -166,7 +169,7 @@ int ply_ticker_start(uint64_t period_ns, ply_tick_mode_t mode)
         memset(&hs, 0, sizeof hs);
         served_k = 0;
         consumer_cpus_known = sched_getaffinity(0, sizeof consumer_cpus, &consumer_cpus) == 0;
-        hr.t0 = ply_now_ns();
+        atomic_store(&hr.running, 0);
         pthread_attr_t a;
         pthread_attr_init(&a);
         helper_attr(&a);
@@ -178,6 +181,9 @@ int ply_ticker_start(uint64_t period_ns, ply_tick_mode_t mode)
             errno = rc;
             return -1;
         }
+        /* Start only once the helper runs: on a loaded machine (ctest -j2 beside other
+         * tests) a helper first scheduled after the decode has ended ticked 0 times. */
+        while (!atomic_load_explicit(&hr.running, memory_order_acquire)) sched_yield();
         tick_on = 1;
         return 0;
     }
