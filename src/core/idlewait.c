@@ -5,7 +5,8 @@
  * of on its futex word, so that a completion (io_uring's eventfd, a device fd) wakes it
  * and its pollers reap the event. A waker that finds the worker asleep writes the wake
  * eventfd as well as waking the futex; the eventfd counter keeps the wake-up even if
- * it comes before the worker reaches epoll_wait, so none is lost. */
+ * it comes before the worker reaches epoll_wait, so none is lost. The sleep hooks run
+ * around both kinds of sleep (idle() in sched.c calls itoi_sleep_begin/itoi_sleep_end). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <sys/epoll.h>
@@ -77,11 +78,24 @@ bool itoi_idle_probe(itoi_worker_t *w)
     return false;
 }
 
+bool itoi_sleep_begin(itoi_worker_t *w)
+{
+    int nh = itoi_hook_count(&sleep_hooks);
+    bool busy = false;
+    for (int i = 0; i < nh; i++) busy |= sleep_hooks.a[i] && ((itoi_presleep_fn)sleep_hooks.a[i])(w);
+    return busy;
+}
+
+void itoi_sleep_end(itoi_worker_t *w)
+{
+    int nh = itoi_hook_count(&sleep_hooks);
+    for (int i = 0; i < nh; i++)
+        if (sleep_hooks.b[i]) ((itoi_postsleep_fn)sleep_hooks.b[i])(w);
+}
+
 void itoi_idlewait_sleep(itoi_worker_t *w, uint64_t deadline)
 {
     struct epoll_event evs[8];
-    int nh = itoi_hook_count(&sleep_hooks), busy = 0;
-    for (int i = 0; i < nh; i++) busy |= sleep_hooks.a[i] && ((itoi_presleep_fn)sleep_hooks.a[i])(w);
     struct timespec ts, *tp = NULL;
     if (deadline != ITO_FOREVER) {
         uint64_t now = itoi_now_ns(), d = deadline > now ? deadline - now : 0;
@@ -89,9 +103,7 @@ void itoi_idlewait_sleep(itoi_worker_t *w, uint64_t deadline)
         ts.tv_nsec = (long)(d % 1000000000u);
         tp = &ts;
     }
-    int n = busy ? 0 : epoll_pwait2(w->idle_ep, evs, 8, tp, NULL);
-    for (int i = 0; i < nh; i++)
-        if (sleep_hooks.b[i]) ((itoi_postsleep_fn)sleep_hooks.b[i])(w);
+    int n = epoll_pwait2(w->idle_ep, evs, 8, tp, NULL);
     for (int i = 0; i < n; i++) {
         if (evs[i].data.fd == w->wake_fd) {
             uint64_t v;

@@ -640,13 +640,17 @@ int itoi_fini_ops_add(const itoi_fini_ops_t *ops); /* idempotent; ITO_ENOMEM pas
  * (level-triggered). */
 int itoi_worker_watch_fd(itoi_worker_t *w, int fd);
 int itoi_worker_unwatch_fd(itoi_worker_t *w, int fd);
-/* A mechanism whose watched fd costs something while the worker is busy (io_uring's
- * completion eventfd) turns it on only around the sleep: `before` runs just before an
- * idle worker sleeps in epoll and returns true if work arrived meanwhile (the worker
- * then does not sleep); `after` runs when it wakes. */
+/* Sleep hooks: what a mechanism changes only while a worker sleeps. `before` runs on the
+ * worker just before an idle worker sleeps (on its futex or in epoll) and returns true if
+ * work arrived meanwhile (the worker then does not sleep); `after` runs when it wakes, on
+ * the same thread, also after a sleep that `before` called off. Users: io_uring turns its
+ * completion eventfd on only around the sleep (it costs something while the worker is
+ * busy); preemption holds its tick signal off a sleeping worker. */
 typedef bool (*itoi_presleep_fn)(itoi_worker_t *w);
 typedef void (*itoi_postsleep_fn)(itoi_worker_t *w);
 int itoi_sleep_hooks_add(itoi_presleep_fn before, itoi_postsleep_fn after); /* idempotent */
+bool itoi_sleep_begin(itoi_worker_t *w); /* idle(): the before hooks; true: do not sleep */
+void itoi_sleep_end(itoi_worker_t *w);   /* idle(): the after hooks */
 /* A cheap look (no system call) whether a mechanism has work for w's pollers, made by an
  * idle worker while it spins before it sleeps (e.g. completions in io_uring's ring). */
 typedef bool (*itoi_probe_fn)(itoi_worker_t *w);

@@ -770,9 +770,12 @@ static void idle(itoi_worker_t *w)
         /* Sleep until woken, a kernel event, or the earliest timer of this worker. */
         uint64_t until = atomic_load_explicit(&w->timer_next, memory_order_relaxed);
         ITOI_BUMP(w->n_sleeps);
-        if (atomic_load(&w->watched) > 0) itoi_idlewait_sleep(w, until); /* kernel events wake it too */
-        else
-            while (atomic_load(&w->sleep_state) == 1 && !timer_due(w)) futex_wait(&w->sleep_state, 1, until);
+        if (!itoi_sleep_begin(w)) { /* the hooks found nothing arrived meanwhile */
+            if (atomic_load(&w->watched) > 0) itoi_idlewait_sleep(w, until); /* kernel events wake it too */
+            else
+                while (atomic_load(&w->sleep_state) == 1 && !timer_due(w)) futex_wait(&w->sleep_state, 1, until);
+        }
+        itoi_sleep_end(w);
     }
     atomic_store(&w->sleep_state, 0);
 out:

@@ -26,7 +26,9 @@ typedef struct itoi_pworker {
 
 static inline itoi_pworker_t *itoi_pworker(itoi_worker_t *w)
 {
-    return (itoi_pworker_t *)w->slot[ITOI_WSLOT_PREEMPT];
+    /* acquire: pairs with the release stores of ito_preempt_enable/disable, which run on
+     * another thread than the handler that reads the slot */
+    return (itoi_pworker_t *)__atomic_load_n(&w->slot[ITOI_WSLOT_PREEMPT], __ATOMIC_ACQUIRE);
 }
 
 /* A ULT's preemption state, in its slot words (src/core/itoi.h): written by the ULT
