@@ -92,6 +92,25 @@ __attribute__((unused)) static void ito_test_start_parked(ito_thread_t *t, void 
 }
 #endif
 
+#if defined(ITO_COOP_H)
+#include <stdatomic.h>
+/* A ULT that only switches where ito-cc would let it (ITO_COOP_POINT: the flag check and
+ * the yield), counting its rounds until *stop (test_preempt_flag, test_preempt_idle). */
+typedef struct {
+    _Atomic int *stop;
+    _Atomic long progress;
+} ito_test_spinner_t;
+static inline void *ito_test_coop_spin(void *arg)
+{
+    ito_test_spinner_t *s = arg;
+    while (!atomic_load_explicit(s->stop, memory_order_relaxed)) {
+        atomic_fetch_add_explicit(&s->progress, 1, memory_order_relaxed);
+        ITO_COOP_POINT();
+    }
+    return NULL;
+}
+#endif
+
 #if defined(ITO_SPAWN_H)
 #include <stdatomic.h>
 #include <stdint.h>

@@ -47,17 +47,7 @@ static long worker1_nvcsw(void)
 }
 
 static _Atomic int stop;
-static _Atomic long progress[2];
-
-static void *coop_spin(void *arg)
-{
-    int i = (int)(intptr_t)arg;
-    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-        atomic_fetch_add_explicit(&progress[i], 1, memory_order_relaxed);
-        ITO_COOP_POINT();
-    }
-    return NULL;
-}
+static ito_test_spinner_t spin[2] = {{.stop = &stop}, {.stop = &stop}};
 
 int main(void)
 {
@@ -92,19 +82,19 @@ int main(void)
     ito_thread_t x, y;
     ito_preempt_stats_t p0, p1;
     CHECK_OK(ito_preempt_stats(&p0));
-    CHECK_OK(ito_create(&x, coop_spin, (void *)0, &a));
-    CHECK_OK(ito_create(&y, coop_spin, (void *)1, &a));
+    CHECK_OK(ito_create(&x, ito_test_coop_spin, &spin[0], &a));
+    CHECK_OK(ito_create(&y, ito_test_coop_spin, &spin[1], &a));
     double t0 = now();
     do {
         struct timespec ms5 = {0, 5 * 1000 * 1000};
         nanosleep(&ms5, NULL);
         CHECK_OK(ito_preempt_stats(&p1));
-    } while (now() - t0 < 20 && (p1.preemptions - p0.preemptions < 3 || !atomic_load(&progress[0]) ||
-                                 !atomic_load(&progress[1])));
+    } while (now() - t0 < 20 && (p1.preemptions - p0.preemptions < 3 || !atomic_load(&spin[0].progress) ||
+                                 !atomic_load(&spin[1].progress)));
     atomic_store(&stop, 1);
     CHECK_OK(ito_join(x, NULL));
     CHECK_OK(ito_join(y, NULL));
-    CHECK(atomic_load(&progress[0]) > 0 && atomic_load(&progress[1]) > 0);
+    CHECK(atomic_load(&spin[0].progress) > 0 && atomic_load(&spin[1].progress) > 0);
     CHECK(p1.preemptions - p0.preemptions >= 3);
     CHECK_OK(ito_preempt_disable());
     CHECK_OK(ito_finalize());
