@@ -11,6 +11,7 @@ APT_PKGS=(
   libboost-context-dev libboost-fiber-dev libtbb-dev liburing-dev
   python3 python3-venv valgrind gdb doxygen
   libstb-dev wamerican sox vorbis-tools linux-perf
+  tcl8.6
 )
 need_go=0
 command -v go >/dev/null 2>&1 || need_go=1

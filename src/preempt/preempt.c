@@ -163,7 +163,9 @@ out:
  * the timer stays quiet until the worker wakes and the pending tick is delivered (in the
  * scheduler context: nothing to preempt; in FLAG mode it sets the flag). Not with gang
  * scheduling: worker 0's tick advances the groups' turns, which a sleeping worker 0 must
- * not hold up. The mask is the worker thread's own, so no other thread is involved. */
+ * not hold up. The mask is the worker thread's own, so no other thread is involved. Cost:
+ * two rt_sigprocmask calls per sleep, only while preemption is on (a sleep already costs a
+ * futex or epoll wait and the wake-up). */
 static _Atomic int hold_while_asleep; /* set at enable (without gang), cleared at disable */
 static _Thread_local bool urg_held;
 

@@ -15,66 +15,28 @@ at -O2. --full: every policy (every, loops, bound) at -O0..-O3.
 """
 from __future__ import annotations
 
-import argparse
-import glob
-import os
-import shutil
 import subprocess
 import sys
-import tarfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+import outside  # noqa: E402  (workloads/outside.py, shared with workloads/sqlite)
+from outside import POLICIES, FetchError, switches  # noqa: E402,F401  (the lab uses z.FetchError, z.switches)
 LIB_SOURCES = ["adler32", "compress", "crc32", "deflate", "gzclose", "gzlib", "gzread",
                "gzwrite", "infback", "inffast", "inflate", "inftrees", "trees", "uncompr",
                "zutil"]
 REDIRECT = ["-Dprintf=zh_printf", "-Dfprintf=zh_fprintf", "-Dfputs=zh_fputs"]
 TESTS = {"example": ["-Dmain=zlib_example_main"], "infcover": ["-Dmain=zlib_infcover_main"]}
-STUB = ["--ito-variant=stub", "--ito-tls=local-exec"]
-POLICIES = {
-    "off": ["--ito-off"],
-    "every": STUB,
-    "loops": STUB + ["--ito-policy=loops"],
-    "bound": STUB + ["--ito-policy=bound", "--ito-bound=5000"],
-}
 REDUCED = [("off", "-O2"), ("bound", "-O0"), ("bound", "-O1"), ("bound", "-O2"),
            ("bound", "-O3"), ("every", "-O2")]
 FULL = [(p, o) for p in POLICIES for o in ("-O0", "-O1", "-O2", "-O3")]
 
 
-class FetchError(RuntimeError):
-    pass
-
-
 def fetch(build_dir: Path) -> Path:
     """The unpacked zlib source tree (fetched and unpacked once)."""
-    dl = build_dir / "src"
-    found = sorted(glob.glob(str(dl / "zlib-*" / "zlib.h")))
-    if found:
-        return Path(found[-1]).parent
-    dl.mkdir(parents=True, exist_ok=True)
-    cp = subprocess.run(["apt-get", "source", "--download-only", "zlib"], cwd=dl,
-                        capture_output=True, text=True)
-    tars = sorted(glob.glob(str(dl / "zlib_*.orig.tar.*")))
-    if cp.returncode != 0 or not tars:
-        raise FetchError("apt-get source zlib failed (needs a deb-src entry, see "
-                         f"tools/setup-deps.sh): {cp.stderr.strip()[-400:]}")
-    with tarfile.open(tars[-1]) as t:
-        if hasattr(tarfile, "data_filter"):  # Python >= 3.11.4: refuse unsafe members
-            t.extractall(dl, filter="data")
-        else:
-            t.extractall(dl)
-    found = sorted(glob.glob(str(dl / "zlib-*" / "zlib.h")))
-    if not found:
-        raise FetchError("the zlib tarball has no zlib.h")
-    return Path(found[-1]).parent
-
-
-def _cc(cmd: list[str]) -> None:
-    cp = subprocess.run(cmd, capture_output=True, text=True)
-    if cp.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}\n{cp.stderr[-3000:]}")
+    return outside.fetch("zlib", build_dir / "src", "zlib-*/zlib.h")
 
 
 def build(src: Path, out: Path, itocc: str, libito: str, include: str, policy: str,
@@ -95,9 +57,9 @@ def build(src: Path, out: Path, itocc: str, libito: str, include: str, policy: s
                       "-Werror", "-fPIE", f"-I{src}", f"-I{include}", "-c",
                       str(HERE / "zharness.c"), "-o", str(d / "zharness.o")])
     with ThreadPoolExecutor(jobs) as ex:
-        list(ex.map(_cc, jobs_list))
+        list(ex.map(outside.cc, jobs_list))
     objs = [str(d / f"{s}.o") for s in LIB_SOURCES + list(TESTS) + ["zharness"]]
-    _cc([itocc, "--ito-off", *objs, libito, f"-Wl,-rpath,{Path(libito).parent}", "-o", str(exe)])
+    outside.cc([itocc, "--ito-off", *objs, libito, f"-Wl,-rpath,{Path(libito).parent}", "-o", str(exe)])
     return exe
 
 
@@ -113,19 +75,8 @@ def run(exe: Path, args: list[str], workdir: Path) -> subprocess.CompletedProces
                           text=True, timeout=900)
 
 
-def switches(stderr: str) -> int:
-    for line in stderr.splitlines():
-        if line.startswith("switches "):
-            return int(line.split()[1])
-    return -1
-
-
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build-dir", required=True, type=Path)
-    ap.add_argument("--itocc", required=True)
-    ap.add_argument("--libito", required=True)
-    ap.add_argument("--include", required=True)
+    ap = outside.arguments(__doc__)
     ap.add_argument("--full", action="store_true")
     ap.add_argument("--rounds", default="1")
     a = ap.parse_args(argv)
@@ -140,18 +91,13 @@ def main(argv=None) -> int:
     for policy, opt in [("off", "-O2")] + [m for m in matrix if m != ("off", "-O2")]:
         exe = build(src, a.build_dir / "builds", a.itocc, a.libito, a.include, policy, opt)
         cp = run(exe, ["--rounds", a.rounds], a.build_dir)
-        sw = switches(cp.stderr)
+        sw = outside.switches(cp.stderr)
         if ref is None:
             ref = cp.stdout
             ok = cp.returncode == 0 and "rt level" in ref and "== ULT 1" in ref
         else:
             ok = cp.returncode == 0 and cp.stdout == ref and (policy == "off" or sw > 20)
-        print(f"zlib {policy} {opt}: exit {cp.returncode}, {len(cp.stdout)} bytes of output "
-              f"{'identical' if cp.stdout == ref else 'DIFFERENT'}, switches {sw}: "
-              f"{'ok' if ok else 'FAIL'}")
-        if not ok:
-            failures += 1
-            sys.stdout.write(cp.stderr[-2000:])
+        failures += not outside.report("zlib", f"{policy} {opt}", cp, ref, ok)
     print(f"zlib: {len(matrix)} builds, {failures} failed")
     return 1 if failures else 0
 

@@ -1,0 +1,90 @@
+"""What the outside-code workloads (workloads/zlib, workloads/sqlite) share: Debian source
+packages (the Debian archive is the registry; sources are fetched at run time and never
+committed), the ito-cc options of each yield policy, and running a compiler.
+
+    fetch(pkg, dl, marker) -> the unpacked tree holding `marker` (fetched and unpacked once)
+    POLICIES                  policy name -> ito-cc options ("off": the plain build)
+    cc(cmd)                   run one compile or link, raise with its stderr if it fails
+    switches(stderr)          the harness's "switches N" line (-1: none)
+    report(...)               print one build's verdict against the plain build's output
+    arguments(doc)            the command line both workload scripts share
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import re
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+
+STUB = ["--ito-variant=stub", "--ito-tls=local-exec"]
+POLICIES = {
+    "off": ["--ito-off"],
+    "every": STUB,
+    "loops": STUB + ["--ito-policy=loops"],
+    "bound": STUB + ["--ito-policy=bound", "--ito-bound=5000"],
+}
+
+
+class FetchError(RuntimeError):
+    pass
+
+
+def cc(cmd: list[str]) -> None:
+    cp = subprocess.run(cmd, capture_output=True, text=True)
+    if cp.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}\n{cp.stderr[-3000:]}")
+
+
+def fetch(pkg: str, dl: Path, marker: str) -> Path:
+    """The folder of `dl` whose `marker` file exists (e.g. "zlib-*/zlib.h"), after
+    `apt-get source --download-only pkg` and unpacking the orig tarball if needed."""
+    found = sorted(glob.glob(str(dl / marker)))
+    if found:
+        return Path(found[-1]).parent
+    dl.mkdir(parents=True, exist_ok=True)
+    cp = subprocess.run(["apt-get", "source", "--download-only", pkg], cwd=dl,
+                        capture_output=True, text=True)
+    tars = sorted(glob.glob(str(dl / f"{pkg}_*.orig.tar.*")))
+    if cp.returncode != 0 or not tars:
+        raise FetchError(f"apt-get source {pkg} failed (needs a deb-src entry, see "
+                         f"tools/setup-deps.sh): {cp.stderr.strip()[-400:]}")
+    with tarfile.open(tars[-1]) as t:
+        if hasattr(tarfile, "data_filter"):  # Python >= 3.11.4: refuse unsafe members
+            t.extractall(dl, filter="data")
+        else:
+            t.extractall(dl)
+    found = sorted(glob.glob(str(dl / marker)))
+    if not found:
+        raise FetchError(f"the {pkg} tarball has no {marker}")
+    return Path(found[-1]).parent
+
+
+def switches(stderr: str) -> int:
+    m = re.search(r"^switches (\d+)", stderr, re.M)
+    return int(m.group(1)) if m else -1
+
+
+def report(name: str, label: str, cp: subprocess.CompletedProcess, ref: str, ok: bool,
+           extra: str = "") -> bool:
+    """Print one run's line (output identical to the reference or not, its switches) and,
+    if it failed, the tail of its stderr; returns ok."""
+    print(f"{name} {label}: exit {cp.returncode}, {len(cp.stdout)} bytes of output "
+          f"{'identical' if cp.stdout == ref else 'DIFFERENT'}, switches {switches(cp.stderr)}"
+          f"{extra}: {'ok' if ok else 'FAIL'}", flush=True)
+    if not ok:
+        sys.stdout.write(cp.stderr[-2000:])
+    return ok
+
+
+def arguments(doc: str) -> argparse.ArgumentParser:
+    """--build-dir (sources, builds), --itocc, --libito, --include (ito's headers)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--build-dir", required=True, type=Path)
+    ap.add_argument("--itocc", required=True)
+    ap.add_argument("--libito", required=True)
+    ap.add_argument("--include", required=True)
+    return ap
