@@ -16,7 +16,7 @@
  * resumes on the same worker. Code that never has its quantum expire pays nothing. An
  * idle worker asleep takes no ticks (its timer's signal is held until it wakes; not with
  * gang scheduling). A tick costs the interrupt and the signal: on the 2-vCPU VM this was
- * measured on, about 35 us each (a 100 us quantum slowed a plain compute loop by 40-55 %,
+ * measured on, about 35 us each (bench/tick_cost: a 100 us quantum slowed a plain loop by 40-55 %,
  * a 1 ms quantum by 4 %), so quanta below 1 ms are for experiments, not defaults.
  *
  * Preemption-safe regions: ito_psafe_begin()/ito_psafe_end() are plain stores to the

@@ -1,6 +1,7 @@
 /* sqlharness: the sqlite3 shell (Debian's sqlite3 source, built by ito-cc) inside a ULT.
  *
- *   sqlharness DB [shell args...] < script.sql      (env: SQLH_SPINNERS, SQLH_QUANTUM_US)
+ *   sqlharness DB [shell args...] < script.sql
+ *   (env: SQLH_SPINNERS, SQLH_QUANTUM_US, SQLH_SIGNAL=1: signal mode instead of FLAG)
  *
  * Starts ito with 2 workers, turns on FLAG-mode preemption (the runtime's timer sets
  * ito_coop_flag every SQLH_QUANTUM_US, default 100 us; 0: no timer), creates
@@ -63,6 +64,7 @@ int main(int argc, char **argv)
 {
     int nspin = (int)env_long("SQLH_SPINNERS", 4, 0, MAX_SPINNERS);
     long quantum = env_long("SQLH_QUANTUM_US", 100, 0, 1000000);
+    int signal_mode = (int)env_long("SQLH_SIGNAL", 0, 0, 1);
     shell_argc = argc;
     shell_argv = argv;
     ito_config_t cfg = {.workers = 2};
@@ -72,7 +74,8 @@ int main(int argc, char **argv)
         return 2;
     }
     if (quantum > 0) {
-        ito_preempt_config_t pc = {.quantum_us = (unsigned)quantum, .mode = ITO_PREEMPT_FLAG};
+        ito_preempt_config_t pc = {.quantum_us = (unsigned)quantum,
+                                   .mode = signal_mode ? ITO_PREEMPT_SIGNAL : ITO_PREEMPT_FLAG};
         if ((rc = ito_preempt_enable(&pc)) != ITO_OK) {
             fprintf(stderr, "sqlharness: ito_preempt_enable: %s\n", ito_strerror(rc));
             return 2;

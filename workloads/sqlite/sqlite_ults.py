@@ -12,7 +12,8 @@ sqlharness.c with ito-cc; the harness runs the shell in a ULT beside 4 co-operat
 ULTs on 2 workers with the runtime's FLAG timer at 100 us, on workload.sql (200,000 rows by
 default: inserts, indexes, joins, aggregates, recursive CTEs, JSON, UPDATE/DELETE, VACUUM,
 integrity_check). The output of every build must equal the plain build's, and the
-instrumented builds must switch. --callgrind also counts the instructions of each build with
+instrumented builds must switch; so must the plain build's under signal preemption (shared
+libito: the handler switches wherever the shell and the spinners are in the program's code). --callgrind also counts the instructions of each build with
 the timer off and no spinners (--rows 20,000): the cost of the checks alone.
 
 Not in ctest (a build of the amalgamation by ito-cc takes 1.5-4 minutes on 2 vCPUs); see
@@ -70,8 +71,10 @@ def script(rows: int) -> str:
     return re.sub(r"i < 200000", f"i < {rows}", (HERE / "workload.sql").read_text())
 
 
-def run(exe: Path, sql: str, spinners: int, quantum: int, wrap: list[str] | None = None):
-    env = dict(os.environ, SQLH_SPINNERS=str(spinners), SQLH_QUANTUM_US=str(quantum))
+def run(exe: Path, sql: str, spinners: int, quantum: int, wrap: list[str] | None = None,
+        signal: bool = False):
+    env = dict(os.environ, SQLH_SPINNERS=str(spinners), SQLH_QUANTUM_US=str(quantum),
+               SQLH_SIGNAL="1" if signal else "0")
     return subprocess.run([*(wrap or []), str(exe), ":memory:"], input=sql, capture_output=True,
                           text=True, env=env, timeout=1800)
 
@@ -123,6 +126,12 @@ def main(argv=None) -> int:
                 if a.callgrind and icount.get("off", -1) > 0 and icount[policy] > 0 else "")
         failures += not outside.report("sqlite", f"{policy} {a.opt}", cp, ref, ok,
                                        f", text {text_size(exe):,}{over}")
+        if policy == "off":
+            # the plain build under signal preemption: the handler switches the shell and
+            # the spinners (no checks in them) wherever they are in the program's own code
+            cp = run(exe, sql, 4, 100, signal=True)
+            ok = cp.returncode == 0 and cp.stdout == ref and outside.switches(cp.stderr) > 20
+            failures += not outside.report("sqlite", f"off {a.opt}, signal preemption", cp, ref, ok)
     print(f"sqlite: {len(policies) + 1} builds, {failures} failed")
     return 1 if failures else 0
 
