@@ -173,10 +173,11 @@ static bool tick_hold(itoi_worker_t *w)
 {
     (void)w;
     if (!atomic_load(&hold_while_asleep)) return false; /* seq_cst: see ito_preempt_enable */
-    sigset_t set;
+    sigset_t set, old;
     sigemptyset(&set);
     sigaddset(&set, SIGURG);
-    urg_held = pthread_sigmask(SIG_BLOCK, &set, NULL) == 0;
+    /* held by us only if it was open: a mask the program set stays as it was */
+    urg_held = pthread_sigmask(SIG_BLOCK, &set, &old) == 0 && !sigismember(&old, SIGURG);
     return false;
 }
 
