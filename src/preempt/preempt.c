@@ -156,11 +156,10 @@ out:
 
 /* A sleeping worker has nothing to preempt, yet its timer went on waking it every quantum
  * (a 100 us quantum: ~10,000 wake-ups a second of an idle worker, each a trip through the
- * kernel and the handler; a sqlite3 shell in one ULT beside an idle worker ran 1.6-2x
- * slower in wall time with FLAG preemption than without, its idle worker at ~35 % of a CPU
- * in the kernel). So a worker holds SIGURG blocked while it sleeps: one expiry becomes
- * pending, and Linux does not re-arm a periodic POSIX timer while its signal is pending, so
- * the timer stays quiet until the worker wakes and the pending tick is delivered (in the
+ * kernel and the handler; beside a sqlite3 shell in one ULT the idle worker spent ~35 % of
+ * a CPU in the kernel on them). So a worker holds SIGURG blocked while it sleeps: one
+ * expiry becomes pending, and Linux does not re-arm a periodic POSIX timer while its signal
+ * is pending, so the timer stays quiet until the worker wakes and the tick is delivered (in the
  * scheduler context: nothing to preempt; in FLAG mode it sets the flag). Not with gang
  * scheduling: worker 0's tick advances the groups' turns, which a sleeping worker 0 must
  * not hold up. The mask is the worker thread's own, so no other thread is involved. Cost:
