@@ -34,11 +34,18 @@ static void *nvcsw_here(void *arg)
     return (void *)(intptr_t)ru.ru_nvcsw;
 }
 
-static long worker1_nvcsw(void)
+/* Attributes of a ULT bound to worker 1. */
+static ito_attr_t on_worker1(void)
 {
     ito_attr_t a;
     CHECK_OK(ito_attr_init(&a));
     a.worker = 1;
+    return a;
+}
+
+static long worker1_nvcsw(void)
+{
+    ito_attr_t a = on_worker1();
     ito_thread_t t;
     void *v;
     CHECK_OK(ito_create(&t, nvcsw_here, NULL, &a));
@@ -76,9 +83,7 @@ int main(void)
 
     /* Worker 1's timer works after its sleeps: two co-operative spinners bound to it are
      * both preempted there (the tick held while it slept was delivered, re-arming it). */
-    ito_attr_t a;
-    CHECK_OK(ito_attr_init(&a));
-    a.worker = 1;
+    ito_attr_t a = on_worker1();
     ito_thread_t x, y;
     ito_preempt_stats_t p0, p1;
     CHECK_OK(ito_preempt_stats(&p0));

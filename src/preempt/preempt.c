@@ -79,6 +79,15 @@ static void charge(itoi_ult_t *t, uint64_t extra_ns, int forced)
     if (forced) atomic_fetch_add(&g->st.forced, 1);
 }
 
+/* The set holding only the tick's signal. */
+static sigset_t urg_set(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGURG);
+    return set;
+}
+
 static void on_tick(int sig, siginfo_t *si, void *ucv)
 {
     (void)sig;
@@ -144,9 +153,7 @@ preempt:;
     /* Pin to this worker while switched out from inside the handler. */
     int16_t bound = t->bound;
     t->bound = (int16_t)w->index;
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGURG);
+    sigset_t set = urg_set();
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
     itoi_yield_worker_full(w, leave);
     t->bound = bound;
@@ -172,9 +179,7 @@ static bool tick_hold(itoi_worker_t *w)
 {
     (void)w;
     if (!atomic_load(&hold_while_asleep)) return false; /* seq_cst: see ito_preempt_enable */
-    sigset_t set, old;
-    sigemptyset(&set);
-    sigaddset(&set, SIGURG);
+    sigset_t set = urg_set(), old;
     /* held by us only if it was open: a mask the program set stays as it was */
     urg_held = pthread_sigmask(SIG_BLOCK, &set, &old) == 0 && !sigismember(&old, SIGURG);
     return false;
@@ -185,9 +190,7 @@ static void tick_release(itoi_worker_t *w)
     (void)w;
     if (!urg_held) return;
     urg_held = false;
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGURG);
+    sigset_t set = urg_set();
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
