@@ -1,34 +1,35 @@
 #!/bin/sh
-# cxx_check.sh: ito's public headers compile as C++17 and a C++ program runs on libito.
-#   cxx_check.sh WORKDIR INCLUDE_DIR LIBITO_DIR RUN_CXX SAN_FLAGS CXX...
-# For every C++ compiler CXX (g++, clang++-19): each header alone (so that it includes
-# what it needs), then tests/cxx/headers.cpp, all with -std=c++17 -Wall -Wextra -Werror.
+# cxx_check.sh: ito's public headers compile as C++17 and C++ programs run on libito.
+#   cxx_check.sh WORKDIR INCLUDE_DIR LIBITO_DIR RUN_CXX SAN_FLAGS PROGRAM CXX...
+# For every C++ compiler CXX (g++, clang++-19): tests/cxx/PROGRAM.cpp, compiled with
+# -std=c++17 -Wall -Wextra -Werror, linked and run; for PROGRAM "headers" also each header
+# alone first (so that it includes what it needs).
 # The program is linked against the tree's shared libito. A sanitizer tree's libito needs
 # its compiler's runtime (SAN_FLAGS, e.g. -fsanitize=thread): there RUN_CXX (the tree's
 # compiler) instruments its own object and links every object; the other compilers'
 # objects stay uninstrumented.
 set -eu
-work=$1 inc=$2 libdir=$3 run_cxx=$4 san=$5
-shift 5
+work=$1 inc=$2 libdir=$3 run_cxx=$4 san=$5 prog=$6
+shift 6
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work"
 flags="-std=c++17 -Wall -Wextra -Werror -pedantic-errors -I$inc"
 status=0
 for cxx in "$@"; do
   name=$(basename "$cxx")
-  for h in "$inc"/ito/*.h; do
+  if [ "$prog" = headers ]; then for h in "$inc"/ito/*.h; do
     hn=$(basename "$h")
     # shellcheck disable=SC2086
     if ! echo "#include <ito/$hn>" | "$cxx" $flags -x c++ -fsyntax-only -; then
       echo "FAIL $name: <ito/$hn> alone"; status=1
     fi
-  done
-  obj=$work/headers-$name.o exe=$work/headers-$name
+  done; fi
+  obj=$work/$prog-$name.o exe=$work/$prog-$name
   csan=""
   [ "$cxx" = "$run_cxx" ] && csan=$san
   # shellcheck disable=SC2086
-  if ! "$cxx" $flags $csan -O2 -c "$here/cxx/headers.cpp" -o "$obj"; then
-    echo "FAIL $name: cxx/headers.cpp"; status=1; continue
+  if ! "$cxx" $flags $csan -O2 -c "$here/cxx/$prog.cpp" -o "$obj"; then
+    echo "FAIL $name: cxx/$prog.cpp"; status=1; continue
   fi
   link=$cxx
   [ -n "$san" ] && link=$run_cxx
@@ -36,6 +37,6 @@ for cxx in "$@"; do
   if ! "$link" $san "$obj" -L"$libdir" -Wl,-rpath,"$libdir" -lito -o "$exe"; then
     echo "FAIL $name: linking"; status=1; continue
   fi
-  if ! "$exe"; then echo "FAIL $name: the program"; status=1; fi
+  if ! "$exe"; then echo "FAIL $name: cxx/$prog.cpp, the program"; status=1; fi
 done
 exit $status

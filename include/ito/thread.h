@@ -18,7 +18,9 @@
  *
  * Kernel threads: a ULT may resume on another worker (kernel thread) after any call that
  * can block or yield; do not keep the address of a thread-local variable across such
- * calls (errno is handled: see syscall.h).
+ * calls (errno is handled: see syscall.h). C++ exceptions are per ULT, not per kernel
+ * thread: a ULT may switch (yield, block, be preempted, move to another worker) inside a
+ * catch block and still rethrow its own exception there.
  *
  * A ULT is a stackful thread scheduled by ito: it runs until it yields, blocks on an
  * ito synchronization object, joins, or exits. ULTs are created joinable unless

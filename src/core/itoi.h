@@ -178,6 +178,7 @@ typedef struct itoi_ult {
     _Atomic int io_call_busy;
     itoi_call_t io_call;
     void **inline_jb;            /* running inline in its joiner (thread.c): where ito_exit returns */
+    uint64_t eh[2];              /* its C++ exception state while switched out (cxxeh.h) */
 #if defined(ITOI_ASAN)
     void *asan_fake_stack;
 #endif
@@ -289,6 +290,8 @@ typedef struct itoi_worker {
     size_t sched_size;
     void *sched_fake;             /* ASan fake-stack handle of the scheduler context */
     void *dying_fiber;            /* TSan fiber of the ULT that just exited */
+    void *eh;                     /* this kernel thread's C++ exception globals, or NULL
+                                   * without a C++ runtime (cxxeh.h) */
     /* counters: written by the owner only, read by anyone (relaxed) */
     _Atomic uint64_t n_created, n_finished, n_steals, n_steals_stackless, n_sleeps, n_idles, n_spin_ns;
     _Atomic uint64_t n_units_ready, n_units_run; /* stackless units made ready here / run here */

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cxxeh.h"
 #include "itoi.h"
 #include "sanitizer.h"
 
@@ -68,10 +69,17 @@ static void pin_self(int index)
     }
 }
 
+/* The C++ runtime's per-thread exception globals (cxxeh.h): a weak reference, NULL in a
+ * process without a C++ runtime. */
+extern void *__cxa_get_globals(void) __attribute__((weak));
+
+void *itoi_eh_globals(void) { return __cxa_get_globals ? __cxa_get_globals() : NULL; }
+
 static void *worker_main(void *arg)
 {
     itoi_worker_t *w = arg;
     itoi_tls_worker = w;
+    w->eh = itoi_eh_globals();
     prctl(PR_SET_TIMERSLACK, WORKER_TIMERSLACK_NS);
     atomic_store(&w->tid, (int)syscall(SYS_gettid));
     pin_self(w->index);
@@ -260,6 +268,7 @@ int ito_init(const ito_config_t *cfg)
     w0->cur = main_ult;
     w0->next_id = 1;
     itoi_tls_worker = w0;
+    w0->eh = itoi_eh_globals(); /* main's own state stays there: main is running */
     atomic_store(&w0->tid, (int)syscall(SYS_gettid));
     saved_slack = prctl(PR_GET_TIMERSLACK);
     init_ncpu = sched_getaffinity(0, sizeof init_mask, &init_mask) == 0 ? CPU_COUNT(&init_mask) : 0;

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cxxeh.h"
 #include "itoi.h"
 #include "sanitizer.h"
 
@@ -288,6 +289,7 @@ void itoi_ult_entry(void)
 {
     itoi_worker_t *w = itoi_self_worker();
     itoi_san_after(NULL);
+    itoi_eh_fresh(w);
     itoi_ult_t *t = w->cur;
     t->ret = t->fn(t->arg);
     itoi_ult_release_store(t);

@@ -6,6 +6,7 @@
 # 2. with that prefix, outside ito's tree: hello.c and hello.cpp (this folder) built
 #    with pkg-config and with find_package(ito) (CMakeLists.txt here), each against the
 #    shared and the static libito, and run; hello.c also built by the installed ito-cc
+#    (and hello.cpp by ito-c++)
 #    (plugin found relative to it, ITO_YIELD_PLUGIN unset) when the compiler part is
 #    installed;
 # 3. the prefix is moved to T/moved/elsewhere and step 2 runs again there: every path
@@ -73,6 +74,12 @@ check_prefix() { # PREFIX TAG
         # shellcheck disable=SC2086
         run "$p/$bindir/ito-cc" "$out/itocc.o" $libs -Wl,-rpath,"$pcdir" -o "$out/itocc"
         "$out/itocc" || fail "the ito-cc program exited $?"
+        # ito-c++: the same driver for C++, linking the C++ standard library by itself
+        [ -x "$p/$bindir/ito-c++" ] || fail "ito-c++ is not installed beside ito-cc"
+        # shellcheck disable=SC2086
+        run "$p/$bindir/ito-c++" -O2 -std=c++17 $cflags "$src/hello.cpp" $libs -Wl,-rpath,"$pcdir" -o "$out/itocxx"
+        nm "$out/itocxx" | grep -q ito_coop_yield || fail "ito-c++ inserted no yield (plugin not loaded?)"
+        "$out/itocxx" || fail "the ito-c++ program exited $?"
     else
         echo "(no ito-cc installed: the compiler part is not built in this tree)"
     fi

@@ -1,12 +1,38 @@
 #!/bin/sh
-# run.sh BIN_DIR: realrt built without the plugin and with each yield variant, at -O0..-O3,
-# must print the same stdout, with the 20 us timer and with a yield taken at every check
-# (--every); the plugin builds must really interleave the two ULTs
-# (switches and interleavings on stderr), and no build may yield inside the signal
-# handler or the ito_noyield function (the violation counts on stdout are 0).
+# run.sh BIN_DIR [c|cxx]
+# c (the default): realrt built without the plugin and with each yield variant, at
+# -O0..-O3, must print the same stdout, with the 20 us timer and with a yield taken at
+# every check (--every); the plugin builds must really interleave the two ULTs (switches
+# and interleavings on stderr), and no build may yield inside the signal handler or the
+# ito_noyield function (the violation counts on stdout are 0).
+# cxx: realrt_cxx built by ito-c++ without the plugin and with min, stub and bound at -O0
+# and -O2 must print the same stdout (no destructor skipped: "guards left: 0"), the plugin
+# builds really interleaving the two ULTs.
 set -eu
-bin=$1
-fail() { echo "realrt: $*"; exit 1; }
+bin=$1 lang=${2:-c}
+fail() { echo "realrt ($lang): $*"; exit 1; }
+# same_interleaved NAME OFF_OUT BUILD: BUILD's run printed OFF_OUT's stdout and interleaved
+same_interleaved() {
+  "$3" > "$3.out" 2> "$3.err" || fail "$1 exited $?"
+  cmp -s "$2" "$3.out" || { diff "$2" "$3.out"; fail "$1: output differs"; }
+  sw=$(sed -n 's/^switches //p' "$3.err")
+  set -- "$1" $(sed -n 's/^interleavings //p' "$3.err")
+  [ "$sw" -gt 100 ] && [ "$2" -gt 5 ] && [ "$3" -gt 5 ] ||
+    fail "$1: no real interleaving (switches $sw, interleavings $2 $3)"
+  summary="switches $sw, interleavings $2 $3"
+}
+if [ "$lang" = cxx ]; then
+  for O in 0 2; do
+    off=$bin/realrt_cxx-off-O$O
+    "$off" > "$off.out" 2> "$off.err" || fail "off -O$O exited $?"
+    grep -qx "guards left: 0" "$off.out" || fail "off -O$O: $(tail -1 "$off.out")"
+    for V in min stub bound; do
+      same_interleaved "$V -O$O" "$off.out" "$bin/realrt_cxx-$V-O$O"
+      echo "C++ -O$O $V: same output; $summary"
+    done
+  done
+  exit 0
+fi
 for O in 0 1 2 3; do
   "$bin/realrt-off-O$O" > "$bin/off$O.out" 2> "$bin/off$O.err" || fail "off -O$O exited $?"
   "$bin/realrt-off-O$O" --every > "$bin/offE$O.out" 2> "$bin/offE$O.err" || fail "off --every -O$O"
@@ -15,18 +41,13 @@ for O in 0 1 2 3; do
   grep -qx "handler runs: 12" "$bin/off$O.out" || fail "off -O$O: handler runs"
   for V in min abi full stub bound; do
     b=$bin/realrt-$V-O$O
-    "$b" > "$b.out" 2> "$b.err" || fail "$V -O$O exited $?"
-    cmp -s "$bin/off$O.out" "$b.out" || { diff "$bin/off$O.out" "$b.out"; fail "$V -O$O: output differs"; }
-    sw=$(sed -n 's/^switches //p' "$b.err")
-    set -- $(sed -n 's/^interleavings //p' "$b.err")
-    [ "$sw" -gt 100 ] && [ "$1" -gt 5 ] && [ "$2" -gt 5 ] ||
-      fail "$V -O$O: no real interleaving (switches $sw, interleavings $1 $2)"
+    same_interleaved "$V -O$O" "$bin/off$O.out" "$b"
     # a yield at every check: many more switches than the two rearmers alone make
     "$b" --every > "$b.every.out" 2> "$b.every.err" || fail "$V --every -O$O exited $?"
     cmp -s "$bin/offE$O.out" "$b.every.out" || fail "$V --every -O$O: output differs"
     swoff=$(sed -n 's/^switches //p' "$bin/offE$O.err")
     swe=$(sed -n 's/^switches //p' "$b.every.err")
     [ "$swe" -gt $((swoff * 4)) ] || fail "$V --every -O$O: $swe switches (plain build: $swoff)"
-    echo "-O$O $V: same output; switches $sw, interleavings $1 $2; every check: $swe switches"
+    echo "-O$O $V: same output; $summary; every check: $swe switches"
   done
 done

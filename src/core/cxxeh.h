@@ -1,0 +1,52 @@
+/* cxxeh.h: C++ exceptions in ULTs.
+ *
+ * The C++ ABI (libstdc++'s libsupc++, libc++abi) keeps each kernel thread's exception
+ * state in thread-local storage, reached through __cxa_get_globals(): the stack of
+ * exceptions being handled (a catch block pushes its exception, leaving the block pops
+ * it; `throw;` and std::current_exception read the top) and the count of exceptions in
+ * flight (std::uncaught_exceptions). ULTs share kernel threads, so without help a ULT that
+ * switches out inside a catch block (a yield, a blocking call, a compiler-inserted yield,
+ * a preemption) leaves its exception on the kernel thread's stack, where the next ULT's
+ * catch pushes above it: the first ULT's `throw;` then rethrows the other ULT's exception,
+ * and a ULT that resumes on another worker finds a stack that is not its own. (Found by
+ * compiler/tests/realrt/realrt_cxx.cpp; tests/test_cxx_eh.cpp pins it.)
+ *
+ * The rule: while a ULT runs, its kernel thread's exception globals are the ULT's own. A
+ * switch saves them into the outgoing ULT (itoi_ult_t.eh) and loads the incoming ULT's;
+ * the scheduler context runs with empty globals (ZWTs run to completion, so whatever they
+ * throw and catch is balanced before they return); a new ULT starts with empty ones
+ * (itoi_ult_entry). Each worker finds its kernel thread's globals once, when it starts
+ * (w->eh); a process without a C++ runtime has no __cxa_get_globals (a weak reference), w->eh
+ * stays NULL and a switch pays one load and a branch. Otherwise it copies two words out and
+ * two in.
+ *
+ * The globals are two words on x86-64 in both ABIs (a pointer and an unsigned count);
+ * the padding after the count is copied too, harmlessly. */
+#ifndef ITOI_CXXEH_H
+#define ITOI_CXXEH_H
+
+#include <string.h>
+
+#include "itoi.h"
+
+/* This kernel thread's exception globals, or NULL without a C++ runtime. */
+void *itoi_eh_globals(void);
+
+/* A switch on w from `from` to `to` (NULL: the scheduler context), made before the
+ * context switch itself (the kernel thread is the same on both sides). */
+static inline void itoi_eh_switch(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to)
+{
+    void *g = w->eh;
+    if (ITOI_LIKELY(g == NULL)) return;
+    if (from) memcpy(from->eh, g, sizeof from->eh);
+    if (to) memcpy(g, to->eh, sizeof to->eh);
+    else memset(g, 0, sizeof to->eh);
+}
+
+/* A ULT that starts running: empty globals. */
+static inline void itoi_eh_fresh(itoi_worker_t *w)
+{
+    if (ITOI_UNLIKELY(w->eh != NULL)) memset(w->eh, 0, 2 * sizeof(uint64_t));
+}
+
+#endif
