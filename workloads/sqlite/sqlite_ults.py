@@ -95,9 +95,14 @@ def instructions(exe: Path, sql: str) -> int:
 def main(argv=None) -> int:
     ap = outside.arguments(__doc__)
     ap.add_argument("--policies", default="bound,loops,every")
-    ap.add_argument("--opt", default="-O2")
+    ap.add_argument("--opt", default="-O2", choices=["-O0", "-O1", "-O2", "-O3", "-Os"],
+                    help="the optimization level (default -O2)")
     ap.add_argument("--rows", type=int, default=200000)
     ap.add_argument("--callgrind", action="store_true")
+    # `--opt -O0` as two words: argparse would read -O0 as an option of its own
+    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = [f"--opt={argv[i + 1]}" if x == "--opt" and i + 1 < len(argv) else x for i, x in enumerate(argv)
+            if not (i > 0 and argv[i - 1] == "--opt")]
     a = ap.parse_args(argv)
     policies = [p for p in a.policies.split(",") if p]
     bad = [p for p in policies if p not in outside.POLICIES or p == "off"]
