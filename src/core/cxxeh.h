@@ -9,16 +9,18 @@
  * a preemption) leaves its exception on the kernel thread's stack, where the next ULT's
  * catch pushes above it: the first ULT's `throw;` then rethrows the other ULT's exception,
  * and a ULT that resumes on another worker finds a stack that is not its own. (Found by
- * compiler/tests/realrt/realrt_cxx.cpp; tests/test_cxx_eh.cpp pins it.)
+ * compiler/tests/realrt/realrt_cxx.cpp; tests/cxx/eh.cpp, the test cxx_eh, pins it.)
  *
  * The rule: while a ULT runs, its kernel thread's exception globals are the ULT's own. A
  * switch saves them into the outgoing ULT (itoi_ult_t.eh) and loads the incoming ULT's;
  * the scheduler context runs with empty globals (ZWTs run to completion, so whatever they
  * throw and catch is balanced before they return); a new ULT starts with empty ones
- * (itoi_ult_entry). Each worker finds its kernel thread's globals once, when it starts
- * (w->eh); a process without a C++ runtime has no __cxa_get_globals (a weak reference), w->eh
- * stays NULL and a switch pays one load and a branch. Otherwise it copies two words out and
- * two in.
+ * (itoi_ult_entry), also when a join runs it inline on its joiner's kernel thread (thread.c,
+ * run_inline: the joiner's are saved first and given back after). Each worker finds its
+ * kernel thread's globals once, when it starts (w->eh); a process without a C++ runtime has
+ * no __cxa_get_globals (a weak reference), w->eh stays NULL and a switch pays one load and a
+ * branch. Otherwise it copies two words out and two in (callgrind: 3 and 8 instructions a
+ * yield; a C++ program's yield 8.8 -> 9.6 ns at the median of 7 runs, AMD EPYC).
  *
  * The globals are two words on x86-64 in both ABIs (a pointer and an unsigned count);
  * the padding after the count is copied too, harmlessly. */

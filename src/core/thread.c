@@ -465,9 +465,11 @@ static __attribute__((noinline)) void run_inline(itoi_worker_t *w, itoi_ult_t *m
     void *jb[5];
     t->stack = stack;
     t->inline_jb = jb;
+    itoi_eh_switch(w, me, NULL);   /* the child starts with no C++ exception of the joiner's */
     w->cur = t;
     if (__builtin_setjmp(jb) == 0) itoa_call_on(inline_body, t, stack->base + stack->size);
     w = itoi_self_worker();        /* it may have moved */
+    itoi_eh_switch(w, NULL, me);   /* and the joiner has its own back, on whichever worker */
     t->inline_jb = NULL;
     if (ITOI_UNLIKELY(t->on_exit != NULL)) t->on_exit(w, t);
     ITOI_BUMP(w->n_finished);

@@ -8,7 +8,8 @@
 // yields during unwinding). Before the fix the first ULT's `throw;` rethrew the second
 // one's exception. Then with two workers: a ULT catches on one worker, blocks, is woken
 // by a ULT bound to the other worker and resumes there, and rethrows its exception there
-// (before the fix: no exception on that kernel thread, std::terminate).
+// (before the fix: no exception on that kernel thread, std::terminate). And a join inside a
+// catch block that runs the child inline (join_in_handler).
 #include <ito/ito.h>
 
 #include <atomic>
@@ -110,6 +111,39 @@ void *ult_b(void *)
     return nullptr;
 }
 
+// A joiner inside a catch block joins a child it has just made (on one worker, outside
+// the sanitizer trees, the join runs the child inline, on the joiner's kernel thread): the
+// child sees no exception of its joiner's, and the joiner still has its own afterwards.
+void *child(void *)
+{
+    check(!std::current_exception(), "child: no current exception of its joiner's");
+    check(std::uncaught_exceptions() == 0, "child: nothing in flight");
+    try {
+        throw Tagged('K');
+    } catch (const Tagged &k) {
+        check(k.tag == 'K', "child: caught its own");
+    }
+    return nullptr;
+}
+
+void join_in_handler()
+{
+    try {
+        throw Tagged('J');
+    } catch (const Tagged &) {
+        ito_thread_t k;
+        if (ito_create(&k, child, nullptr, nullptr) != ITO_OK || ito_join(k, nullptr) != ITO_OK) {
+            check(false, "J: create and join");
+            return;
+        }
+        try {
+            throw;
+        } catch (const Tagged &again) {
+            check(again.tag == 'J', "J: throw; after the join rethrows J's exception");
+        }
+    }
+}
+
 ito_sem_t sem;
 std::atomic<int> caught_on{-1}, resumed_on{-1}; // shared by ULTs on two workers
 
@@ -162,6 +196,7 @@ int run(int workers)
         ito_join(a, nullptr);
         ito_join(b, nullptr);
         check(turn == 6, "both ULTs ran to their end");
+        join_in_handler();
     } else {
         int moved = 0;
         for (int i = 0; i < 20; i++) {
