@@ -6,7 +6,8 @@
  * std::function callbacks, a std::unique_ptr tree built and folded recursively, std::map /
  * std::vector / std::string work, and a lambda-driven sort. ito's own timer in FLAG mode
  * (ito_preempt_enable, 100 us) sets the worker's ito_coop_flag, so the yield points the
- * plugin compiled in switch between the two ULTs in the middle of all of it.
+ * plugin compiled in switch between the two ULTs in the middle of all of it; with --signal
+ * the timer's handler switches them itself (SIGNAL mode), wherever they are in this code.
  *
  * stdout holds only what does not depend on the interleaving (one hash per ULT and round,
  * the destructor balance); it must be byte-identical between the build without the plugin
@@ -190,14 +191,16 @@ void *ult_main(void *arg)
 
 } // namespace
 
-int main()
+int main(int argc, char **argv)
 {
     ito_config_t cfg{};
     cfg.workers = 1;
     if (ito_init(&cfg) != ITO_OK) return 2;
     ito_preempt_config_t pc{};
     pc.quantum_us = 100;
-    pc.mode = ITO_PREEMPT_FLAG;
+    // --signal: the timer's handler switches the ULTs wherever they are in this program's
+    // code (no compiled checks needed: the build without the plugin interleaves too)
+    pc.mode = argc > 1 && std::string(argv[1]) == "--signal" ? ITO_PREEMPT_SIGNAL : ITO_PREEMPT_FLAG;
     if (ito_preempt_enable(&pc) != ITO_OK) return 2;
     ito_stats_t s0, s1;
     ito_stats(&s0);

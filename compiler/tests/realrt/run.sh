@@ -7,17 +7,19 @@
 # ito_noyield function (the violation counts on stdout are 0).
 # cxx: realrt_cxx built by ito-c++ without the plugin and with min, stub and bound at -O0
 # and -O2 must print the same stdout (no destructor skipped: "guards left: 0"), the plugin
-# builds really interleaving the two ULTs.
+# builds really interleaving the two ULTs, and so must the build without the plugin under
+# signal preemption.
 set -eu
 bin=$1 lang=${2:-c}
 fail() { echo "realrt ($lang): $*"; exit 1; }
-# same_interleaved NAME OFF_OUT BUILD: BUILD's run printed OFF_OUT's stdout and interleaved
+# same_interleaved NAME OFF_OUT BUILD [MIN_SWITCHES]: BUILD's run printed OFF_OUT's stdout
+# and interleaved (more than MIN_SWITCHES switches, default 100)
 same_interleaved() {
   "$3" > "$3.out" 2> "$3.err" || fail "$1 exited $?"
   cmp -s "$2" "$3.out" || { diff "$2" "$3.out"; fail "$1: output differs"; }
-  sw=$(sed -n 's/^switches //p' "$3.err")
+  sw=$(sed -n 's/^switches //p' "$3.err") min=${4:-100}
   set -- "$1" $(sed -n 's/^interleavings //p' "$3.err")
-  [ "$sw" -gt 100 ] && [ "$2" -gt 5 ] && [ "$3" -gt 5 ] ||
+  [ "$sw" -gt "$min" ] && [ "$2" -gt 5 ] && [ "$3" -gt 5 ] ||
     fail "$1: no real interleaving (switches $sw, interleavings $2 $3)"
   summary="switches $sw, interleavings $2 $3"
 }
@@ -26,6 +28,11 @@ if [ "$lang" = cxx ]; then
     off=$bin/realrt_cxx-off-O$O
     "$off" > "$off.out" 2> "$off.err" || fail "off -O$O exited $?"
     grep -qx "guards left: 0" "$off.out" || fail "off -O$O: $(tail -1 "$off.out")"
+    # signal preemption of the build without checks: switched anywhere in its own code
+    printf '#!/bin/sh\nexec "%s" --signal\n' "$off" > "$off-signal"
+    chmod +x "$off-signal"
+    same_interleaved "off --signal -O$O" "$off.out" "$off-signal" 20 # a tick in libstdc++ waits
+    echo "C++ -O$O off under signal preemption: same output; $summary"
     for V in min stub bound; do
       same_interleaved "$V -O$O" "$off.out" "$bin/realrt_cxx-$V-O$O"
       echo "C++ -O$O $V: same output; $summary"
