@@ -20,7 +20,8 @@
  * kernel thread's globals once, when it starts (w->eh); a process without a C++ runtime has
  * no __cxa_get_globals (a weak reference), w->eh stays NULL and a switch pays one load and a
  * branch. Otherwise it copies two words out and two in (callgrind: 3 and 8 instructions a
- * yield; a C++ program's yield 8.8 -> 9.6 ns at the median of 7 runs, AMD EPYC).
+ * yield; a C++ program's yield, 3 interleaved sets of 7-15 runs on AMD EPYC: +0.7 to +0.8
+ * ns at the minimum in two, none in the third).
  *
  * The globals are two words on x86-64 in both ABIs (a pointer and an unsigned count);
  * the padding after the count is copied too, harmlessly. */
