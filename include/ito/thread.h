@@ -20,10 +20,11 @@
  * can block or yield; do not keep the address of a thread-local variable across such
  * calls (errno is handled: see syscall.h). C++ exceptions are per ULT, not per kernel
  * thread: a ULT may switch (yield, block, be preempted, move to another worker) inside a
- * catch block and still rethrow its own exception there. Other per-kernel-thread state
- * belongs to the worker, not to the ULT: thread_local variables, the signal mask
- * (pthread_sigmask), uselocale, CPU affinity. A ULT that changes it changes it for every
- * ULT that runs on that worker, and leaves it behind when it moves.
+ * catch block and still rethrow its own exception there; an exception that escapes a
+ * ULT's function calls std::terminate, as it does for a std::thread. Other state of the
+ * kernel thread belongs to the worker, not to the ULT: thread_local variables, the signal
+ * mask (pthread_sigmask), uselocale, CPU affinity. A ULT that changes it changes it for
+ * every ULT that runs on that worker, and leaves it behind when it moves.
  *
  * A ULT is a stackful thread scheduled by ito: it runs until it yields, blocks on an
  * ito synchronization object, joins, or exits. ULTs are created joinable unless
