@@ -297,7 +297,9 @@ int ito_barrier_wait(ito_barrier_t *b);
 
 /**
  * @brief Runs fn exactly once per once-object, however many threads call at once; every
- * call returns after fn has returned (and sees what it wrote).
+ * call returns after fn has returned (and sees what it wrote). A C++ fn that throws is as
+ * with std::call_once: the exception reaches that caller, fn counts as not run, and the
+ * next caller (a waiting one, or a later one) runs it again.
  * @return ITO_OK; ITO_EINVAL if o or fn is NULL, or if o holds what no once object holds
  * (o has no init and no mark: most garbage is caught, not all); ITO_EDEADLK if fn itself
  * calls ito_once on the same object; ITO_ENOTULT if a caller that is not a ULT (a ZWT or a

@@ -21,7 +21,9 @@
  * calls (errno is handled: see syscall.h). C++ exceptions are per ULT, not per kernel
  * thread: a ULT may switch (yield, block, be preempted, move to another worker) inside a
  * catch block and still rethrow its own exception there; an exception that escapes a
- * ULT's function calls std::terminate, as it does for a std::thread. Other state of the
+ * ULT's function calls std::terminate, as it does for a std::thread; other functions that
+ * ito calls back (ZWT entries, ito_create_many's private_init, key destructors) must not
+ * let one escape (ito_once's fn may: see sync.h). Other state of the
  * kernel thread belongs to the worker, not to the ULT: thread_local variables, the signal
  * mask (pthread_sigmask), uselocale, CPU affinity. A ULT that changes it changes it for
  * every ULT that runs on that worker, and leaves it behind when it moves.

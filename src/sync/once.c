@@ -7,7 +7,13 @@
  * calls ito_once on the same object gets ITO_EDEADLK instead of waiting for itself.
  * ITO_ONCE_INIT (all zero) is a valid NEW object: an unlocked spinlock, an empty queue.
  * Having no init, a once object carries no type mark (waitq.h); storage whose state or
- * lock word holds a value no once object holds is refused (ITO_EINVAL). */
+ * lock word holds a value no once object holds is refused (ITO_EINVAL).
+ *
+ * A C++ fn that throws: as std::call_once, the object goes back to NEW, the exception
+ * reaches the caller, and the next caller runs fn again. This file is compiled with
+ * -fexceptions (src/CMakeLists.txt) so that the runner's cleanup (`fence`) runs while the
+ * exception unwinds through ito_once; it wakes the waiters, which loop: one of them
+ * becomes the next runner. */
 #include <assert.h>
 
 #include "ito/sync.h"
@@ -24,6 +30,33 @@ typedef struct once_impl {
 
 static_assert(sizeof(once_impl_t) <= sizeof(ito_once_t), "ito_once_t too small");
 
+/* The end of a run: DONE, or back to NEW when fn threw; wakes every waiter. */
+static void finish(once_impl_t *x, int to)
+{
+    /* A foreign runner enters the runtime to wake waiters (if it runs at all: before
+     * ito_init nobody can wait). */
+    bool foreign = false;
+    int entered = itoi_any_enter(&foreign);
+    itoi_spin_lock(&x->lock);
+    atomic_store_explicit(&x->state, to, memory_order_release);
+    x->runner = NULL;
+    itoi_wake_every(&x->waiters);
+    itoi_spin_unlock(&x->lock);
+    if (entered == ITO_OK) itoi_any_leave(foreign, ITO_OK);
+}
+
+typedef struct fence {
+    once_impl_t *x;
+    bool returned;
+} fence_t;
+
+/* Runs when the runner's scope ends: normally after fn returned, or while a C++
+ * exception from fn unwinds through ito_once. */
+static void fence_end(fence_t *f)
+{
+    if (!f->returned) finish(f->x, NEW);
+}
+
 int ito_once(ito_once_t *o, void (*fn)(void))
 {
     if (!o || !fn) return ITO_EINVAL;
@@ -33,36 +66,35 @@ int ito_once(ito_once_t *o, void (*fn)(void))
     /* Not a once object (it has no init, so no mark: a state or lock word no once object
      * holds is refused instead of spinning on a lock that reads as held for ever). */
     if ((unsigned)s0 > DONE || !itoi_spin_plausible(&x->lock)) return ITO_EINVAL;
-    itoi_worker_t *w = itoi_self_worker();
-    itoi_ult_t *me = w ? w->cur : NULL;
-    itoi_spin_lock(&x->lock);
-    int s = atomic_load_explicit(&x->state, memory_order_relaxed);
-    if (s == RUNNING) {
-        int rc = !me ? ITO_ENOTULT : x->runner == me ? ITO_EDEADLK : ITO_OK;
-        if (rc != ITO_OK) {
-            itoi_spin_unlock(&x->lock);
-            return rc;
+    for (;;) {
+        itoi_worker_t *w = itoi_self_worker();
+        itoi_ult_t *me = w ? w->cur : NULL;
+        itoi_spin_lock(&x->lock);
+        int s = atomic_load_explicit(&x->state, memory_order_relaxed);
+        if (s == RUNNING) {
+            int rc = !me ? ITO_ENOTULT : x->runner == me ? ITO_EDEADLK : ITO_OK;
+            if (rc != ITO_OK) {
+                itoi_spin_unlock(&x->lock);
+                return rc;
+            }
+            /* Woken once the runner is done: DONE, or NEW again if its fn threw. */
+            rc = itoi_wait_on_until(w, &x->waiters, &x->lock, ITO_FOREVER, NULL, NULL, "once");
+            if (rc != ITO_OK) return rc;
+            continue;
         }
-        /* Woken once the runner is done. */
-        return itoi_wait_on_until(w, &x->waiters, &x->lock, ITO_FOREVER, NULL, NULL, "once");
-    }
-    if (s == DONE) {
+        if (s == DONE) {
+            itoi_spin_unlock(&x->lock);
+            return ITO_OK;
+        }
+        atomic_store_explicit(&x->state, RUNNING, memory_order_relaxed);
+        x->runner = me;
         itoi_spin_unlock(&x->lock);
+        {
+            fence_t f __attribute__((cleanup(fence_end))) = {x, false};
+            fn();
+            f.returned = true;
+        }
+        finish(x, DONE);
         return ITO_OK;
     }
-    atomic_store_explicit(&x->state, RUNNING, memory_order_relaxed);
-    x->runner = me;
-    itoi_spin_unlock(&x->lock);
-    fn();
-    /* A foreign runner enters the runtime to wake waiters (if it runs at all: before
-     * ito_init nobody can wait). */
-    bool foreign = false;
-    int entered = itoi_any_enter(&foreign);
-    itoi_spin_lock(&x->lock);
-    atomic_store_explicit(&x->state, DONE, memory_order_release);
-    x->runner = NULL;
-    itoi_wake_every(&x->waiters);
-    itoi_spin_unlock(&x->lock);
-    if (entered == ITO_OK) itoi_any_leave(foreign, ITO_OK);
-    return ITO_OK;
 }
