@@ -12,6 +12,8 @@
 // catch block that runs the child inline (join_in_handler).
 #include <ito/ito.h>
 
+#include "cxx_test.h"
+
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -20,16 +22,6 @@
 #include <stdexcept>
 
 namespace {
-
-int failures;
-
-void check(bool ok, const char *what)
-{
-    if (!ok) {
-        std::fprintf(stderr, "FAIL: %s\n", what);
-        failures++;
-    }
-}
 
 struct Tagged : std::runtime_error {
     char tag;
@@ -232,7 +224,7 @@ int main()
         std::fprintf(stderr, "FAIL: runtime calls\n");
         return 1;
     }
-    if (failures) return 1;
+    if (cxx_test_failures) return 1;
     std::printf("cxx_eh: ok\n");
     return 0;
 }

@@ -9,6 +9,8 @@
 // for ever (here: until the 60 s alarm).
 #include <ito/ito.h>
 
+#include "cxx_test.h"
+
 #include <atomic>
 #include <cstdio>
 #include <stdexcept>
@@ -16,16 +18,6 @@
 #include <unistd.h>
 
 namespace {
-
-int failures;
-
-void check(bool ok, const char *what)
-{
-    if (!ok) {
-        std::fprintf(stderr, "FAIL: %s\n", what);
-        failures++;
-    }
-}
 
 ito_once_t once = ITO_ONCE_INIT;
 std::atomic<int> calls{0}, b_waiting{0};
@@ -93,7 +85,7 @@ int main()
     }
     check(caught, "outside the runtime: the exception reached the caller");
     check(ito_once(&o2, Thrower::fn) == ITO_OK, "outside the runtime: the second call ran fn");
-    if (failures) return 1;
+    if (cxx_test_failures) return 1;
     std::printf("cxx_once: ok\n");
     return 0;
 }
