@@ -32,6 +32,9 @@
 
 #include "itoi.h"
 
+/* The bytes kept per ULT (itoi_ult_t.eh). */
+#define ITOI_EH_SIZE sizeof(((itoi_ult_t *)0)->eh)
+
 /* This kernel thread's exception globals, or NULL without a C++ runtime. */
 void *itoi_eh_globals(void);
 
@@ -41,15 +44,15 @@ static inline void itoi_eh_switch(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t
 {
     void *g = w->eh;
     if (ITOI_LIKELY(g == NULL)) return;
-    if (from) memcpy(from->eh, g, sizeof from->eh);
-    if (to) memcpy(g, to->eh, sizeof to->eh);
-    else memset(g, 0, sizeof to->eh);
+    if (from) memcpy(from->eh, g, ITOI_EH_SIZE);
+    if (to) memcpy(g, to->eh, ITOI_EH_SIZE);
+    else memset(g, 0, ITOI_EH_SIZE);
 }
 
 /* A ULT that starts running: empty globals. */
 static inline void itoi_eh_fresh(itoi_worker_t *w)
 {
-    if (ITOI_UNLIKELY(w->eh != NULL)) memset(w->eh, 0, 2 * sizeof(uint64_t));
+    if (ITOI_UNLIKELY(w->eh != NULL)) memset(w->eh, 0, ITOI_EH_SIZE);
 }
 
 #endif

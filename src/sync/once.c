@@ -50,11 +50,11 @@ typedef struct fence {
     bool returned;
 } fence_t;
 
-/* Runs when the runner's scope ends: normally after fn returned, or while a C++
- * exception from fn unwinds through ito_once. */
+/* Runs when the runner's scope ends: normally after fn returned (DONE), or while a C++
+ * exception from fn unwinds through ito_once (NEW again). */
 static void fence_end(fence_t *f)
 {
-    if (!f->returned) finish(f->x, NEW);
+    finish(f->x, f->returned ? DONE : NEW);
 }
 
 int ito_once(ito_once_t *o, void (*fn)(void))
@@ -89,12 +89,9 @@ int ito_once(ito_once_t *o, void (*fn)(void))
         atomic_store_explicit(&x->state, RUNNING, memory_order_relaxed);
         x->runner = me;
         itoi_spin_unlock(&x->lock);
-        {
-            fence_t f __attribute__((cleanup(fence_end))) = {x, false};
-            fn();
-            f.returned = true;
-        }
-        finish(x, DONE);
-        return ITO_OK;
+        fence_t f __attribute__((cleanup(fence_end))) = {x, false};
+        fn();
+        f.returned = true;
+        return ITO_OK; /* fence_end marks it DONE */
     }
 }

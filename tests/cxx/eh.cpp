@@ -182,11 +182,7 @@ int run(int workers)
     cfg.workers = workers;
     if (ito_init(&cfg) != ITO_OK) return 1;
     if (workers == 1) {
-        ito_thread_t a, b;
-        if (ito_create(&a, ult_a, nullptr, nullptr) != ITO_OK || ito_create(&b, ult_b, nullptr, nullptr) != ITO_OK)
-            return 1;
-        ito_join(a, nullptr);
-        ito_join(b, nullptr);
+        if (!run_pair(ult_a, ult_b)) return 1;
         check(turn == 6, "both ULTs ran to their end");
         join_in_handler();
     } else {

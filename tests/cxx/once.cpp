@@ -61,11 +61,7 @@ int main()
     ito_config_t cfg{};
     cfg.workers = 1;
     if (ito_init(&cfg) != ITO_OK) return 1;
-    ito_thread_t a, b;
-    if (ito_create(&a, ult_a, nullptr, nullptr) != ITO_OK || ito_create(&b, ult_b, nullptr, nullptr) != ITO_OK)
-        return 1;
-    ito_join(a, nullptr);
-    ito_join(b, nullptr);
+    if (!run_pair(ult_a, ult_b)) return 1;
     check(calls == 2, "fn ran twice: the throwing run and the one that returned");
     if (ito_finalize() != ITO_OK) return 1;
     // outside a runtime too (no waiting): throw, then run
