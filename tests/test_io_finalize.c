@@ -5,13 +5,19 @@
  *     (within the default grace period of 1 s): it gets its data and finishes first;
  *  3. a ULT waits on a one-shot 50 ms ZWT timer device; a ULT sleeps 80 ms: both finish;
  *  4. a ULT parked in ito_read on a pipe nobody writes gets ECANCELED after the grace
- *     period and runs to its end; finalize returns ITO_OK;
+ *     period and runs to its end; finalize returns ITO_OK. So do a reader whose I/O
+ *     deadline is a minute away and an ito_poll with a one-minute timeout: a deadline only
+ *     bounds a wait, it is not work, so finalize cancels them after the grace period
+ *     instead of waiting for the deadline (a server's idle timeouts held finalize for their
+ *     whole length before). A ULT in a timed wait on an ito object, which finalize cannot
+ *     cancel, still gets its ETIMEDOUT (finalize waits for it instead of ITO_EBUSY);
  *  5. a ULT blocked for ever on a cond: finalize returns ITO_EBUSY and the runtime stays up;
  *     a foreign thread may still signal it, and a second finalize succeeds;
  *  6. a foreign thread calling into the finalized runtime gets ITO_ESTATE. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
@@ -138,6 +144,39 @@ static void *stuck_reader(void *unused)
     return NULL;
 }
 
+static _Atomic int dl_errno, poll_errno, timed_rc;
+static void *reader_with_deadline(void *unused)
+{
+    (void)unused;
+    char b[8];
+    CHECK_OK(ito_io_deadline(ito_deadline_in(60ull * 1000 * 1000 * 1000)));
+    errno = 0;
+    CHECK_EQ(ito_read(pipefd[0], b, sizeof b), -1);
+    atomic_store(&dl_errno, errno);
+    return NULL;
+}
+
+static void *poller_with_timeout(void *unused)
+{
+    (void)unused;
+    struct pollfd p = {.fd = pipefd[0], .events = POLLIN};
+    errno = 0;
+    CHECK_EQ(ito_poll(&p, 1, 60 * 1000), -1);
+    atomic_store(&poll_errno, errno);
+    return NULL;
+}
+
+static ito_mutex_t tm;
+static ito_cond_t tc;
+static void *timed_cond_waiter(void *unused)
+{
+    (void)unused;
+    CHECK_OK(ito_mutex_lock(&tm));
+    atomic_store(&timed_rc, ito_cond_wait_until(&tc, &tm, ito_deadline_in(500ull * 1000 * 1000)));
+    CHECK_OK(ito_mutex_unlock(&tm));
+    return NULL;
+}
+
 /* ---- 5. blocked on an ito object ---- */
 static ito_mutex_t m;
 static ito_cond_t c;
@@ -204,10 +243,25 @@ static void the_rest(const char *backend)
     CHECK_EQ(pipe(pipefd), 0);
     atomic_store(&read_errno, 0);
     CHECK_OK(ito_create(NULL, stuck_reader, NULL, &a));
+    atomic_store(&dl_errno, 0);
+    atomic_store(&poll_errno, 0);
+    atomic_store(&timed_rc, -1);
+    CHECK_OK(ito_mutex_init(&tm));
+    CHECK_OK(ito_cond_init(&tc));
+    CHECK_OK(ito_create(NULL, reader_with_deadline, NULL, &a));
+    CHECK_OK(ito_create(NULL, poller_with_timeout, NULL, &a));
+    CHECK_OK(ito_create(NULL, timed_cond_waiter, NULL, &a));
     uint64_t t0 = ito_now_ns();
     CHECK_OK(ito_finalize());
-    CHECK(ito_now_ns() - t0 >= 200ull * 1000 * 1000); /* it waited the grace period first */
+    uint64_t took = ito_now_ns() - t0;
+    CHECK(took >= 200ull * 1000 * 1000);      /* it waited the grace period first */
+    CHECK(took < 30ull * 1000 * 1000 * 1000); /* not the one-minute deadlines */
     CHECK_EQ(atomic_load(&read_errno), ECANCELED);
+    CHECK_EQ(atomic_load(&dl_errno), ECANCELED);
+    CHECK_EQ(atomic_load(&poll_errno), ECANCELED);
+    CHECK_EQ(atomic_load(&timed_rc), ITO_ETIMEDOUT);
+    CHECK_OK(ito_cond_destroy(&tc));
+    CHECK_OK(ito_mutex_destroy(&tm));
     close(pipefd[0]);
     close(pipefd[1]);
 

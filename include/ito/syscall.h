@@ -34,8 +34,10 @@
  * Finalize: posted requests and ULTs parked in wrappers are live work. ito_finalize
  * waits for them; once nothing has progressed for the grace period it cancels requests
  * on descriptors that are not regular files (they could wait for ever): their result is
- * -ECANCELED and parked ULTs wake and run to their end. Requests on regular files are
- * always waited for: no written byte is lost.
+ * -ECANCELED and parked ULTs wake and run to their end. A ULT's I/O deadline or an
+ * ito_poll timeout does not delay this (it bounds the wait, it is not work): a wrapper
+ * waiting with a deadline a minute away is cancelled after the grace period all the same.
+ * Requests on regular files are always waited for: no written byte is lost.
  *
  * Close: ito_close(fd) first wakes every ULT and request waiting on fd, on every worker
  * (they get -EBADF), then closes it. A plain close(2) does not: use ito_close for

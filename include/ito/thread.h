@@ -8,8 +8,10 @@
  *
  * The finalize rule: ito_finalize waits for live work (ULTs not finished, ZWTs ready,
  * split-phase requests in flight, see syscall.h) as long as the runtime makes progress
- * or holds work that will progress by itself (a timer, an armed timer device, a request
- * on a regular file). After ITO_FINALIZE_GRACE_MS (default 1000) without progress it
+ * or holds work that will progress by itself (a sleep or timed wait on an ito object, an
+ * armed timer device, a request on a regular file; not the I/O deadline or ito_poll
+ * timeout of a ULT parked in a wrapper, which only bounds a wait that finalize cancels).
+ * After ITO_FINALIZE_GRACE_MS (default 1000) without progress it
  * cancels the requests that can never complete by themselves (on sockets, pipes and other
  * non-file descriptors): their ULTs wake with ECANCELED and run to their end. If ULTs then
  * stay blocked on ito objects, it returns ITO_EBUSY and the runtime stays up (nothing is

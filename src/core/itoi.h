@@ -85,6 +85,7 @@ struct itoi_timer {
     itoi_timer_t *child, *sibling, *prev; /* pairing-heap links (prev: parent or left sibling) */
     itoi_timer_fn fire;
     bool armed;
+    bool bounds_wait; /* only bounds an I/O wait that finalize cancels: not work of its own */
 };
 
 /* A function to run on a given worker's scheduler context, posted by any thread
@@ -301,6 +302,7 @@ typedef struct itoi_worker {
     /* timers (timer.c): owner-only heap; timer_next read relaxed by others */
     itoi_timer_t *timers;         /* root of the pairing heap */
     size_t ntimers;
+    _Atomic size_t ntimers_work;  /* armed timers that are work (not bounds_wait), for finalize */
     _Atomic uint64_t timer_next;  /* earliest deadline, ITO_FOREVER if none */
     _Atomic uint64_t n_timers_fired, n_wakeups;
     /* shared */

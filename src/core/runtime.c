@@ -347,7 +347,10 @@ void itoi_foreign_exit(void) { atomic_fetch_sub(&itoi_rt.foreign_in, 1); }
  * requests in flight. It waits as long as the runtime makes progress (a ULT finishes or
  * is woken, a ZWT runs, a request completes) or holds work that will progress by itself
  * (a ready queue not empty, a worker awake, a timer armed, a timer device armed, a
- * regular-file request in flight). Once nothing has progressed for the grace period
+ * regular-file request in flight). The deadline of a ULT parked in a blocking wrapper
+ * (ito_io_deadline, ito_poll's timeout) is not such work: it only bounds a wait that the
+ * cancellation below ends sooner (a server's idle timeouts would otherwise hold finalize
+ * for their whole length). Once nothing has progressed for the grace period
  * (ITO_FINALIZE_GRACE_MS, default 1000 ms) it cancels what can never complete by itself:
  * requests and readiness waits on sockets, pipes and other non-file descriptors end with
  * -ECANCELED, so parked ULTs wake and run to their end; then it waits again. If ULTs
@@ -375,7 +378,7 @@ static bool pending(void)
         itoi_worker_t *w = &itoi_rt.workers[i];
         if ((i > 0 && atomic_load(&w->sleep_state) != 1) || atomic_load(&w->steal_n) || atomic_load(&w->inbox_n) ||
             atomic_load(&w->calls) ||
-            atomic_load_explicit(&w->timer_next, memory_order_relaxed) != ITO_FOREVER)
+            atomic_load_explicit(&w->ntimers_work, memory_order_relaxed) != 0)
             return true;
     }
     if (atomic_load(&itoi_rt.side_shared) > 0) return true;

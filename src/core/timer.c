@@ -23,7 +23,12 @@
  *    late by at most that many switches on a busy worker, and by the kernel's wake-up
  *    latency on an idle one (bench_ito --only timer reports the distribution).
  *  - w->timer_next is the earliest deadline (ITO_FOREVER when the heap is empty); it is
- *    owner-written and read relaxed by others (finalize: are timers armed?).
+ *    owner-written and read relaxed by others.
+ *  - w->ntimers_work counts the armed timers that are work of their own: all but those
+ *    marked bounds_wait, the deadline of a ULT parked in a blocking wrapper (wrappers.c),
+ *    which only bounds a wait that finalize may cancel. Finalize counts the others as
+ *    work that will progress by itself (runtime.c, pending); owner-written, read relaxed.
+ *    bounds_wait is set only while the timer is not armed.
  *
  * The pairing heap: insert is a meld with the root (O(1)); removing the minimum melds
  * its children in two passes (O(log n) amortized); removing any other node cuts its
@@ -88,6 +93,13 @@ static inline void update_next(itoi_worker_t *w)
                           memory_order_relaxed);
 }
 
+/* Owner-written, read by finalize: a load and a store, no read-modify-write. */
+static inline void work_count(itoi_worker_t *w, int d)
+{
+    size_t n = atomic_load_explicit(&w->ntimers_work, memory_order_relaxed);
+    atomic_store_explicit(&w->ntimers_work, n + (size_t)d, memory_order_relaxed);
+}
+
 void itoi_timer_arm(itoi_worker_t *w, itoi_timer_t *t, uint64_t deadline, itoi_timer_fn fire)
 {
     if (t->armed) itoi_timer_cancel(w, t);
@@ -97,6 +109,7 @@ void itoi_timer_arm(itoi_worker_t *w, itoi_timer_t *t, uint64_t deadline, itoi_t
     t->armed = true;
     w->timers = meld(w->timers, t);
     w->ntimers++;
+    if (!t->bounds_wait) work_count(w, 1);
     update_next(w);
 }
 
@@ -105,6 +118,7 @@ bool itoi_timer_cancel(itoi_worker_t *w, itoi_timer_t *t)
     if (!t->armed) return false;
     t->armed = false;
     w->ntimers--;
+    if (!t->bounds_wait) work_count(w, -1);
     if (t == w->timers) {
         w->timers = merge_pairs(t->child);
     } else {
@@ -138,5 +152,6 @@ void itoi_timers_free(itoi_worker_t *w)
 {
     w->timers = NULL;
     w->ntimers = 0;
+    atomic_store(&w->ntimers_work, 0);
     atomic_store(&w->timer_next, ITO_FOREVER);
 }

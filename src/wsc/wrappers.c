@@ -60,7 +60,9 @@ static void io_park(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, uint64_
     }
     wt->parked = true;
     me->wait_result = ITO_OK;
+    me->timer.bounds_wait = true; /* not work for finalize: it cancels the wait (timer.c) */
     itoi_block_until(w, NULL, NULL, deadline, NULL, io_timeout, wt, what);
+    me->timer.bounds_wait = false; /* disarmed by itoi_block_until */
 }
 
 static inline void wait_add(itoi_iowait_t *wt, itoi_sysrec_t *r)
