@@ -436,6 +436,32 @@ void itoi_timers_free(itoi_worker_t *w);
  * runtime is not running. Workers and ULTs need not call them. */
 int itoi_foreign_enter(void);
 void itoi_foreign_exit(void);
+/* Public calls any thread may make that touch memory teardown frees (a waiter, the
+ * workers, the common areas, the device table, preemption's per-worker state): a thread
+ * that is not a worker enters as a foreign thread does, so that ito_finalize cannot free
+ * that memory under it. itoi_any_enter fails with ITO_ESTATE when the runtime is not
+ * running; pair it with itoi_any_leave, which passes rc through. ULTs and ZWTs (on a
+ * worker, where finalize cannot tear down under them) pay one TLS load. */
+static inline int itoi_any_enter(bool *foreign)
+{
+    *foreign = itoi_self_worker() == NULL;
+    return *foreign && itoi_foreign_enter() != ITO_OK ? ITO_ESTATE : ITO_OK;
+}
+
+static inline int itoi_any_leave(bool foreign, int rc)
+{
+    if (foreign) itoi_foreign_exit();
+    return rc;
+}
+
+/* Returns the int `call`, made between itoi_any_enter and itoi_any_leave; `fail` when
+ * the runtime is not running. */
+#define ITOI_ANY_RETURN(fail, call)                                                      \
+    do {                                                                                 \
+        bool itoi_in_;                                                                   \
+        if (itoi_any_enter(&itoi_in_) != ITO_OK) return (fail);                          \
+        return itoi_any_leave(itoi_in_, (call));                                         \
+    } while (0)
 
 /* stacks (stack.c) */
 itoi_stack_t *itoi_stack_get_slow(itoi_worker_t *w, size_t size); /* NULL: no memory */
@@ -456,6 +482,7 @@ uint64_t itoi_stack_regions(void);
 void itoi_stack_free_all(void);
 int itoi_stack_guard_owner(void *addr, itoi_stack_t **out);
 int itoi_overflow_handler_install(void);
+void itoi_overflow_handler_remove(void);
 int itoi_altstack_setup(itoi_worker_t *w);
 void itoi_altstack_teardown(itoi_worker_t *w);
 

@@ -147,6 +147,7 @@ static void teardown(int started)
     for (int i = nfinis - 1; i >= 0; i--) finis[i]();
     pthread_mutex_unlock(&fini_lock);
     itoi_altstack_teardown(w0);
+    itoi_overflow_handler_remove();
     if (saved_slack >= 0) prctl(PR_SET_TIMERSLACK, saved_slack);
     saved_slack = -1;
     if (main_pinned) (void)pthread_setaffinity_np(pthread_self(), sizeof main_mask, &main_mask);
@@ -282,8 +283,6 @@ int ito_init(const ito_config_t *cfg)
         rc = ITO_ENOMEM;
         goto fail;
     }
-    atomic_store(&itoi_rt.state, 1);
-
     int started = 1;
     for (; started < n; started++) {
         pthread_t pt;
@@ -297,9 +296,12 @@ int ito_init(const ito_config_t *cfg)
         teardown(started);
         return rc;
     }
-    /* Every worker is running (and has its kernel thread id) when ito_init returns. */
+    /* Every worker is running (and has its kernel thread id) when ito_init returns, and
+     * before the door opens to foreign threads: one that enabled preemption in between
+     * aimed a timer at thread id 0 (ITO_EIO), and a failed start tore down under it. */
     for (int i = 1; i < n; i++)
         while (atomic_load(&itoi_rt.workers[i].tid) == 0) sched_yield();
+    atomic_store(&itoi_rt.state, 1);
     return ITO_OK;
 
 fail:
@@ -468,7 +470,8 @@ int ito_worker_id(void)
 int ito_stats(ito_stats_t *out)
 {
     if (!out) return ITO_EINVAL;
-    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
+    bool in;
+    if (itoi_any_enter(&in) != ITO_OK) return ITO_ESTATE;
     memset(out, 0, sizeof *out);
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         itoi_worker_t *w = &itoi_rt.workers[i];
@@ -482,5 +485,5 @@ int ito_stats(ito_stats_t *out)
     }
     out->stacks_mapped = itoi_stack_mapped_total();
     out->stacks_live = itoi_stack_live();
-    return ITO_OK;
+    return itoi_any_leave(in, ITO_OK);
 }

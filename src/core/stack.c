@@ -474,16 +474,35 @@ int itoi_overflow_handler_install(void)
     return 0;
 }
 
+/* Finalize gives the process back as ito_init found it: the program's own SIGSEGV and
+ * SIGBUS handlers (unless it installed others since: those stay), so that no handler
+ * points into a libito that dlclose unmapped. */
+void itoi_overflow_handler_remove(void)
+{
+    if (!handler_installed) return;
+    struct sigaction cur;
+    if (sigaction(SIGSEGV, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_segv)
+        sigaction(SIGSEGV, &old_segv, NULL);
+    if (sigaction(SIGBUS, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_segv)
+        sigaction(SIGBUS, &old_bus, NULL);
+    handler_installed = 0;
+}
+
+/* The alternate signal stack of ito_init's caller (worker 0, the program's thread), put
+ * back at finalize; the other workers are ito's own threads. */
+static stack_t main_old_ss;
+
 int itoi_altstack_setup(itoi_worker_t *w)
 {
     size_t size = 64 * 1024;
     void *p = itoi_mmap(size, PROT_READ | PROT_WRITE);
     if (!p) return -1;
-    stack_t ss = {.ss_sp = p, .ss_size = size, .ss_flags = 0};
-    if (sigaltstack(&ss, NULL) != 0) {
+    stack_t ss = {.ss_sp = p, .ss_size = size, .ss_flags = 0}, old;
+    if (sigaltstack(&ss, &old) != 0) {
         itoi_munmap(p, size);
         return -1;
     }
+    if (w->index == 0) main_old_ss = old;
     w->altstack = p;
     return 0;
 }
@@ -491,8 +510,13 @@ int itoi_altstack_setup(itoi_worker_t *w)
 void itoi_altstack_teardown(itoi_worker_t *w)
 {
     if (!w->altstack) return;
-    stack_t ss = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
-    sigaltstack(&ss, NULL);
+    stack_t off = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
+    if (w->index == 0 && !(main_old_ss.ss_flags & SS_DISABLE)) {
+        stack_t back = {.ss_sp = main_old_ss.ss_sp, .ss_size = main_old_ss.ss_size, .ss_flags = 0};
+        if (sigaltstack(&back, NULL) != 0) sigaltstack(&off, NULL);
+    } else {
+        sigaltstack(&off, NULL);
+    }
     itoi_munmap(w->altstack, 64 * 1024);
     w->altstack = NULL;
 }

@@ -68,10 +68,8 @@ static void groups_fini(void)
     atomic_store(&itoi_gang_group, NULL);
 }
 
-int ito_group_create(ito_group_t **out)
+static int group_create(ito_group_t **out)
 {
-    if (!out) return ITO_EINVAL;
-    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
     if (itoi_fini_add(groups_fini) != ITO_OK) return ITO_ENOMEM;
     itoi_spin_lock(&groups_lock);
     int slot = -1;
@@ -91,10 +89,8 @@ int ito_group_create(ito_group_t **out)
     return slot < 0 ? ITO_ENOMEM : ITO_OK;
 }
 
-int ito_group_destroy(ito_group_t *gp)
+static int group_destroy(ito_group_t *gp)
 {
-    if (!gp) return ITO_EINVAL;
-    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
     itoi_group_t *g = group_get(gp);
     if (!g) return ITO_EINVAL;
     if (atomic_load(&g->members) > 0) return ITO_EBUSY;
@@ -115,10 +111,8 @@ static void leave_group(itoi_worker_t *w, itoi_ult_t *t)
     if (g) atomic_fetch_sub(&g->members, 1);
 }
 
-int ito_group_add(ito_group_t *gp, ito_thread_t h)
+static int group_add(ito_group_t *gp, ito_thread_t h)
 {
-    if (!gp || !h) return ITO_EINVAL;
-    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
     itoi_group_t *g = group_get(gp);
     if (!g) return ITO_EINVAL;
     itoi_ult_t *t = itoi_handle_get(h);
@@ -131,10 +125,8 @@ int ito_group_add(ito_group_t *gp, ito_thread_t h)
     return ITO_OK;
 }
 
-int ito_group_stats(ito_group_t *gp, ito_preempt_stats_t *out)
+static int group_stats(ito_group_t *gp, ito_preempt_stats_t *out)
 {
-    if (!gp || !out) return ITO_EINVAL;
-    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
     itoi_group_t *g = group_get(gp);
     if (!g) return ITO_EINVAL;
     out->ticks = 0;
@@ -144,6 +136,31 @@ int ito_group_stats(ito_group_t *gp, ito_preempt_stats_t *out)
     out->delay_ns = atomic_load(&g->st.delay_ns);
     out->forced = atomic_load(&g->st.forced);
     return ITO_OK;
+}
+
+/* The public calls: any thread, entered (itoi_any_enter) while they touch the runtime. */
+int ito_group_create(ito_group_t **out)
+{
+    if (!out) return ITO_EINVAL;
+    ITOI_ANY_RETURN(ITO_ESTATE, group_create(out));
+}
+
+int ito_group_destroy(ito_group_t *gp)
+{
+    if (!gp) return ITO_EINVAL;
+    ITOI_ANY_RETURN(ITO_ESTATE, group_destroy(gp));
+}
+
+int ito_group_add(ito_group_t *gp, ito_thread_t h)
+{
+    if (!gp || !h) return ITO_EINVAL;
+    ITOI_ANY_RETURN(ITO_ESTATE, group_add(gp, h));
+}
+
+int ito_group_stats(ito_group_t *gp, ito_preempt_stats_t *out)
+{
+    if (!gp || !out) return ITO_EINVAL;
+    ITOI_ANY_RETURN(ITO_ESTATE, group_stats(gp, out));
 }
 
 /* ---- the scheduler's side: parking ULTs whose group's turn it is not ---- */
@@ -288,8 +305,8 @@ static void advance(uint64_t now, int forced)
         itoi_group_t *g = groups[i];
         if (!g || atomic_load(&g->members) == 0) continue;
         uint64_t d = atomic_load(&g->debt_ns);
-        if (d >= itoi_pre.quantum_ns) { /* compensation: it sits this turn out */
-            atomic_fetch_sub(&g->debt_ns, itoi_pre.quantum_ns);
+        if (d >= ITOI_PRE_GET(quantum_ns)) { /* compensation: it sits this turn out */
+            atomic_fetch_sub(&g->debt_ns, ITOI_PRE_GET(quantum_ns));
             continue;
         }
         next = g;
@@ -320,7 +337,7 @@ void itoi_gang_tick(void)
             itoi_spin_unlock(&turn_lock);
             return;
         }
-        if (now - cur->delay_since < itoi_pre.max_delay_ns) {
+        if (now - cur->delay_since < ITOI_PRE_GET(max_delay_ns)) {
             itoi_spin_unlock(&turn_lock);
             return;
         }

@@ -97,8 +97,8 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
     if (!w || !itoi_pworker(w)) goto out;
     itoi_pworker_t *pw = itoi_pworker(w);
     ITOI_BUMP(pw->st.ticks);
-    if (w->index == 0 && itoi_pre.gang) itoi_gang_tick();
-    if (itoi_pre.mode == ITO_PREEMPT_FLAG) {
+    if (w->index == 0 && ITOI_PRE_GET(gang)) itoi_gang_tick();
+    if (ITOI_PRE_GET(mode) == ITO_PREEMPT_FLAG) {
         /* A compiled yield point clears the flag when it switches: a flag the last tick
          * set and that is clear now was a preemption (counted one tick late). */
         if (pw->flag_set && !ito_coop_flag) ITOI_BUMP(pw->st.preemptions);
@@ -111,7 +111,7 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
     if (!t) goto out;
     uint64_t now = mono_ns();
     int forced = 0, leave = 0;
-    if (itoi_pre.gang && itoi_group_of(t)) {
+    if (ITOI_PRE_GET(gang) && itoi_group_of(t)) {
         /* Gang scheduling decides at the group's level (gang.c): a ULT of the running
          * group keeps its worker while in a region; a ULT of another group leaves now,
          * forced if its group's turn ended while it was inside a region. */
@@ -131,7 +131,7 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
             if (itoi_group_of(t)) atomic_fetch_add(&(itoi_group_of(t))->st.delayed, 1);
             goto out;
         }
-        if (now - ITOI_PSAFE_SINCE(t) < itoi_pre.max_delay_ns) goto out;
+        if (now - ITOI_PSAFE_SINCE(t) < ITOI_PRE_GET(max_delay_ns)) goto out;
         forced = 1; /* the bound is reached: preempt anyway */
     }
     /* With gang scheduling, a ULT of a group whose turn is over must go now. */
@@ -215,16 +215,44 @@ static int arm(itoi_worker_t *w, uint64_t quantum_ns)
     return ITO_OK;
 }
 
-int ito_preempt_enable(const ito_preempt_config_t *cfg)
+/* Enable, disable, the statistics and finalize's teardown are serialized by pre_lock, and
+ * a caller that is not a worker enters the runtime while it touches the workers
+ * (itoi_any_enter), so a foreign thread's call cannot race finalize's teardown. The SIGURG
+ * handler is installed by enable and the program's put back by disable (handler_on: ours
+ * is installed and old_sa holds the program's); the per-worker records (itoi_pre.pw) stay
+ * allocated from the first enable until finalize, because a tick delivered just before a
+ * disable may still be in the handler on a worker, and a later enable reuses them. */
+static pthread_mutex_t pre_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool handler_on;
+
+static void disable_locked(void)
 {
-    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
+    atomic_store(&hold_while_asleep, 0);
+    int n = itoi_rt.nworkers;
+    for (int i = 0; i < n; i++) {
+        itoi_pworker_t *pw = &itoi_pre.pw[i];
+        if (pw->armed) timer_delete(pw->timer);
+        pw->armed = 0;
+    }
+    if (itoi_pre.gang) itoi_gang_stop();
+    for (int i = 0; i < n; i++) __atomic_store_n(&itoi_rt.workers[i].slot[ITOI_WSLOT_PREEMPT], NULL, __ATOMIC_RELEASE);
+    /* The per-worker counters stay (ito_preempt_stats after disabling; a later enable
+     * counts on): finalize moves them into the totals. */
+    if (handler_on) { /* a late tick finds the slot NULL; now the program's handler is back */
+        sigaction(SIGURG, &itoi_pre.old_sa, NULL);
+        handler_on = false;
+    }
+    itoi_pre.on = 0;
+}
+
+static int enable_locked(const ito_preempt_config_t *cfg)
+{
     if (itoi_pre.on) return ITO_ESTATE;
     unsigned q = cfg && cfg->quantum_us ? cfg->quantum_us : 10000;
     unsigned md = cfg && cfg->max_delay_quanta ? cfg->max_delay_quanta : 4;
     int mode = cfg ? cfg->mode : ITO_PREEMPT_SIGNAL;
     if (q < 100 || q > 10000000 || md > 1000 || (mode != ITO_PREEMPT_SIGNAL && mode != ITO_PREEMPT_FLAG))
         return ITO_EINVAL;
-    memset(&itoi_pre, 0, sizeof itoi_pre);
     dl_iterate_phdr(find_exe, &itoi_pre);
 #if defined(ITOI_TSAN) || defined(ITOI_ASAN)
     if (mode == ITO_PREEMPT_SIGNAL) {
@@ -247,23 +275,22 @@ int ito_preempt_enable(const ito_preempt_config_t *cfg)
             return ITO_ENOSYS;
         }
     }
-    itoi_pre.quantum_ns = (uint64_t)q * 1000u;
-    itoi_pre.max_delay_ns = (uint64_t)md * itoi_pre.quantum_ns;
-    itoi_pre.mode = mode;
-    itoi_pre.gang = cfg ? cfg->gang : 0;
     int n = itoi_rt.nworkers;
-    itoi_pre.pw = calloc((size_t)n, sizeof(itoi_pworker_t));
-    if (!itoi_pre.pw) return ITO_ENOMEM;
+    if (!itoi_pre.pw) { /* this runtime's first enable: it counts afresh */
+        if (!(itoi_pre.pw = calloc((size_t)n, sizeof(itoi_pworker_t)))) return ITO_ENOMEM;
+        memset(&itoi_pre.total, 0, sizeof itoi_pre.total);
+    }
+    ITOI_PRE_SET(quantum_ns, (uint64_t)q * 1000u);
+    ITOI_PRE_SET(max_delay_ns, (uint64_t)md * 1000u * q);
+    ITOI_PRE_SET(mode, mode);
+    ITOI_PRE_SET(gang, cfg ? cfg->gang : 0);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_tick;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGURG, &sa, &itoi_pre.old_sa) != 0) {
-        free(itoi_pre.pw);
-        itoi_pre.pw = NULL;
-        return ITO_EIO;
-    }
+    if (sigaction(SIGURG, &sa, &itoi_pre.old_sa) != 0) return ITO_EIO;
+    handler_on = true;
     for (int i = 0; i < n; i++)
         __atomic_store_n(&itoi_rt.workers[i].slot[ITOI_WSLOT_PREEMPT], (void *)&itoi_pre.pw[i], __ATOMIC_RELEASE);
     if (itoi_pre.gang) itoi_gang_start();
@@ -272,12 +299,11 @@ int ito_preempt_enable(const ito_preempt_config_t *cfg)
     for (int i = 0; i < n; i++) {
         if (arm(&itoi_rt.workers[i], itoi_pre.quantum_ns) != ITO_OK) {
             itoi_pre.on = 1;
-            ito_preempt_disable();
+            disable_locked();
             return ITO_EIO;
         }
     }
     itoi_pre.on = 1;
-    itoi_fini_add(itoi_preempt_fini);
     /* A worker asleep since before the hold was on sleeps with the signal open, and with
      * SA_RESTART its futex wait resumes after every tick without passing the hooks again:
      * wake the sleepers once, so that they go back to sleep through tick_hold. */
@@ -285,33 +311,45 @@ int ito_preempt_enable(const ito_preempt_config_t *cfg)
     return ITO_OK;
 }
 
-int ito_preempt_disable(void)
+static int enable(const ito_preempt_config_t *cfg)
 {
-    if (!itoi_pre.on) return ITO_ESTATE;
-    atomic_store(&hold_while_asleep, 0);
-    int n = itoi_rt.nworkers;
-    for (int i = 0; i < n; i++) {
-        itoi_pworker_t *pw = &itoi_pre.pw[i];
-        if (pw->armed) timer_delete(pw->timer);
-        pw->armed = 0;
-    }
-    if (itoi_pre.gang) itoi_gang_stop();
-    for (int i = 0; i < n; i++) __atomic_store_n(&itoi_rt.workers[i].slot[ITOI_WSLOT_PREEMPT], NULL, __ATOMIC_RELEASE);
-    /* Keep the totals for ito_preempt_stats after disabling. */
-    for (int i = 0; i < n; i++) itoi_preempt_add(&itoi_pre.total, &itoi_pre.pw[i].st);
-    itoi_pre.on = 0;
-    return ITO_OK;
+    /* Before pre_lock: teardown holds the finalizers' lock while it calls ours. */
+    if (itoi_fini_add(itoi_preempt_fini) != ITO_OK) return ITO_ENOMEM;
+    pthread_mutex_lock(&pre_lock);
+    int rc = enable_locked(cfg);
+    pthread_mutex_unlock(&pre_lock);
+    return rc;
 }
 
+int ito_preempt_enable(const ito_preempt_config_t *cfg)
+{
+    ITOI_ANY_RETURN(ITO_ESTATE, enable(cfg));
+}
+
+static int disable(void)
+{
+    pthread_mutex_lock(&pre_lock);
+    int rc = itoi_pre.on ? ITO_OK : ITO_ESTATE;
+    if (itoi_pre.on) disable_locked();
+    pthread_mutex_unlock(&pre_lock);
+    return rc;
+}
+
+int ito_preempt_disable(void)
+{
+    ITOI_ANY_RETURN(ITO_ESTATE, disable());
+}
+
+/* At teardown (the workers have stopped; no foreign thread is inside). */
 void itoi_preempt_fini(void)
 {
-    if (itoi_pre.on) ito_preempt_disable();
-    if (itoi_pre.pw) {
-        /* A late SIGURG finds the slot NULL and does nothing; now the handler goes too. */
-        sigaction(SIGURG, &itoi_pre.old_sa, NULL);
-        free(itoi_pre.pw);
-        itoi_pre.pw = NULL;
-    }
+    pthread_mutex_lock(&pre_lock);
+    if (itoi_pre.on) disable_locked();
+    if (itoi_pre.pw)
+        for (int i = 0; i < itoi_rt.nworkers; i++) itoi_preempt_add(&itoi_pre.total, &itoi_pre.pw[i].st);
+    free(itoi_pre.pw); /* the totals stay readable until the next runtime's first enable */
+    itoi_pre.pw = NULL;
+    pthread_mutex_unlock(&pre_lock);
 }
 
 void itoi_preempt_add(itoi_pstats_t *to, itoi_pstats_t *from)
@@ -329,9 +367,14 @@ int ito_preempt_stats(ito_preempt_stats_t *out)
     if (!out) return ITO_EINVAL;
     itoi_pstats_t s;
     memset(&s, 0, sizeof s);
+    bool in;
+    int entered = itoi_any_enter(&in); /* without a runtime: the last one's totals */
+    pthread_mutex_lock(&pre_lock);
     itoi_preempt_add(&s, &itoi_pre.total);
-    if (itoi_pre.on)
+    if (entered == ITO_OK && itoi_pre.pw)
         for (int i = 0; i < itoi_rt.nworkers; i++) itoi_preempt_add(&s, &itoi_pre.pw[i].st);
+    pthread_mutex_unlock(&pre_lock);
+    if (entered == ITO_OK) itoi_any_leave(in, ITO_OK);
     out->ticks = atomic_load(&s.ticks);
     out->preemptions = atomic_load(&s.preemptions);
     out->deferred = atomic_load(&s.deferred);
@@ -357,7 +400,7 @@ int ito_psafe_end(void)
     if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
     itoi_ult_t *t = w->cur;
     if (ITOI_UNLIKELY(ITOI_PSAFE(t) == 0)) return ITO_ESTATE;
-    if (--ITOI_PSAFE(t) == 0 && ITOI_UNLIKELY(itoi_pre.gang && itoi_group_of(t))) {
+    if (--ITOI_PSAFE(t) == 0 && ITOI_UNLIKELY(ITOI_PRE_GET(gang) && itoi_group_of(t))) {
         itoi_group_t *g = itoi_group_of(t);
         if (g->turn_delayed) {
             itoi_gang_region_ended(g);

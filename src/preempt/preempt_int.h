@@ -62,6 +62,10 @@ typedef struct itoi_preempt {
 } itoi_preempt_t;
 
 extern itoi_preempt_t itoi_pre;
+/* The settings a tick reads: written by enable (under its lock) while a late tick of an
+ * earlier enable may still be in the handler on a worker, so both sides use atomics. */
+#define ITOI_PRE_GET(field) __atomic_load_n(&itoi_pre.field, __ATOMIC_RELAXED)
+#define ITOI_PRE_SET(field, v) __atomic_store_n(&itoi_pre.field, (v), __ATOMIC_RELAXED)
 
 void itoi_preempt_fini(void);
 void itoi_preempt_add(itoi_pstats_t *to, itoi_pstats_t *from);

@@ -118,20 +118,8 @@ static inline void itoi_wake_every_with(itoi_queue_t *q, int result)
     for (itoi_ult_t *t; (t = itoi_waiter_pop(q)) != NULL;) itoi_wake_with(t, result);
 }
 
-/* Wake-side calls (post, signal, set, close, the try-variants) may come from any thread.
- * A foreign thread enters the runtime, so that ito_finalize cannot free a waiter under
- * it: itoi_any_enter fails with ITO_ESTATE when the runtime is not running; pair it with
- * itoi_any_leave, which passes rc through. ULTs and ZWTs (on a worker) pay one TLS load. */
-static inline int itoi_any_enter(bool *foreign)
-{
-    *foreign = itoi_self_worker() == NULL;
-    return *foreign && itoi_foreign_enter() != ITO_OK ? ITO_ESTATE : ITO_OK;
-}
-
-static inline int itoi_any_leave(bool foreign, int rc)
-{
-    if (foreign) itoi_foreign_exit();
-    return rc;
-}
+/* Wake-side calls (post, signal, set, close, the try-variants) may come from any thread:
+ * they enter with itoi_any_enter (itoi.h), so ito_finalize cannot free a waiter under a
+ * foreign thread. */
 
 #endif

@@ -600,10 +600,13 @@ int ito_wsc_backend(void)
 int ito_wsc_stats(ito_wsc_stats_t *out)
 {
     if (!out) return ITO_EINVAL;
-    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
+    bool in;
+    if (itoi_any_enter(&in) != ITO_OK) return ITO_ESTATE;
     memset(out, 0, sizeof *out);
     itoi_wscw_t *all = atomic_load_explicit(&areas, memory_order_acquire);
-    if (!all) return ITO_OK;
+    if (!all) {
+        return itoi_any_leave(in, ITO_OK);
+    }
     for (int i = 0; i < itoi_rt.nworkers; i++) { /* owner-written counters: a snapshot */
         itoi_wsc_counters_t *s = &all[i].st;
         out->posted += atomic_load_explicit(&s->posted, memory_order_relaxed);
@@ -615,5 +618,5 @@ int ito_wsc_stats(ito_wsc_stats_t *out)
         out->flush_latency += atomic_load_explicit(&s->flush_latency, memory_order_relaxed);
         out->flush_explicit += atomic_load_explicit(&s->flush_explicit, memory_order_relaxed);
     }
-    return ITO_OK;
+    return itoi_any_leave(in, ITO_OK);
 }

@@ -82,7 +82,7 @@ static void busy_update(void)
     if (want) itoi_wake_all();
 }
 
-int ito_device_poll_mode(int mode)
+static int device_poll_mode(int mode)
 {
     if (mode != ITO_DEVICE_SLEEP && mode != ITO_DEVICE_BUSY) return ITO_EINVAL;
     if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
@@ -243,7 +243,7 @@ static int open_dev(int kind, int fd, ito_frame_t *f, int entry, ito_device_t **
     return ITO_OK;
 }
 
-int ito_device_open_fd(int fd, ito_frame_t *f, int entry, ito_device_t **out)
+static int device_open_fd(int fd, ito_frame_t *f, int entry, ito_device_t **out)
 {
     if (!running()) return ITO_ESTATE;
     if (fd < 0) return ITO_EINVAL;
@@ -259,7 +259,9 @@ static int timer_set_fd(int fd, uint64_t delay_ns, uint64_t period_ns)
     return timerfd_settime(fd, 0, &its, NULL) == 0 ? ITO_OK : ITO_EIO;
 }
 
-int ito_device_timer(uint64_t period_ns, ito_frame_t *f, int entry, ito_device_t **out)
+static int device_close(ito_device_t *dev);
+
+static int device_timer(uint64_t period_ns, ito_frame_t *f, int entry, ito_device_t **out)
 {
     int rc;
     if (!running()) return ITO_ESTATE;
@@ -272,13 +274,13 @@ int ito_device_timer(uint64_t period_ns, ito_frame_t *f, int entry, ito_device_t
         return rc;
     }
     if (period_ns && (rc = timer_set_fd(fd, period_ns, period_ns)) != ITO_OK) {
-        ito_device_close(*out);
+        device_close(*out);
         *out = NULL;
     }
     return rc;
 }
 
-int ito_device_timer_set(ito_device_t *dev, uint64_t delay_ns, uint64_t period_ns)
+static int device_timer_set(ito_device_t *dev, uint64_t delay_ns, uint64_t period_ns)
 {
     struct ito_device *d = lock_dev(dev);
     if (!d) return ITO_EINVAL;
@@ -287,7 +289,7 @@ int ito_device_timer_set(ito_device_t *dev, uint64_t delay_ns, uint64_t period_n
     return rc;
 }
 
-int ito_device_eventfd(ito_frame_t *f, int entry, ito_device_t **out)
+static int device_eventfd(ito_frame_t *f, int entry, ito_device_t **out)
 {
     int rc;
     if (!running()) return ITO_ESTATE;
@@ -299,7 +301,7 @@ int ito_device_eventfd(ito_frame_t *f, int entry, ito_device_t **out)
     return rc;
 }
 
-int ito_device_signal(ito_device_t *dev, uint64_t count)
+static int device_signal(ito_device_t *dev, uint64_t count)
 {
     if (count == 0 || count >= UINT64_MAX - 1) return ITO_EINVAL;
     struct ito_device *d = lock_dev(dev);
@@ -311,7 +313,7 @@ int ito_device_signal(ito_device_t *dev, uint64_t count)
     return rc;
 }
 
-int ito_device_ack(ito_device_t *dev)
+static int device_ack(ito_device_t *dev)
 {
     struct ito_device *d = lock_dev(dev);
     if (!d) return ITO_EINVAL;
@@ -333,7 +335,7 @@ out:
     return rc;
 }
 
-int ito_device_close(ito_device_t *dev)
+static int device_close(ito_device_t *dev)
 {
     struct ito_device *d = lock_dev(dev);
     if (!d) return ITO_EINVAL;
@@ -352,7 +354,7 @@ int ito_device_close(ito_device_t *dev)
     return ITO_OK;
 }
 
-int ito_device_fd(ito_device_t *dev)
+static int device_fd(ito_device_t *dev)
 {
     struct ito_device *d = lock_dev(dev);
     if (!d) return ITO_EINVAL;
@@ -361,7 +363,7 @@ int ito_device_fd(ito_device_t *dev)
     return fd;
 }
 
-int ito_device_stats(ito_device_t *dev, uint64_t *delivered, uint64_t *refused)
+static int device_stats(ito_device_t *dev, uint64_t *delivered, uint64_t *refused)
 {
     if (!delivered && !refused) return ITO_EINVAL;
     struct ito_device *d = lock_dev(dev);
@@ -424,4 +426,57 @@ static size_t dev_poll(itoi_worker_t *w, size_t budget)
         itoi_spin_unlock(&d->lock);
     }
     return did;
+}
+
+/* ---- the public calls: any thread, entered while they touch the table (itoi_any_enter);
+ * a device handle without a running runtime is not a device (ITO_EINVAL) ---- */
+
+int ito_device_poll_mode(int mode)
+{
+    ITOI_ANY_RETURN(ITO_ESTATE, device_poll_mode(mode));
+}
+
+int ito_device_open_fd(int fd, ito_frame_t *f, int entry, ito_device_t **out)
+{
+    ITOI_ANY_RETURN(ITO_ESTATE, device_open_fd(fd, f, entry, out));
+}
+
+int ito_device_timer(uint64_t period_ns, ito_frame_t *f, int entry, ito_device_t **out)
+{
+    ITOI_ANY_RETURN(ITO_ESTATE, device_timer(period_ns, f, entry, out));
+}
+
+int ito_device_timer_set(ito_device_t *dev, uint64_t delay_ns, uint64_t period_ns)
+{
+    ITOI_ANY_RETURN(ITO_EINVAL, device_timer_set(dev, delay_ns, period_ns));
+}
+
+int ito_device_eventfd(ito_frame_t *f, int entry, ito_device_t **out)
+{
+    ITOI_ANY_RETURN(ITO_ESTATE, device_eventfd(f, entry, out));
+}
+
+int ito_device_signal(ito_device_t *dev, uint64_t count)
+{
+    ITOI_ANY_RETURN(ITO_EINVAL, device_signal(dev, count));
+}
+
+int ito_device_ack(ito_device_t *dev)
+{
+    ITOI_ANY_RETURN(ITO_EINVAL, device_ack(dev));
+}
+
+int ito_device_close(ito_device_t *dev)
+{
+    ITOI_ANY_RETURN(ITO_EINVAL, device_close(dev));
+}
+
+int ito_device_fd(ito_device_t *dev)
+{
+    ITOI_ANY_RETURN(ITO_EINVAL, device_fd(dev));
+}
+
+int ito_device_stats(ito_device_t *dev, uint64_t *delivered, uint64_t *refused)
+{
+    ITOI_ANY_RETURN(ITO_EINVAL, device_stats(dev, delivered, refused));
 }

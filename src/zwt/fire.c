@@ -152,12 +152,14 @@ int ito_frame_wait_until(ito_frame_t *f, int entry, uint64_t deadline)
 int ito_zwt_stats(uint64_t *fired, uint64_t *stolen)
 {
     if (!fired && !stolen) return ITO_EINVAL;
-    if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
+    bool in;
+    if (itoi_any_enter(&in) != ITO_OK) return ITO_ESTATE;
     uint64_t f = 0, s = 0;
     for (int i = 0; i < itoi_rt.nworkers; i++) { /* stackless units are ZWTs */
         f += atomic_load_explicit(&itoi_rt.workers[i].n_units_run, memory_order_relaxed);
         s += atomic_load_explicit(&itoi_rt.workers[i].n_steals_stackless, memory_order_relaxed);
     }
+    itoi_any_leave(in, ITO_OK);
     if (fired) *fired = f;
     if (stolen) *stolen = s;
     return ITO_OK;
