@@ -29,7 +29,11 @@
  *              request because it could never complete by itself;
  *   EBADF      another ULT closed the descriptor with ito_close while this one waited;
  *   ENOMEM     no memory for the request record;
- *   EPERM      the caller is not a ULT (a foreign thread, or a ZWT: ZWTs use ito_sys_post).
+ *   EPERM      the caller is not a ULT (a foreign thread, or a ZWT: ZWTs use ito_sys_post;
+ *              also any thread in the child of a fork, see thread.h);
+ *   EAGAIN     (sync backend) a call that needs a helper thread (regular files past the
+ *              page cache, openat, fsync) when none can be started (RLIMIT_NPROC, a
+ *              pids cgroup), as pthread_create fails.
  *
  * Finalize: posted requests and ULTs parked in wrappers are live work. ito_finalize
  * waits for them; once nothing has progressed for the grace period it cancels requests

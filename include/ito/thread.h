@@ -28,7 +28,15 @@
  * let one escape (ito_once's fn may: see sync.h). Other state of the
  * kernel thread belongs to the worker, not to the ULT: thread_local variables, the signal
  * mask (pthread_sigmask), uselocale, CPU affinity. A ULT that changes it changes it for
- * every ULT that runs on that worker, and leaves it behind when it moves.
+ * every ULT that runs on that worker, and leaves it behind when it moves. A ULT must not
+ * end its kernel thread (pthread_exit, pthread_cancel of a worker): return from its
+ * function or call ito_exit.
+ *
+ * fork(): the child of a process with a running runtime is shut out of it (the copy
+ * shares the parent's io_uring rings and epoll sets and holds the parent's queued ULTs):
+ * every call there fails, ITO_ESTATE (ITO_ENOTULT for the calls of a ULT, -1 with EPERM
+ * from the blocking wrappers), ito_init too. The child may exec or exit; the parent is
+ * unaffected. A process that forks without a runtime may start one in the child.
  *
  * A ULT is a stackful thread scheduled by ito: it runs until it yields, blocks on an
  * ito synchronization object, joins, or exits. ULTs are created joinable unless
@@ -76,8 +84,9 @@ typedef struct ito_config {
  * @brief Starts the runtime: the workers, and the caller becomes the main ULT (bound to
  * worker 0). cfg NULL: all defaults. Reads and validates the ITO_* environment
  * (docs/ENVIRONMENT.md).
- * @return ITO_OK; ITO_ESTATE if already initialized; ITO_EINVAL for a bad configuration
- * or environment variable (one line on stderr says which); ITO_ENOMEM; ITO_ENOSYS when
+ * @return ITO_OK; ITO_ESTATE if already initialized (or in the child of a fork of a
+ * running runtime); ITO_EINVAL for a bad configuration or environment variable (one line
+ * on stderr says which); ITO_ENOMEM (memory, threads or file descriptors ran out); ITO_ENOSYS when
  * CET shadow stacks are enabled, or ITO_WSC_BACKEND=uring is asked for and the kernel
  * refuses io_uring.
  * @contexts a kernel thread that is not a ULT (usually main()); not a signal handler.

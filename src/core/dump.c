@@ -92,7 +92,7 @@ NO_TSAN static void print_worker(FILE *out, itoi_worker_t *w)
     char what[64];
     if (cur) snprintf(what, sizeof what, "ULT %llu", (unsigned long long)((volatile itoi_ult_t *)cur)->id);
     else if (v->unit_cur) snprintf(what, sizeof what, "a ZWT");
-    else if (atomic_load_explicit(&w->sleep_state, memory_order_relaxed) == 1) snprintf(what, sizeof what, "asleep");
+    else if (atomic_load_explicit(&w->sleep_state, memory_order_relaxed) != ITOI_AWAKE) snprintf(what, sizeof what, "asleep");
     else snprintf(what, sizeof what, "its scheduler");
     fprintf(out, "worker %d (tid %d): %s; %zu ready here\n", w->index, atomic_load(&w->tid), what, v->rq.n);
 }

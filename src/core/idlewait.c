@@ -9,6 +9,9 @@
  * around both kinds of sleep (idle() in sched.c calls itoi_sleep_begin/itoi_sleep_end). */
 #define _GNU_SOURCE
 #include <stdint.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <time.h>
@@ -25,9 +28,13 @@ int itoi_idlewait_setup(itoi_worker_t *w)
     struct epoll_event ev = {.events = EPOLLIN, .data.fd = w->wake_fd};
     if (epoll_ctl(w->idle_ep, EPOLL_CTL_ADD, w->wake_fd, &ev) != 0) goto fail;
     return ITO_OK;
-fail:
+fail:;
+    /* Out of descriptors or kernel memory is ito_init's documented ITO_ENOMEM (it was an
+     * undocumented ITO_EIO), with a line saying which */
+    int e = errno;
     itoi_idlewait_teardown(w);
-    return ITO_EIO;
+    fprintf(stderr, "ito: cannot create worker %d's epoll instance or eventfd: %s\n", w->index, strerror(e));
+    return e == EMFILE || e == ENFILE || e == ENOMEM ? ITO_ENOMEM : ITO_EIO;
 }
 
 void itoi_idlewait_teardown(itoi_worker_t *w)
@@ -47,7 +54,8 @@ int itoi_worker_watch_fd(itoi_worker_t *w, int fd)
      * to epoll_wait, or an event of this fd waits for another worker: wake it the way it
      * sleeps. It stores sleep_state before it reads `watched`, this reads sleep_state
      * after raising `watched` (both sequentially consistent): either it sees the fd and
-     * sleeps in epoll_wait, or this sees it asleep and wakes it. */
+     * sleeps in epoll_wait, or this sees it asleep and wakes it (if another waker took
+     * the state first, the sleeper does not sleep at all: sched.c). */
     itoi_wake_worker(w);
     return ITO_OK;
 }

@@ -78,6 +78,8 @@ struct itoi_unit {
 };
 
 /* ---- timers (timer.c) ---- */
+enum { ITOI_AWAKE = 0, ITOI_SLEEPING = 1, ITOI_IN_EPOLL = 2 }; /* itoi_worker_t.sleep_state */
+
 typedef struct itoi_timer itoi_timer_t;
 typedef void (*itoi_timer_fn)(struct itoi_worker *w, itoi_timer_t *t);
 struct itoi_timer {
@@ -313,7 +315,8 @@ typedef struct itoi_worker {
     _Alignas(ITOI_CACHELINE) itoi_spinlock_t steal_lock;
     _Atomic size_t steal_n;
     itoi_queue_t steal;
-    _Alignas(ITOI_CACHELINE) _Atomic int sleep_state; /* 0 awake, 1 sleeping (futex word) */
+    _Alignas(ITOI_CACHELINE) _Atomic int sleep_state; /* ITOI_AWAKE / SLEEPING (futex word) /
+                                                       * IN_EPOLL: see sched.c's sleep protocol */
     /* sleeping on kernel events (idlewait.c): while fds are watched, an idle worker
      * sleeps in epoll_wait on idle_ep (which also holds wake_fd) instead of the futex */
     int idle_ep, wake_fd;
@@ -331,7 +334,8 @@ typedef struct itoi_worker {
 
 /* ---- the runtime (runtime.c) ---- */
 typedef struct itoi_runtime {
-    _Atomic int state;            /* 0 off, 1 running, 2 finalizing */
+    _Atomic int state;            /* 0 off, 1 running, 2 finalizing, 3 starting, 4 a fork's
+                                   * child: the runtime is the parent's (runtime.c, on_fork) */
     int nworkers;
     size_t default_stack;         /* bytes of a default stack's size class */
     int default_class;            /* its class (stack.c) */

@@ -170,8 +170,25 @@ static void teardown(int started)
     atomic_store(&itoi_rt.state, 0);
 }
 
+/* The child of a fork() has one thread and a copy of the parent's runtime, whose io_uring
+ * rings and epoll sets are shared with the parent: any use would run the parent's queued
+ * ULTs a second time or post into the parent's rings. So the child is shut out for good:
+ * every call fails (ITO_ESTATE; the wrappers EPERM, as for a foreign thread), ito_init
+ * too. It may exec or exit. */
+static void on_fork_child(void)
+{
+    int s = atomic_load(&itoi_rt.state);
+    if (s == 0) return; /* no runtime: the child may start its own */
+    atomic_store(&itoi_rt.state, 4);
+    itoi_tls_worker = NULL; /* the forking thread is a foreign thread now */
+}
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static void fork_hook(void) { pthread_atfork(NULL, NULL, on_fork_child); }
+
 int ito_init(const ito_config_t *cfg)
 {
+    pthread_once(&fork_once, fork_hook);
     int expect = 0;
     if (!atomic_compare_exchange_strong(&itoi_rt.state, &expect, 3)) return ITO_ESTATE;
     int rc = ITO_OK, n = cfg ? cfg->workers : 0;
@@ -378,7 +395,7 @@ static bool pending(void)
 {
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         itoi_worker_t *w = &itoi_rt.workers[i];
-        if ((i > 0 && atomic_load(&w->sleep_state) != 1) || atomic_load(&w->steal_n) || atomic_load(&w->inbox_n) ||
+        if ((i > 0 && atomic_load(&w->sleep_state) == ITOI_AWAKE) || atomic_load(&w->steal_n) || atomic_load(&w->inbox_n) ||
             atomic_load(&w->calls) ||
             atomic_load_explicit(&w->ntimers_work, memory_order_relaxed) != 0)
             return true;

@@ -33,11 +33,19 @@
  * The one steal path: an idle worker takes half of a victim's steal queue, any kind.
  *
  * The one sleep/wake protocol: an idle worker spins a while (adaptive, up to 50 us)
- * looking for work, then stores sleep_state = 1, looks once more, and sleeps on its futex
- * (or in epoll_wait when mechanisms watch fds, see idlewait.c), until its earliest timer.
- * A waker publishes work first and then reads sleep_state (both sequentially
- * consistent), so no wake-up is lost. Publishing for thieves wakes a sleeper only when
- * nobody spins.
+ * looking for work, then stores sleep_state = SLEEPING, looks once more, and sleeps on its
+ * futex, or in epoll_wait when mechanisms watch fds (idlewait.c), until its earliest
+ * timer. A waker publishes work first and then reads sleep_state (both sequentially
+ * consistent), so no wake-up is lost; it takes the state back to 0 with an exchange and
+ * wakes the sleeper the way the state says: a futex wake for SLEEPING, the wake eventfd
+ * for IN_EPOLL. The sleeper announces the epoll sleep by a compare-and-swap SLEEPING ->
+ * IN_EPOLL before it enters epoll_wait: if a waker took the state first, the swap fails
+ * and it does not sleep. (The waker used to decide by reading the sleeper's `watched`
+ * count instead, which could still be 0 while the sleeper, reading it a moment later,
+ * found the fd a third thread had just added and slept in epoll_wait: that third
+ * thread's wake found the state already 0, and nobody wrote the eventfd. Found by
+ * test_foreign_teardown: a worker asleep for ever at finalize.) Publishing for thieves
+ * wakes a sleeper only when nobody spins.
  *
  * Where a unit made ready goes (itoi_unit_ready): a bound ULT to its worker (inbox if
  * that is not the caller's worker); otherwise, on a worker, to the private queue, or to
@@ -125,10 +133,10 @@ static void futex_wake(_Atomic int *addr)
 
 void itoi_wake_worker(itoi_worker_t *w)
 {
-    if (atomic_load(&w->sleep_state) == 1 && atomic_exchange(&w->sleep_state, 0) == 1) {
-        futex_wake(&w->sleep_state);
-        if (atomic_load(&w->watched) > 0) itoi_idlewait_wake(w);
-    }
+    if (atomic_load(&w->sleep_state) == ITOI_AWAKE) return;
+    int was = atomic_exchange(&w->sleep_state, ITOI_AWAKE);
+    if (was == ITOI_SLEEPING) futex_wake(&w->sleep_state);
+    else if (was == ITOI_IN_EPOLL) itoi_idlewait_wake(w);
 }
 
 void itoi_wake_all(void)
@@ -145,7 +153,7 @@ static void wake_one_sleeper(itoi_worker_t *self)
     if (atomic_load(&itoi_rt.spinning) > 0) return;
     for (int i = 1; i < itoi_rt.nworkers; i++) {
         itoi_worker_t *v = &itoi_rt.workers[(self->index + i) % itoi_rt.nworkers];
-        if (atomic_load(&v->sleep_state) == 1) {
+        if (atomic_load(&v->sleep_state) != ITOI_AWAKE) {
             itoi_wake_worker(v);
             return;
         }
@@ -769,20 +777,25 @@ static void idle(itoi_worker_t *w)
     }
     atomic_store_explicit(&w->n_spin_ns, w->n_spin_ns + (t - t0), memory_order_relaxed);
     w->spin_ns = w->spin_ns / 2 > IDLE_SPIN_MIN_NS ? w->spin_ns / 2 : IDLE_SPIN_MIN_NS;
-    atomic_store(&w->sleep_state, 1);
+    atomic_store(&w->sleep_state, ITOI_SLEEPING);
     atomic_fetch_sub(&itoi_rt.spinning, 1);
     if (!work_visible(w)) {
         /* Sleep until woken, a kernel event, or the earliest timer of this worker. */
         uint64_t until = atomic_load_explicit(&w->timer_next, memory_order_relaxed);
         ITOI_BUMP(w->n_sleeps);
         if (!itoi_sleep_begin(w)) { /* the hooks found nothing arrived meanwhile */
-            if (atomic_load(&w->watched) > 0) itoi_idlewait_sleep(w, until); /* kernel events wake it too */
-            else
-                while (atomic_load(&w->sleep_state) == 1 && !timer_due(w)) futex_wait(&w->sleep_state, 1, until);
+            int sleeping = ITOI_SLEEPING;
+            if (atomic_load(&w->watched) > 0) { /* kernel events wake it too */
+                if (atomic_compare_exchange_strong(&w->sleep_state, &sleeping, ITOI_IN_EPOLL))
+                    itoi_idlewait_sleep(w, until); /* else a waker came first */
+            } else {
+                while (atomic_load(&w->sleep_state) == ITOI_SLEEPING && !timer_due(w))
+                    futex_wait(&w->sleep_state, ITOI_SLEEPING, until);
+            }
         }
         itoi_sleep_end(w);
     }
-    atomic_store(&w->sleep_state, 0);
+    atomic_store(&w->sleep_state, ITOI_AWAKE);
 out:
     atomic_fetch_sub(&itoi_rt.want_work, 1);
 }

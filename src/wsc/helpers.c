@@ -53,17 +53,25 @@ static void *helper_main(void *unused)
     return NULL;
 }
 
+/* On r's owner worker. */
 void itoi_helpers_run(itoi_sysrec_t *r)
 {
-    r->state = REC_POOL;
-    r->next = NULL;
     pthread_mutex_lock(&mu);
-    if (tail) tail->next = r; else head = r;
-    tail = r;
     if (nidle == 0 && nthreads < HELPERS_MAX && pthread_create(&threads[nthreads], NULL, helper_main, NULL) == 0)
         nthreads++;
-    /* With no thread at all (pthread_create failed from the start) the job waits for the
-     * next successful start; finalize still sees it as live. */
+    if (nthreads == 0) {
+        /* None could start (RLIMIT_NPROC, a pids cgroup): the request fails with EAGAIN,
+         * as the kernel fails a thread it cannot make. Queued, it would wait for ever,
+         * and finalize (which waits for regular-file requests) with it. */
+        pthread_mutex_unlock(&mu);
+        itoi_worker_t *w = &itoi_rt.workers[r->owner];
+        itoi_wsc_complete(w, itoi_wsc_area_if_ready(w), r, -EAGAIN);
+        return;
+    }
+    r->state = REC_POOL;
+    r->next = NULL;
+    if (tail) tail->next = r; else head = r;
+    tail = r;
     pthread_cond_signal(&cv);
     pthread_mutex_unlock(&mu);
 }

@@ -161,7 +161,8 @@ size_t itoi_ready_poll(itoi_worker_t *w, itoi_wscw_t *a);
 void itoi_ready_teardown(itoi_worker_t *w, itoi_wscw_t *a);
 
 /* helpers.c */
-void itoi_helpers_run(itoi_sysrec_t *r);      /* r->state = POOL; completes on its owner */
+void itoi_helpers_run(itoi_sysrec_t *r);      /* r->state = POOL; completes on its owner (at once,
+                                               * with -EAGAIN, when no helper thread can start) */
 bool itoi_helpers_unqueue(itoi_sysrec_t *r);  /* true if it had not started (now removed) */
 void itoi_helpers_stop(void);
 
