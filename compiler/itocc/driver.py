@@ -4,30 +4,43 @@
            [--ito-extern-cost=N] [--ito-variant=min|abi|full|stub] [--ito-place=auto|begin|end]
            [--ito-tls=initial-exec|local-exec] [--ito-stubs=live|full]
            [--ito-allow-va-regions] [--ito-report]
-           [--ito-probe] [--ito-off] <clang arguments>
+           [--ito-probe] [--ito-off] [--ito-no-fallback] <clang arguments>
 
+Response files (@file) are expanded first (cmdline.py), so ito options may be in them.
 --ito-off compiles without the plugin (the "no threading" build from the same sources). The
-plugin is added only when something is compiled (not for link-only calls). ITO_YIELD_PLUGIN
-overrides where the plugin is looked for.
+plugin is added only when C, C++, Objective-C or IR is compiled (by extension or -x; not for
+link-only calls). ITO_YIELD_PLUGIN overrides where the plugin is looked for. The link of an
+executable gets a weak stand-in for the runtime, used only when no runtime is linked
+(fallback.py; --ito-no-fallback leaves it out).
 
 --ito-variant=stub (per-live-set stubs, see sites.py and stubs.py) needs a second look at
-the machine code: each source is compiled to assembly with the final machine functions
-dumped (-mllvm -print-after=unpack-mi-bundles), the live registers at each site are read
-from the dump, the stubs and the site bindings are appended to the assembly, and that is
-assembled (-c), written (-S), or assembled and linked (no -c/-S). --ito-stubs=full binds every site to the stub that saves
-everything (the paper's "full save" with the same checks and code). Every other variant is
-one plain clang call.
+the machine code: each C/C++/ObjC/IR input is compiled to assembly with the final machine
+functions dumped (-mllvm -print-after=unpack-mi-bundles), the live registers at each site
+are read from the dump, the stubs and the site bindings are appended to the assembly, and
+that is assembled (-c), written (-S), or assembled and linked (no -c/-S). Other inputs are
+compiled by plain clang calls (assembly: without the plugin) and linker inputs go to the
+link, in their places. What clang would have done in one call stays the same: dependency
+files name the real output (-MD/-MMD: -MQ and -MF as clang derives them), split DWARF goes
+where clang puts it, -o - writes to standard output, -### prints every step's commands and
+runs none. -flto is ignored with a warning (the sites are bound in machine code, which LTO
+produces only at link time); -emit-llvm is refused. --ito-stubs=full binds every site to
+the stub that saves everything (the paper's "full save" with the same checks and code).
+Every other variant is one plain clang call.
 """
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from . import sites, stubs
+from . import fallback, sites, stubs
+from .cmdline import (MODE_FLAGS, Arg, Usage, expand_response_files, last_value, mode,
+                      output, parse, quote_gnu, words)
 
 VALUE_OPTS = {  # ito-cc option -> plugin option
     "--ito-policy=": "-ito-yield-policy=", "--ito-distance=": "-ito-yield-distance=",
@@ -38,25 +51,28 @@ VALUE_OPTS = {  # ito-cc option -> plugin option
 STUB_SETS = ("live", "full")  # --ito-stubs=: what each site's stub saves
 BOOL_OPTS = {"--ito-allow-va-regions": "-ito-yield-allow-va-regions",
              "--ito-report": "-ito-yield-report", "--ito-probe": "-ito-yield-probe"}
-# clang options whose value is the next argument
-SEPARATE = {"-o", "-MF", "-MT", "-MQ", "-I", "-D", "-U", "-include", "-isystem", "-iquote",
-            "-idirafter", "-imacros", "-x", "-Xclang", "-Xlinker", "-Xassembler", "-mllvm",
-            "-L", "-T", "-u", "-z", "-target", "--param", "-isysroot", "-iprefix", "-F",
-            "-Xpreprocessor", "-arch"}
-SOURCE_EXT = (".c", ".i", ".ll", ".bc", ".cc", ".cpp", ".cxx", ".C")
-NO_CODE = {"-E", "-fsyntax-only", "-M", "-MM"}
-
-
-class Usage(Exception):
-    pass
+COMPILED = ("code", "asm", "other")  # input kinds a compile step takes
+LTO_OPTS = ("-flto", "-fno-lto", "-ffat-lto-objects", "-fno-fat-lto-objects",
+            "-fwhole-program-vtables", "-fno-whole-program-vtables", "-fsplit-lto-unit",
+            "-fno-split-lto-unit", "-funified-lto", "-fno-unified-lto")
+# what the assembling of a generated .s takes from the command line
+AS_FLAGS = {"-fintegrated-as", "-fno-integrated-as", "-integrated-as", "-no-integrated-as",
+            "-###", "-v", "-Xassembler", "-target", "--prefix"}
+AS_PREFIXES = ("-Wa,", "--target=", "-m", "-B", "--prefix=", "-gz", "-fdebug-prefix-map=",
+               "-ffile-prefix-map=", "--gcc-toolchain=", "--gcc-install-dir=")
+LINK_DROPS = {"-mllvm", "-mmlir", "-Xclang", "-Xassembler"}  # and -Wa,: unused at link time
+DWO_SECTION = re.compile(r"^\s*\.section\s+\.debug_\w+\.dwo\b", re.M)
+ARG_LIMIT = 100_000  # bytes of arguments above which clang gets them in a response file
 
 
 def split_args(argv: list[str]):
-    """(plugin options, variant, off, clang arguments, stub set)"""
-    ito, rest, off, variant, stubset = [], [], False, "min", "live"
+    """(plugin options, variant, off, clang arguments, stub set, fallback)"""
+    ito, rest, off, variant, stubset, fb = [], [], False, "min", "live", True
     for a in argv:
         if a == "--ito-off":
             off = True
+        elif a == "--ito-no-fallback":
+            fb = False
         elif a.startswith("--ito-stubs="):
             stubset = a.split("=", 1)[1]
             if stubset not in STUB_SETS:
@@ -74,29 +90,7 @@ def split_args(argv: list[str]):
                 raise Usage(f"unknown option {a}")
         else:
             rest.append(a)
-    return ito, variant, off, rest, stubset
-
-
-def classify(rest: list[str]):
-    """Positions of sources, the -o value, and whether -c / -S / no-code modes are present."""
-    srcs, out, mode, i = [], None, "link", 0
-    while i < len(rest):
-        a = rest[i]
-        if a in SEPARATE:
-            if a == "-o" and i + 1 < len(rest):
-                out = i + 1
-            i += 2
-            continue
-        if a == "-c":
-            mode = "c" if mode != "S" else mode
-        elif a == "-S":
-            mode = "S"
-        elif a in NO_CODE or a == "-emit-llvm":
-            mode = "nocode" if a != "-emit-llvm" else "llvm"
-        elif not a.startswith("-") and a.endswith(SOURCE_EXT) or a == "-":
-            srcs.append(i)
-        i += 1
-    return srcs, out, mode
+    return ito, variant, off, rest, stubset, fb
 
 
 def find_plugin(candidates: list[str]) -> str | None:
@@ -109,34 +103,172 @@ def find_plugin(candidates: list[str]) -> str | None:
     return None
 
 
-LINK_ONLY = ("-Wl,", "-l", "-shared", "-static", "-pie", "-no-pie", "-rdynamic", "-nostdlib",
-             "-nodefaultlibs", "-nostartfiles", "-fuse-ld=")
+class Scratch:
+    """The call's temporary directory, made on first use, removed at the end."""
+
+    def __init__(self):
+        self.path: Path | None = None
+
+    def dir(self) -> Path:
+        if self.path is None:
+            self.path = Path(tempfile.mkdtemp(prefix="ito-cc-"))
+        return self.path
+
+    def sub(self, name: str) -> Path:
+        p = self.dir() / name
+        p.mkdir()
+        return p
+
+    def close(self):
+        if self.path is not None:
+            shutil.rmtree(self.path, ignore_errors=True)
 
 
-def compile_only(args: list[str]) -> list[str]:
-    """The arguments of a compile step: without link inputs and linker options."""
-    out, i = [], 0
-    while i < len(args):
-        a = args[i]
-        if a in SEPARATE:
-            if a not in ("-L", "-Xlinker", "-T", "-u", "-z"):
-                out += args[i:i + 2]
-            i += 2
+def shorten(cmd: list[str], scratch: Scratch) -> list[str]:
+    """cmd, with its arguments in a response file when they are too long for one exec
+    (response files are expanded, so a build that used them may need them again)."""
+    if sum(len(a) + 1 for a in cmd) <= ARG_LIMIT:
+        return cmd
+    fd, path = tempfile.mkstemp(suffix=".rsp", dir=scratch.dir())
+    with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as f:
+        f.write("\n".join(quote_gnu(a) for a in cmd[1:]) + "\n")
+    return [cmd[0], "@" + path]
+
+
+def call(cmd: list[str], scratch: Scratch) -> int:
+    return subprocess.call(shorten(cmd, scratch))
+
+
+def execute(cmd: list[str], scratch: Scratch) -> int:
+    """The last command of a call: exec'd when nothing is left to clean up afterwards."""
+    cmd = shorten(cmd, scratch)
+    if scratch.path is None:
+        os.execv(cmd[0], cmd)
+    return subprocess.call(cmd)
+
+
+# ---- the stub variant's steps ----
+
+def compile_options(args: list[Arg], no_lto: bool) -> list[str]:
+    """The options of a compile step: no inputs, -c/-S/-o/-x, link-only options, -MJ (the
+    steps' entries are written by StubBuild)."""
+    out = []
+    for a in args:
+        if (a.is_input or a.name in MODE_FLAGS or a.output() is not None
+                or a.x_lang() is not None or a.link_only() or a.name.startswith("-MJ")
+                or (no_lto and a.name.startswith(LTO_OPTS))):
             continue
-        if not a.startswith("-") or a.startswith(LINK_ONLY):
-            i += 1
-            continue
-        out.append(a)
-        i += 1
+        out += a.words
     return out
 
 
-def compile_stub(clang: str, plug: list[str], args: list[str], src: str, asm_out: Path,
-                 stubset: str) -> int:
-    """One source to assembly with its stubs appended (see the module docstring)."""
-    cmd = [clang, *plug, *args, "-S", src, "-o", str(asm_out),
-           "-mllvm", f"-print-after={sites.DUMP_PASS}"]
-    cp = subprocess.run(cmd, stderr=subprocess.PIPE, text=True, errors="replace")
+def assembler_options(args: list[Arg]) -> list[str]:
+    """What the assembling of a generated .s takes: -Wa, and -Xassembler, the target, -m
+    options, where the assembler is (-B, -fno-integrated-as), compressed debug sections."""
+    out = []
+    for a in args:
+        if not a.is_input and a.name not in ("-mllvm", "-mmlir") and (
+                a.name in AS_FLAGS or a.name.startswith(AS_PREFIXES)):
+            out += a.words
+    return [*out, "-Qunused-arguments"]
+
+
+def link_options(args: list[Arg], objs: dict[int, str]) -> list[str]:
+    """The link step: every argument in its place, each compiled input replaced by its
+    object, without -c/-S, every -x (the objects are objects whatever -x was in force) and
+    the compile-only options clang would call unused at link time."""
+    out = []
+    for k, a in enumerate(args):
+        if a.is_input:
+            out.append(objs.get(k, a.name))
+        elif not (a.name in MODE_FLAGS or a.x_lang() is not None or a.name in LINK_DROPS
+                  or a.name.startswith("-Wa,")):
+            out += a.words
+    return out
+
+
+def lto_requested(args: list[Arg]) -> bool:
+    on = False
+    for a in args:
+        if a.name == "-flto" or a.name.startswith("-flto="):
+            on = True
+        elif a.name == "-fno-lto":
+            on = False
+    return on
+
+
+def stem(path: str) -> str:
+    """The file name without its extension, as LLVM's path::stem."""
+    f = os.path.basename(path)
+    i = f.rfind(".")
+    return f[:i] if i >= 0 and f not in (".", "..") else f
+
+
+def replace_ext(path: str, ext: str, base: bool = False) -> str:
+    """path (its file name only, if base) with its extension replaced by ext."""
+    return os.path.join("" if base else os.path.dirname(path), stem(path) + ext)
+
+
+def dependency_options(args: list[Arg], src: str, out: str | None) -> list[str]:
+    """-MQ/-MF for a compile step whose output is not the real one, when -MD/-MMD (or
+    -Wp,-MD,file) asks for a dependency file: the target and the file clang would name
+    (the -o value and the -o value with .d, else <input stem>.o and <input stem>.d), unless
+    the user named them."""
+    md = target = depfile = False
+    for a in args:
+        n = a.name
+        if a.is_input:
+            continue
+        if n in ("-MD", "-MMD"):
+            md = True
+        elif n.startswith("-Wp,") and n[4:].split(",")[0] in ("-MD", "-MMD"):
+            md = True
+            depfile = depfile or len(n[4:].split(",")) > 1
+        elif n.startswith(("-MT", "-MQ")):
+            target = True
+        elif n.startswith("-MF"):
+            depfile = True
+    if not md:
+        return []
+    extra = [] if target else ["-MQ", out if out is not None else replace_ext(src, ".o", True)]
+    if not depfile:
+        extra += ["-MF", replace_ext(out, ".d") if out is not None else stem(src) + ".d"]
+    return extra
+
+
+def split_dwarf(args: list[Arg], m: str, out: str | None, src: str, final: str) -> str | None:
+    """The .dwo name clang would give a compile of src (clang's SplitDebugName), or None
+    without -gsplit-dwarf; with =single, the object itself (final)."""
+    kind = None
+    for a in args:
+        if a.name == "-gsplit-dwarf" or a.name.startswith("-gsplit-dwarf="):
+            kind = a.name.partition("=")[2] or "split"
+        elif a.name == "-gno-split-dwarf":
+            kind = None
+    if kind is None:
+        return None
+    if kind == "single":
+        return final
+    dumpdir = last_value(args, "-dumpdir")
+    if dumpdir is None and m == "link":
+        dumpdir = (out if out is not None else "a") + "-"
+    if dumpdir is not None:
+        return dumpdir + stem(src) + ".dwo"
+    if m == "c" and out is not None:
+        return replace_ext(out, ".dwo")
+    return stem(src) + ".dwo"
+
+
+def compile_stub(clang: str, cmd: list[str], asm_out: Path, stubset: str, dry: bool,
+                 scratch: Scratch) -> int:
+    """One input to assembly with its stubs appended (see the module docstring)."""
+    cmd = [clang, *cmd, "-S", "-o", str(asm_out), "-mllvm", f"-print-after={sites.DUMP_PASS}"]
+    if dry:
+        rc = call(cmd, scratch)
+        asm_out.touch()  # what the next step's -### reads
+        return rc
+    cp = subprocess.run(shorten(cmd, scratch), stderr=subprocess.PIPE, text=True,
+                        errors="replace")
     dump, other = sites.split_dump(cp.stderr)
     sys.stderr.write(other)
     if cp.returncode != 0:
@@ -150,65 +282,157 @@ def compile_stub(clang: str, plug: list[str], args: list[str], src: str, asm_out
     return 0
 
 
-def run_stub_variant(clang: str, plug: list[str], rest: list[str], stubset: str) -> int:
-    srcs, out_i, mode = classify(rest)
-    if mode == "llvm":
-        raise Usage("--ito-variant=stub needs object or assembly output, not -emit-llvm")
-    if mode == "nocode" or not srcs:
-        return subprocess.call([clang, *plug, *rest])
-    drop = set(srcs) | ({out_i - 1, out_i} if out_i is not None else set())
-    common = compile_only([a for k, a in enumerate(rest) if k not in drop and a not in ("-c", "-S")])
-    out = rest[out_i] if out_i is not None else None
-    if out is not None and len(srcs) > 1 and mode != "link":
-        raise Usage("cannot specify -o with -c or -S and several sources")
-    tmp = Path(tempfile.mkdtemp(prefix="ito-cc-"))
-    try:
+def deliver(path: Path, dest: str):
+    if dest == "-":
+        sys.stdout.buffer.write(path.read_bytes())
+        sys.stdout.buffer.flush()
+    else:
+        shutil.copyfile(path, dest)
+
+
+def compdb_file(args: list[Arg]) -> str | None:
+    """The -MJ file (clang's compilation database entries), if any."""
+    path = None
+    for a in args:
+        if a.name.startswith("-MJ") and not a.is_input:
+            path = a.name[3:] or (a.words[1] if len(a.words) > 1 else None)
+    return path
+
+
+def compdb_entry(clang: str, src: str, final: str, cmd: list[str]) -> str:
+    """The -MJ entry of a compile that ito-cc ran in steps: its real output, and a command
+    clang compiles the input with (without ito-cc's options), in clang's format."""
+    entry = {"directory": os.getcwd(), "file": src, "output": final, "arguments": [clang, *cmd]}
+    return json.dumps(entry) + ",\n"
+
+
+class StubBuild:
+    """One ito-cc call of the stub variant: each compiled input in its steps, then the
+    link (see the module docstring)."""
+
+    def __init__(self, clang: str, plug: list[str], args: list[Arg], stubset: str,
+                 scratch: Scratch):
+        self.clang, self.plug, self.args, self.stubset = clang, plug, args, stubset
+        self.scratch, self.mode, self.out = scratch, mode(args), output(args)
+        self.dry = "-###" in words(args)
+        self.compiled = [k for k, a in enumerate(args) if a.kind in COMPILED]
+        self.no_lto = lto_requested(args)
+        # clang in one call would find every option used by some step: so do not warn here
+        self.common = compile_options(self.args, self.no_lto) + (
+            ["-Qunused-arguments"] if self.mode == "link" or len(self.compiled) > 1 else [])
+        if self.mode == "link" and last_value(args, "-dumpdir") is None:
+            # what clang gives its compile jobs when it links: auxiliary outputs (.dwo) are
+            # named <output>-<input stem>
+            self.common += ["-dumpdir", (self.out if self.out is not None else "a") + "-"]
+        self.compdb = None if self.dry else compdb_file(args)
+
+    def run(self, extra: list[str]) -> int:
+        if self.out is not None and len(self.compiled) > 1 and self.mode != "link":
+            raise Usage("cannot specify -o when generating multiple output files")
+        if self.no_lto:
+            print("ito-cc: warning: --ito-variant=stub compiles without LTO (-flto ignored): "
+                  "the yield sites are bound in machine code", file=sys.stderr)
+        if self.compdb:
+            open(self.compdb, "w").close()  # as clang: this call's entries only
         objs = {}
-        for k in srcs:
-            src = rest[k]
-            stem = Path(src).stem
-            asm = tmp / f"{stem}.{k}.s"
-            rc = compile_stub(clang, plug, common, src, asm, stubset)
+        for n, k in enumerate(self.compiled):
+            a, sub = self.args[k], self.scratch.sub(str(n))
+            if self.mode == "link":
+                final = str(sub / f"{stem(a.name)}.o")
+            else:
+                final = self.out if self.out is not None else \
+                    stem(a.name) + (".s" if self.mode == "S" else ".o")
+            step = self.code if a.kind == "code" else self.plain
+            rc = step(a, sub, final)
             if rc:
                 return rc
-            if mode == "S":
-                shutil.copyfile(asm, out or f"{stem}.s")
-                continue
-            obj = Path(out) if (mode == "c" and out) else (Path(f"{stem}.o") if mode == "c"
-                                                             else tmp / f"{stem}.{k}.o")
-            asflags = [a for a in common if a.startswith(("-Wa,", "--target=", "-m"))
-                       and not a.startswith("-mllvm")]
-            rc = subprocess.call([clang, *asflags, "-c", str(asm), "-o", str(obj)])
-            if rc:
-                return rc
-            objs[k] = str(obj)
-        if mode != "link":
+            if self.dry and self.mode == "link":
+                Path(final).touch()  # what the link's -### reads
+            objs[k] = final
+        if self.mode != "link":
             return 0
-        link = [objs.get(k, a) for k, a in enumerate(rest)
-                if a not in ("-c", "-S") and not (k in srcs and k not in objs)]
-        # compile-only options are harmless at link time; -mllvm/-Xclang pairs are dropped
-        cleaned, i = [], 0
-        while i < len(link):
-            if link[i] in ("-mllvm", "-Xclang"):
-                i += 2
-                continue
-            cleaned.append(link[i])
-            i += 1
-        return subprocess.call([clang, *cleaned])
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        return call([self.clang, *link_options(self.args, objs), "-Qunused-arguments", *extra],
+                    self.scratch)
+
+    def add_entry(self, text: str):
+        with open(self.compdb, "a", encoding="utf-8") as f:
+            f.write(text)
+
+    def plain(self, a: Arg, sub: Path, final: str) -> int:
+        """Assembly (without the plugin) or another compilable input (with it): one call."""
+        lang = ["-x", a.lang] if a.lang else []
+        mj = ["-MJ", str(sub / "cc.json")] if self.compdb else []
+        rc = call([self.clang, *(self.plug if a.kind == "other" else []), *self.common, *mj,
+                   *dependency_options(self.args, a.name, self.out), *lang, a.name,
+                   "-S" if self.mode == "S" else "-c", "-o", final], self.scratch)
+        if mj and (sub / "cc.json").is_file():
+            self.add_entry((sub / "cc.json").read_text(encoding="utf-8"))
+        return rc
+
+    def code(self, a: Arg, sub: Path, final: str) -> int:
+        """C, C++, ObjC or IR: to assembly, stubs appended, assembled (or written, -S)."""
+        src, lang = a.name, (["-x", a.lang] if a.lang else [])
+        dwo = split_dwarf(self.args, self.mode, self.out, src, final)
+        split = dwo is not None and dwo.endswith(".dwo")
+        asm = sub / f"{stem(dwo if split else src)}.s"
+        dwo_opts = [] if dwo is None else [
+            "-Xclang", "-split-dwarf-file", "-Xclang", dwo,  # the name the skeleton records
+            "-Xclang", "-split-dwarf-output", "-Xclang", str(sub / "cc1.dwo")]  # -S: empty
+        deps = dependency_options(self.args, src, self.out)
+        rc = compile_stub(self.clang, [*self.plug, *self.common, *deps, *dwo_opts, *lang, src],
+                          asm, self.stubset, self.dry, self.scratch)
+        if rc:
+            return rc
+        if self.mode == "S":
+            if not self.dry:
+                deliver(asm, final)
+        else:
+            as_split = []
+            if split and DWO_SECTION.search(asm.read_text(encoding="latin-1")):
+                # the assembler writes <dumpdir><stem of the .s>.dwo: dwo
+                as_split = ["-gsplit-dwarf", "-dumpdir", os.path.join(os.path.dirname(dwo), "")
+                            or "./"]
+            rc = call([self.clang, *assembler_options(self.args), *as_split, "-c", str(asm),
+                       "-o", final], self.scratch)
+        if rc == 0 and self.compdb:
+            self.add_entry(compdb_entry(self.clang, src, final, [
+                *self.common, *deps, *lang, src, "-S" if self.mode == "S" else "-c", "-o",
+                final]))
+        return rc
+
+
+def run_stub_variant(clang: str, plug: list[str], args: list[Arg], stubset: str,
+                     scratch: Scratch, extra: list[str]) -> int:
+    m = mode(args)
+    if m == "llvm":
+        raise Usage("--ito-variant=stub needs object or assembly output, not -emit-llvm")
+    if m == "nocode" or not any(a.kind == "code" for a in args):
+        return call([clang, *plug, *words(args), *extra], scratch)
+    return StubBuild(clang, plug, args, stubset, scratch).run(extra)
+
+
+def fallback_options(clang: str, args: list[Arg], scratch: Scratch) -> list[str]:
+    """The runtime fallback archive, for the link of an executable (see fallback.py)."""
+    ws = words(args)
+    if mode(args) != "link" or not any(a.is_input for a in args) or \
+            not fallback.links_executable(ws):
+        return []
+    path = fallback.archive(clang, fallback.target_options(ws), scratch.dir)
+    return ["-x", "none", path] if path else []  # an archive, whatever -x was in force
 
 
 def main(argv: list[str], clang: str, plugins: list[str]) -> int:
+    scratch = Scratch()
     try:
-        ito, variant, off, rest, stubset = split_args(argv)
-        srcs, _, mode = classify(rest)
-        compiles = bool(srcs) or mode in ("c", "S", "nocode", "llvm") or "-x" in rest
+        ito, variant, off, rest, stubset, fb = split_args(expand_response_files(argv))
+        args = parse(rest)
+        compiles = any(a.kind in ("code", "other") for a in args)
         if compiles and not any(a.startswith("-fno-stack-clash-protection") for a in rest):
             # a frame larger than the guard below a ULT's stack still hits the guard
-            rest = ["-fstack-clash-protection", *rest]
+            args = parse(["-fstack-clash-protection", *rest])
+        extra = fallback_options(clang, args, scratch) if fb and not off else []
         if off or not compiles:
-            os.execv(clang, [clang, *rest])
+            return execute([clang, *words(args), *extra], scratch)
         plugin = find_plugin(plugins)
         if not plugin:
             print("ito-cc: the plugin ItoYield.so is not found (set ITO_YIELD_PLUGIN)",
@@ -218,9 +442,10 @@ def main(argv: list[str], clang: str, plugins: list[str]) -> int:
         # -ito-yield-* options exist by then; -fpass-plugin (the same file) adds the pass.
         plug = ["-Xclang", "-load", "-Xclang", plugin, f"-fpass-plugin={plugin}", *ito]
         if variant == "stub" and BOOL_OPTS["--ito-probe"] not in ito:
-            return run_stub_variant(clang, plug, rest, stubset)
-        os.execv(clang, [clang, *plug, *rest])
+            return run_stub_variant(clang, plug, args, stubset, scratch, extra)
+        return execute([clang, *plug, *words(args), *extra], scratch)
     except Usage as e:
         print(f"ito-cc: {e}", file=sys.stderr)
         return 2
-    return 0
+    finally:
+        scratch.close()

@@ -74,10 +74,11 @@ class Dump:
 
 def split_dump(stderr: str) -> tuple[Dump, str]:
     """Separate the machine-code dump from clang's other messages (returned as text)."""
-    d, other, cur = Dump(), [], None
+    d, other, cur, after = Dump(), [], None, False
     for line in stderr.splitlines():
-        if _DUMP_HEAD.match(line):
-            continue
+        if _DUMP_HEAD.match(line) or (after and not line.strip()):
+            continue  # a dump's header, and the blank line that follows each function
+        after = False
         m = _FN_START.match(line)
         if m:
             cur = d.functions.setdefault(m.group(1), [])
@@ -85,7 +86,7 @@ def split_dump(stderr: str) -> tuple[Dump, str]:
             continue
         if cur is not None:
             if _FN_END.match(line):
-                cur = None
+                cur, after = None, True
             else:
                 cur.append(line)
             continue

@@ -1,0 +1,133 @@
+"""A stand-in for the runtime, for executables linked without one.
+
+Every instrumented object refers to the runtime's flag and yields (ito_coop_flag,
+ito_coop_yield, ito_coop_yield_abi, ito_coop_yield_full), so a program linked without
+libito does not link, and configure checks that link without the user's LIBS (libtool's
+nm check, meson's sanity check, CMake's compiler checks) fail. ito-cc therefore appends
+to the link of every executable an archive with one member that defines those four
+symbols weakly. A linker takes a member out of an archive only for a symbol that is still
+undefined when it reaches the archive, and the archive comes after every input the user
+gave: a runtime linked anywhere on the command line (libito.so or libito.a, a custom
+runtime's objects or archive) resolves the symbols first and the member is never used.
+Only a program linked with no runtime at all gets it; nothing in such a program sets the
+flag, so its yields are never reached. Should one be (the runtime came in some other way,
+e.g. a shared library it was linked against, or dlopen), it writes why on stderr and
+traps rather than return. Not for -shared or -r (a weak definition in a shared library
+could take the place of the runtime's); `--ito-no-fallback` leaves it out.
+
+The archive is built once per clang and target options into $XDG_CACHE_HOME/ito-cc
+(~/.cache/ito-cc), or into the call's temporary directory when that cannot be written.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+SYMBOLS = ("ito_coop_flag", "ito_coop_yield", "ito_coop_yield_abi", "ito_coop_yield_full")
+SOURCE = r"""/* ito-cc's runtime fallback (compiler/itocc/fallback.py) */
+__attribute__((weak)) __thread volatile int ito_coop_flag;
+static const char ito_fallback_msg[] = "ito: a yield point was reached in a program linked "
+    "without the ito runtime: link it (-lito)\n";
+__attribute__((noreturn)) static void ito_fallback(void) {
+#if defined(__x86_64__) && defined(__linux__)
+    long r;
+    __asm__ volatile("syscall" : "=a"(r) : "0"(1L), "D"(2L), "S"(ito_fallback_msg),
+                     "d"(sizeof ito_fallback_msg - 1) : "rcx", "r11", "memory");
+#endif
+    __builtin_trap();
+}
+__attribute__((weak)) void ito_coop_yield(void) { ito_fallback(); }
+__attribute__((weak)) void ito_coop_yield_abi(void) { ito_fallback(); }
+__attribute__((weak)) void ito_coop_yield_full(void) { ito_fallback(); }
+"""
+# options that choose the target the object is built for
+TARGET_OPTS = ("--target=", "-m32", "-m64", "-mx32", "-m16")
+NOT_EXECUTABLE = {"-shared", "--shared", "-r"}
+LD_NOT_EXECUTABLE = {"-shared", "--shared", "-Bshareable", "-r", "--relocatable", "-i"}
+
+
+def target_options(words: list[str]) -> list[str]:
+    out = []
+    for k, w in enumerate(words):
+        if w.startswith(TARGET_OPTS):
+            out.append(w)
+        elif w == "-target" and k + 1 < len(words):
+            out += [w, words[k + 1]]
+    return out
+
+
+def links_executable(words: list[str]) -> bool:
+    """Whether a link (inputs, no -c/-S/-E) makes an executable: no -shared or -r, also
+    given to the linker directly (-Wl, -Xlinker), and no --whole-archive (which would take
+    the fallback's member in whatever else defines its symbols)."""
+    ld = []
+    for k, w in enumerate(words):
+        if w.startswith("-Wl,"):
+            ld += w[4:].split(",")
+        elif w == "-Xlinker" and k + 1 < len(words):
+            ld.append(words[k + 1])
+    return not (NOT_EXECUTABLE & set(words) or LD_NOT_EXECUTABLE & set(ld)
+                or any("whole-archive" in w for w in ld))
+
+
+def cache_dir() -> Path | None:
+    base = os.environ.get("XDG_CACHE_HOME") or (
+        os.path.join(os.environ["HOME"], ".cache") if os.environ.get("HOME") else None)
+    return Path(base) / "ito-cc" if base else None
+
+
+def archive(clang: str, target: list[str], scratch: Callable[[], Path]) -> str | None:
+    """The path of the fallback archive for clang and these target options (None when it
+    cannot be built: then links go on without it); scratch() gives a temporary directory."""
+    key = hashlib.sha256("\0".join([SOURCE, os.path.realpath(clang), *target]).encode())
+    name = f"fallback-{key.hexdigest()[:16]}.a"
+    cache = cache_dir()
+    if cache is not None:
+        path = cache / name
+        if path.is_file():
+            return str(path)
+        try:
+            cache.mkdir(parents=True, exist_ok=True)
+            work = Path(tempfile.mkdtemp(dir=cache))
+            try:
+                if _build(clang, target, work, work / name):
+                    os.replace(work / name, path)  # atomic: parallel builds race harmlessly
+                    return str(path)
+                return None
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+        except OSError:
+            pass
+    work = scratch()
+    return str(work / name) if _build(clang, target, work, work / name) else None
+
+
+def _build(clang: str, target: list[str], work: Path, out: Path) -> bool:
+    src, obj = work / "ito_fallback.c", work / "ito_fallback.o"
+    src.write_text(SOURCE)
+    cp = subprocess.run([clang, *target, "-x", "c", "-O1", "-fPIC", "-w", "-c", str(src),
+                         "-o", str(obj)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if cp.returncode != 0:
+        return False
+    out.write_bytes(ar_archive("ito_fallback.o", obj.read_bytes(), SYMBOLS))
+    return True
+
+
+def ar_archive(member: str, data: bytes, symbols: tuple[str, ...]) -> bytes:
+    """A System V (GNU) ar archive of one member with its symbol index."""
+    def header(name: str, size: int) -> bytes:
+        return f"{name:<16}{0:<12}{0:<6}{0:<6}{644:<8}{size:<10}`\n".encode()
+
+    names = b"".join(s.encode() + b"\0" for s in symbols)
+    index_size = 4 + 4 * len(symbols) + len(names)
+    pad = index_size % 2
+    at = 8 + 60 + index_size + pad  # where the member's header starts
+    index = struct.pack(f">{1 + len(symbols)}I", len(symbols), *[at] * len(symbols)) + names
+    return (b"!<arch>\n" + header("/", index_size) + index + b"\n" * pad
+            + header(member + "/", len(data)) + data + b"\n" * (len(data) % 2))

@@ -1,0 +1,351 @@
+"""ito-cc on real files with clang-19 and the plugin: what a build system sees of it.
+
+Mostly the stub variant (`STUB`, the recommended build of outside code), which compiles
+each input in steps (to assembly, stubs appended, assembled, linked): each test checks
+that a command behaves as the same clang command does.
+"""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import (CLANG, LAUNCH, PKG_DIR, PLUGIN, STUB, needs_clang, run, symbols,
+                      tool)
+from conftest import write as write_files
+
+sys.path.insert(0, str(PKG_DIR))
+from itocc import sites  # noqa: E402
+
+pytestmark = needs_clang
+
+MAIN = '#include <stdio.h>\nint f(int); int g(void);\n' \
+       'int main(void){ printf("%d %d\\n", f(10), g()); return 0; }\n'
+F = "int f(int n){ int s=0; for(int i=0;i<n;i++) s+=i; return s; }\n"
+G_S = "\t.text\n\t.globl g\ng:\tmovl $7, %eax\n\tret\n" \
+      '\t.section .note.GNU-stack,"",@progbits\n'
+# a stand-in runtime, so that the tests of everything but linking without one (12) link
+# with one, as the old driver needed
+RT_C = "__thread volatile int ito_coop_flag;\nvoid ito_coop_yield(void) {}\n" \
+       "void ito_coop_yield_abi(void) {}\nvoid ito_coop_yield_full(void) {}\n"
+RT = "rt.o"
+PROGRAM = {"main.c": MAIN, "f.c": F, "g.S": G_S, "rt.c": RT_C}
+CXX = "template <class T> T twice(T x) { return 2 * x; }\n" \
+      "int h(int n) { int s = 0; for (int i = 0; i < n; i++) s += twice(i); return s; }\n"
+
+
+def write(d: Path, files: dict[str, str]):
+    """The files, and rt.o when rt.c is one (compiled by clang, without the plugin)."""
+    write_files(d, files)
+    if "rt.c" in files:
+        subprocess.run([CLANG, "-c", "rt.c", "-o", RT], cwd=d, check=True)
+
+
+def instrumented(obj: Path) -> bool:
+    """The object has the stub variant's per-live-set stubs (a yield site was bound)."""
+    return "__ito_ys_" in symbols(obj)
+
+
+# ---- 1. dependency files ----
+
+DEP_CASES = [
+    ["-c", "a.c", "-o", "a.o", "-MD", "-MF", "dep.d"],
+    ["-c", "a.c", "-o", "sub/a.o", "-MMD", "-MP"],
+    ["-c", "a.c", "-MD"],
+    ["-c", "a.c", "-o", "w.o", "-Wp,-MMD,w.d"],
+    ["-c", "a.c", "-o", "a.o", "-MD", "-MT", "custom"],
+    ["-S", "a.c", "-o", "sub/a.s", "-MMD"],
+    ["a.c", "m.c", RT, "-MMD", "-o", "prog"],
+]
+
+
+@pytest.mark.parametrize("args", DEP_CASES, ids=" ".join)
+def test_dependency_files_as_clang_writes_them(itocc, tmp_path, args):
+    files = {"rt.c": RT_C,
+             "a.c": '#include "a.h"\n'
+                    'int f(void){ int s=0; for(int i=0;i<A;i++) s+=i; return s; }\n',
+             "a.h": "#define A 3\n", "m.c": "int f(void);\nint main(void){ return f() != 3; }\n"}
+    ref = tmp_path / "ref"
+    for d in (tmp_path, ref):
+        write(d, files)
+        (d / "sub").mkdir()
+    subprocess.run([CLANG, *args], cwd=ref, check=True)
+    itocc.ok(*STUB, *args)
+    want = {p.relative_to(ref): p.read_text() for p in ref.rglob("*.d")}
+    got = {p.relative_to(tmp_path): p.read_text() for p in tmp_path.rglob("*.d")
+           if ref not in p.parents}
+    assert want and got == want
+
+
+@pytest.mark.skipif(not shutil.which("make"), reason="no make")
+def test_make_rebuilds_after_a_header_changes(itocc, tmp_path):
+    launcher = tmp_path / "ito-cc"
+    launcher.write_text(f"#!{sys.executable}\n" + LAUNCH.replace(
+        "sys.argv[1]", repr(str(PKG_DIR))).replace("sys.argv[2]", repr(CLANG)).replace(
+        "sys.argv[3:]", "sys.argv[1:]"))
+    launcher.chmod(0o755)
+    write(tmp_path, {
+        "rt.c": RT_C, "v.h": "#define V 1\n", "v.c": '#include "v.h"\nint v(void){ return V; }\n',
+        "main.c": '#include <stdio.h>\nint v(void);\nint main(void){ printf("%d\\n", v()); }\n',
+        "Makefile": f"CC = {launcher} {' '.join(STUB)}\n"
+                    f"prog: main.o v.o\n\t$(CC) main.o v.o {RT} -o prog\n"
+                    "%.o: %.c\n\t$(CC) -MMD -MP -c $< -o $@\n"
+                    "-include main.d v.d\n"})
+    env = {**os.environ, "ITO_YIELD_PLUGIN": PLUGIN, "XDG_CACHE_HOME": str(itocc.cache)}
+    subprocess.run(["make", "-s"], cwd=tmp_path, check=True, env=env)
+    assert run(tmp_path / "prog") == "1\n"
+    (tmp_path / "v.h").write_text("#define V 2\n")
+    later = (tmp_path / "v.o").stat().st_mtime + 5
+    os.utime(tmp_path / "v.h", (later, later))
+    subprocess.run(["make", "-s"], cwd=tmp_path, check=True, env=env)
+    assert run(tmp_path / "prog") == "2\n"
+
+
+# ---- 2. link-only options ----
+
+LINK_FLAGS = ["-L/usr/lib", "-L", "/usr/lib", "-Wl,-O1", "-lm", "-l", "m", "-s", "-rdynamic",
+              "-Xlinker", "-O1", "-z", "now", "--ld-path=/usr/bin/ld", "-fuse-ld=bfd",
+              "-static-libgcc", "-u", "f"]
+
+
+def test_link_options_stay_out_of_the_compile_steps(itocc, tmp_path):
+    write(tmp_path, PROGRAM)
+    itocc.ok(*STUB, "-Werror", "main.c", "f.c", "g.S", *LINK_FLAGS, "-pie", RT, "-o", "p")
+    assert run(tmp_path / "p") == "45 7\n"
+    itocc.ok(*STUB, "-Werror", "main.c", "f.c", "g.S", "-no-pie", "-static", RT, "-o",
+             "ps")
+    assert run(tmp_path / "ps") == "45 7\n"
+    # (local-exec TLS is for executables)
+    itocc.ok("--ito-variant=stub", "-Werror", "-fPIC", "-shared", "-nostdlib", "f.c", "-o",
+             "libf.so")
+    assert b"\x03\x00" == (tmp_path / "libf.so").read_bytes()[16:18]  # ET_DYN
+    itocc.ok(*STUB, "-Werror", "-r", "f.c", "g.S", "-o", "fg.o")
+    assert instrumented(tmp_path / "fg.o") and " T g" in symbols(tmp_path / "fg.o")
+    itocc.ok(*STUB, "-Werror", "-c", "f.c", *LINK_FLAGS, "-o", "f.o")
+    assert instrumented(tmp_path / "f.o")
+
+
+# ---- 3. options with a separate value ----
+
+def test_options_with_separate_values(itocc, tmp_path):
+    write(tmp_path, {
+        "inc/x.h": "#define FROM_I 1\n", "qd/q.h": "#define FROM_IQUOTE 2\n",
+        "sys/s.h": "#define FROM_ISYSTEM 4\n", "after/a.h": "#define FROM_IDIRAFTER 8\n",
+        "pre.h": "#define FROM_INCLUDE 16\n", "mac.h": "#define FROM_IMACROS 32\n",
+        "v.c": '#include <x.h>\n#include "q.h"\n#include <s.h>\n#include <a.h>\n'
+               "#ifdef GONE\n#error -U\n#endif\n"
+               "int v(int n){ int s = FROM_I + FROM_IQUOTE + FROM_ISYSTEM + FROM_IDIRAFTER"
+               " + FROM_INCLUDE + FROM_IMACROS + D_VALUE; for (int i = 0; i < n; i++) s += i;"
+               " return s; }\n",
+        "main.c": '#include <stdio.h>\nint v(int);\nint main(void){ printf("%d\\n", v(0)); }\n',
+        "rt.c": RT_C})
+    itocc.ok(*STUB, "-Werror", "-c", "v.c", "--sysroot", "/", "-B", "/usr/bin", "-MJ", "cc.json",
+             "-isystem", "sys", "-iquote", "qd", "-idirafter", "after", "-include", "pre.h",
+             "-imacros", "mac.h", "-Xclang", "-fno-builtin", "-target", "x86_64-linux-gnu",
+             "-I", "inc", "-D", "D_VALUE=64", "-D", "GONE", "-U", "GONE", "-MD", "-MT", "t",
+             "-MQ", "q", "-MF", "v.d", "-Xpreprocessor", "-DXP", "-Xassembler",
+             "--noexecstack", "--param", "ssp-buffer-size=4", "-o", "v.o")
+    assert instrumented(tmp_path / "v.o")
+    assert (tmp_path / "v.d").read_text().startswith("t q:")
+    assert '"output": "v.o"' in (tmp_path / "cc.json").read_text()  # not the temporary .s
+    itocc.ok(*STUB, "main.c", "v.o", RT, "-ovx")
+    assert run(tmp_path / "vx") == "127\n"
+
+
+# ---- 4. inputs by language ----
+
+def test_inputs_by_language(itocc, tmp_path):
+    write(tmp_path, {**PROGRAM, "f.inc": F, "g2.s": G_S.replace("g\n", "g2\n").replace(
+        "g:", "g2:")})
+    itocc.ok(*STUB, "-c", "-x", "c", "f.inc", "-o", "finc.o")
+    itocc.ok(*STUB, "-c", "-xc", "f.inc", "-o", "finc2.o")
+    assert instrumented(tmp_path / "finc.o") and instrumented(tmp_path / "finc2.o")
+    for ext in ("c++", "cp", "CPP", "cxx", "C", "cc"):
+        write(tmp_path, {f"h.{ext}": CXX})
+        itocc.ok(*STUB, "-c", f"h.{ext}", "-o", f"h_{ext}.o")
+        assert instrumented(tmp_path / f"h_{ext}.o")
+    itocc.ok(*STUB, "-c", "main.c", "f.c", "g.S", "g2.s")  # one object per input
+    assert instrumented(tmp_path / "f.o") and (tmp_path / "main.o").is_file()
+    assert " T g\n" in symbols(tmp_path / "g.o") and " T g2\n" in symbols(tmp_path / "g2.o")
+
+
+# ---- 5. -x at link time ----
+
+def test_x_c_is_not_applied_to_the_objects(itocc, tmp_path):
+    write(tmp_path, PROGRAM)
+    itocc.ok(*STUB, "-x", "c", "main.c", "f.c", "-x", "none", "g.S", RT, "-o", "p")
+    assert run(tmp_path / "p") == "45 7\n"
+    itocc.ok(*STUB, "-xc", "main.c", "-x", "c", "f.c", "-xassembler-with-cpp", "g.S", "-x",
+             "none", RT, "-o", "p2")
+    assert run(tmp_path / "p2") == "45 7\n"
+
+
+# ---- 6. -Xassembler ----
+
+def test_xassembler_reaches_the_assembler(itocc, tmp_path):
+    write(tmp_path, {"gx.c": "extern int gv;\nint f(int n){ int s=gv; for(int i=0;i<n;i++) "
+                             "s+=i; return s; }\n"})
+
+    def relocs(*extra):
+        itocc.ok(*STUB, "-fPIC", "-c", "gx.c", "-o", "gx.o", *extra)
+        return subprocess.run([tool("llvm-readobj"), "-r", "gx.o"], cwd=tmp_path,
+                              capture_output=True, text=True, check=True).stdout
+
+    assert "R_X86_64_REX_GOTPCRELX" in relocs()
+    r = relocs("-Xassembler", "-mrelax-relocations=no")
+    assert "R_X86_64_GOTPCREL " in r and "GOTPCRELX" not in r
+
+
+# ---- 7. -flto ----
+
+def test_flto_compiles_without_lto_and_says_so(itocc, tmp_path):
+    write(tmp_path, PROGRAM)
+    cp = itocc.ok(*STUB, "-flto", "-c", "f.c", "-o", "f.o")
+    assert (tmp_path / "f.o").read_bytes()[:4] == b"\x7fELF" and instrumented(tmp_path / "f.o")
+    assert "ito-cc: warning:" in cp.err and "LTO" in cp.err
+    itocc.ok(*STUB, "-flto=thin", "-O2", "main.c", "f.c", "g.S", RT, "-o", "p")
+    assert run(tmp_path / "p") == "45 7\n"
+
+
+# ---- 8. response files ----
+
+def test_response_files(itocc, tmp_path):
+    write(tmp_path, {**PROGRAM, "args.rsp": "--ito-variant=stub --ito-policy=loops -O2\n"
+                                            "'f.c' -c -o \"f 8.o\" @more.rsp\n",
+                     "more.rsp": "-DUNUSED=1 --ito-tls=local-exec",
+                     "srcs.rsp": "-c f.c -o f9.o"})
+    itocc.ok("@args.rsp")
+    assert instrumented(tmp_path / "f 8.o")
+    cp = itocc.ok("--ito-report", "@srcs.rsp")  # a source in a response file gets the plugin
+    assert "ito-yield: f:" in cp.err
+
+
+def test_long_command_lines_go_through_a_response_file(itocc, tmp_path):
+    defs = "\n".join(f"-DMACRO_{i:05d}_{'X' * 80}=1" for i in range(30000))  # 3 MB
+    write(tmp_path, {**PROGRAM, "big.rsp": defs})
+    itocc.ok(*STUB, "@big.rsp", "-c", "f.c", "-o", "f.o")
+    assert instrumented(tmp_path / "f.o")
+    itocc.ok("@big.rsp", "-c", "f.c", "-o", "f2.o")
+    itocc.ok(*STUB, "@big.rsp", "main.c", "f.c", "g.S", RT, "-o", "p")
+    assert run(tmp_path / "p") == "45 7\n"
+
+
+# ---- 9. compile and link in one call ----
+
+def test_compile_and_link_without_c_gets_the_plugin(itocc, tmp_path):
+    write(tmp_path, {"hello.inc": '#include <stdio.h>\nint main(void){ int s=0; '
+                                  'for(int i=0;i<10;i++) s+=i; printf("hello %d\\n", s); }\n',
+                     "h.c++": CXX + "int main() { return h(3) != 6; }\n", "rt.c": RT_C})
+    cp = itocc.ok("--ito-report", RT, "-xc", "hello.inc", "-o", "hi")
+    assert "ito-yield: main:" in cp.err and run(tmp_path / "hi") == "hello 45\n"
+    if Path(CLANG + "++").is_file():
+        cp = itocc.ok("--ito-report", "h.c++", RT, "-o", "hx", cxx=True)
+        assert "ito-yield: _Z1hi:" in cp.err
+        run(tmp_path / "hx")
+
+
+# ---- 10. dry runs and standard output ----
+
+def test_dry_run_prints_every_step_and_makes_nothing(itocc, tmp_path):
+    write(tmp_path, PROGRAM)
+    cp = itocc.ok(*STUB, "-###", "-c", "f.c", "-o", "f.o")
+    assert '"-cc1"' in cp.err and '"-cc1as"' in cp.err and "Traceback" not in cp.err
+    cp = itocc.ok(*STUB, "-###", "main.c", "f.c", "g.S", RT, "-o", "p")
+    assert cp.err.count('"-cc1as"') == 3 and '"-o" "p"' in cp.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.c", "g.S", "main.c", "rt.c", RT]
+
+
+def test_output_to_standard_output(itocc, tmp_path):
+    write(tmp_path, PROGRAM)
+    assert b"__ito_ys_" in itocc.ok(*STUB, "-S", "f.c", "-o", "-").stdout
+    assert itocc.ok(*STUB, "-c", "f.c", "-o", "-").stdout[:4] == b"\x7fELF"
+    assert not (tmp_path / "-").exists()
+
+
+# ---- 11. standard error, split DWARF ----
+
+def test_nothing_on_stderr_when_all_is_well(itocc, tmp_path):
+    write(tmp_path, {**PROGRAM, "two.c": F + "int f2(int n){ return f(n) + 1; }\n"})
+    assert itocc.ok(*STUB, "-c", "two.c", "-o", "two.o").stderr == b""
+    assert itocc.ok(*STUB, "main.c", "f.c", "g.S", RT, "-o", "p").stderr == b""
+
+
+def test_split_dump_leaves_no_blank_lines():
+    fn = "# Machine code for function {0}: NoPHIs\n\nbb.0:\n  RET64\n\n" \
+         "# End machine code for function {0}.\n\n"
+    head = "# *** IR Dump After Unpack machine instruction bundles (unpack-mi-bundles) ***:\n"
+    d, other = sites.split_dump(head + fn.format("f") + head + fn.format("g") + "warning: w\n")
+    assert list(d.functions) == ["f", "g"] and other == "warning: w\n"
+
+
+def test_split_dwarf_where_clang_puts_it(itocc, tmp_path):
+    write(tmp_path, PROGRAM)
+    ref = tmp_path / "ref"
+    write(ref, PROGRAM)
+    for d in (tmp_path, ref):
+        (d / "sub").mkdir()
+    for args in (["-c", "f.c", "-o", "sub/f.o"], ["main.c", "f.c", "g.S", RT, "-o", "sub/p"],
+                 ["-c", "f.c", "-o", "f1.o", "-gsplit-dwarf=single"]):
+        opts = ["-g", "-gsplit-dwarf", *args]
+        subprocess.run([CLANG, *opts], cwd=ref, check=True)
+        itocc.ok(*STUB, *opts)
+    dwos = sorted(str(p.relative_to(ref)) for p in ref.rglob("*.dwo"))
+    assert dwos == ["sub/f.dwo", "sub/p-f.dwo", "sub/p-g.dwo", "sub/p-main.dwo"]
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.dwo")
+                  if ref not in p.parents) == dwos
+    for obj, name in (("sub/f.o", b"sub/f.dwo"), ("f1.o", b"f1.o")):
+        assert name in (tmp_path / obj).read_bytes()  # the skeleton's DW_AT_dwo_name
+
+
+# ---- 12. linking without the runtime ----
+
+def test_links_and_runs_without_the_runtime(itocc, tmp_path):
+    write(tmp_path, PROGRAM)
+    itocc.ok(*STUB, "main.c", "f.c", "g.S", "-o", "p")  # no -lito: configure checks do this
+    assert run(tmp_path / "p") == "45 7\n"
+    itocc.ok("main.c", "f.c", "g.S", "-o", "pmin")  # the min variant, initial-exec TLS
+    assert run(tmp_path / "pmin") == "45 7\n"
+    itocc.ok(*STUB, "-c", "main.c", "f.c", "g.S")
+    itocc.ok("main.o", "f.o", "g.o", "-o", "plink")  # a link-only call
+    assert run(tmp_path / "plink") == "45 7\n"
+    cp = itocc(*STUB, "--ito-no-fallback", "main.c", "f.c", "g.S", "-o", "pno")
+    assert cp.returncode != 0 and "ito_coop_yield" in cp.err
+
+
+def test_a_yield_reached_without_the_runtime_says_so(itocc, tmp_path):
+    write(tmp_path, {"f.c": F, "m.c": "extern __thread volatile int ito_coop_flag;\nint f(int);\n"
+                                      "int main(void){ ito_coop_flag = 1; return f(1000); }\n"})
+    itocc.ok("--ito-off", "-c", "m.c")
+    itocc.ok(*STUB, "m.o", "f.c", "-o", "p")
+    cp = subprocess.run([str(tmp_path / "p")], capture_output=True, text=True)
+    assert cp.returncode != 0 and "linked without the ito runtime" in cp.stderr
+
+
+def test_a_runtime_on_the_command_line_is_the_one_used(itocc, tmp_path):
+    write(tmp_path, PROGRAM)
+    subprocess.run([tool("llvm-ar"), "rcs", "librt.a", "rt.o"], cwd=tmp_path, check=True)
+    for runtime in (["rt.o"], ["-L.", "-lrt"], ["librt.a"]):
+        itocc.ok(*STUB, "main.c", "f.c", "g.S", *runtime, "-o", "p")
+        syms = symbols(tmp_path / "p")
+        assert "T ito_coop_yield\n" in syms and "ito_fallback_msg" not in syms
+    d = Path(PLUGIN).parents[1] / "src"  # the plugin's build tree
+    if (d / "libito.so").is_file():
+        itocc.ok(*STUB, "main.c", "f.c", "g.S", f"-L{d}", "-lito", f"-Wl,-rpath,{d}", "-o", "pl")
+        syms = symbols(tmp_path / "pl")
+        assert "U ito_coop_yield\n" in syms and "ito_fallback_msg" not in syms
+        assert run(tmp_path / "pl") == "45 7\n"
+
+
+def test_no_fallback_in_shared_libraries(itocc, tmp_path):
+    write(tmp_path, PROGRAM)
+    itocc.ok("--ito-variant=stub", "-fPIC", "-shared", "f.c", "-o", "libf.so")
+    assert "U ito_coop_yield\n" in symbols(tmp_path / "libf.so")
+
+
+def test_fallback_without_a_writable_cache(itocc, tmp_path):
+    write(tmp_path, PROGRAM)
+    (tmp_path / "ro").write_text("a file, not a directory")
+    itocc.ok(*STUB, "main.c", "f.c", "g.S", "-o", "p", env={"XDG_CACHE_HOME": str(tmp_path / "ro")})
+    assert run(tmp_path / "p") == "45 7\n"
