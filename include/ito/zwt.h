@@ -63,6 +63,10 @@ enum ito_mode {
 int ito_frame_create(ito_frame_t **out, int nentries, size_t data_size);
 /**
  * @brief Frees a frame (it goes back to ito's pools, so a stale pointer is still detected).
+ * Calls made after the destroy are refused; a call racing it (another thread continuing,
+ * re-arming or setting an entry of the frame while it is destroyed) is the caller's error,
+ * as destroying a mutex that another thread is locking: destroy a frame once nothing can
+ * still reach it.
  * @return ITO_OK; ITO_EINVAL for a freed or foreign frame; ITO_EBUSY while an entry is
  * ready (queued) or a ULT waits on one.
  * @contexts any thread; not a signal handler.
