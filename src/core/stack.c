@@ -477,14 +477,18 @@ int itoi_overflow_handler_install(void)
 /* Finalize gives the process back as ito_init found it: the program's own SIGSEGV and
  * SIGBUS handlers (unless it installed others since: those stay), so that no handler
  * points into a libito that dlclose unmapped. */
+static void restore_if_ours(int sig, const struct sigaction *old)
+{
+    struct sigaction cur;
+    if (sigaction(sig, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_segv)
+        sigaction(sig, old, NULL);
+}
+
 void itoi_overflow_handler_remove(void)
 {
     if (!handler_installed) return;
-    struct sigaction cur;
-    if (sigaction(SIGSEGV, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_segv)
-        sigaction(SIGSEGV, &old_segv, NULL);
-    if (sigaction(SIGBUS, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_segv)
-        sigaction(SIGBUS, &old_bus, NULL);
+    restore_if_ours(SIGSEGV, &old_segv);
+    restore_if_ours(SIGBUS, &old_bus);
     handler_installed = 0;
 }
 

@@ -604,9 +604,7 @@ int ito_wsc_stats(ito_wsc_stats_t *out)
     if (itoi_any_enter(&in) != ITO_OK) return ITO_ESTATE;
     memset(out, 0, sizeof *out);
     itoi_wscw_t *all = atomic_load_explicit(&areas, memory_order_acquire);
-    if (!all) {
-        return itoi_any_leave(in, ITO_OK);
-    }
+    if (!all) return itoi_any_leave(in, ITO_OK);
     for (int i = 0; i < itoi_rt.nworkers; i++) { /* owner-written counters: a snapshot */
         itoi_wsc_counters_t *s = &all[i].st;
         out->posted += atomic_load_explicit(&s->posted, memory_order_relaxed);
