@@ -20,11 +20,25 @@
  * a 1 ms quantum by 4 %), so quanta below 1 ms are for experiments, not defaults.
  *
  * Preemption-safe regions: ito_psafe_begin()/ito_psafe_end() are plain stores to the
- * running ULT's own state (no system call). A quantum that expires inside a region is
+ * running ULT's own state (no system call; a clock read when a quantum ended just before
+ * the region began). A quantum that expires inside a region is
  * delayed and the delay recorded; ito_psafe_end() then switches at once, and the
  * ULT's group is charged the extra time it used (it sits out that long, the paper's
  * compensation). Past max_delay_quanta quanta the ULT is preempted anyway (a forced,
  * involuntary preemption, charged the same way); it resumes still inside its region.
+ * The bound is CPU time of the worker's kernel thread since the first delayed tick, not
+ * wall time: while the OS has the thread descheduled (or it sleeps in the kernel) the
+ * region does not run and the bound does not advance. Regions hold off both modes: in ITO_PREEMPT_FLAG mode a tick inside a region
+ * leaves ito_coop_flag clear (a flag set just before the region began is taken back),
+ * so compiled yield points inside do not switch until the region ends or the bound is
+ * reached.
+ *
+ * Kernel locks: a ULT switched out while it holds a lock that blocks the kernel thread
+ * (a pthread mutex, rwlock or spinlock, std::mutex, a lock of outside code built with
+ * ito-cc) deadlocks the worker when the next ULT there takes the same lock. With
+ * preemption on, put every such critical section inside a region (ito_psafe_begin before
+ * the lock, ito_psafe_end after the unlock) and keep it shorter than max_delay_quanta
+ * quanta of running; or use ito's own objects (sync.h), which park the ULT instead.
  *
  * Groups ("programs"): with gang scheduling on, in each time slice only the ULTs of one
  * group run, on all workers at once; groups take turns round-robin; ULTs in no group
@@ -52,7 +66,7 @@ enum ito_preempt_mode {
 typedef struct ito_preempt_config {
     unsigned quantum_us;       /**< 0: 10,000 (10 ms); 100 .. 10,000,000 */
     int mode;                  /**< ITO_PREEMPT_SIGNAL (default) or ITO_PREEMPT_FLAG */
-    unsigned max_delay_quanta; /**< bound of a delayed switch, in quanta; 0: 4; at most 1000 */
+    unsigned max_delay_quanta; /**< bound of a delayed switch, in quanta of CPU time inside the region (a gang turn's: of wall time); 0: 4; at most 1000 */
     int gang;                  /**< 1: gang-schedule groups */
 } ito_preempt_config_t;
 
@@ -79,7 +93,8 @@ int ito_preempt_enable(const ito_preempt_config_t *cfg);
 int ito_preempt_disable(void);
 
 /**
- * @brief Enters a preemption-safe region (nestable): a plain store to the ULT's own state.
+ * @brief Enters a preemption-safe region (nestable): a plain store to the ULT's own state
+ * (see the file comment for the rare clock read).
  * @return ITO_OK; ITO_ENOTULT outside a ULT.
  * @contexts ULT only.
  */

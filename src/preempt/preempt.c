@@ -88,6 +88,62 @@ static sigset_t urg_set(void)
     return set;
 }
 
+/* The CPU time of the calling kernel thread (async-signal-safe). */
+static uint64_t cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A tick inside a preemption-safe region: the first delays the switch (pending from now);
+ * later ones keep delaying it until the bound. Returns 1 while delayed, 0 at the bound.
+ * PENDING holds the worker thread's CPU time at the first tick (| 1: never 0), and the
+ * bound is max_delay_quanta quanta of CPU time spent since, not of wall time: while the
+ * OS has the worker's kernel thread descheduled the ULT does not run. A wall-time bound
+ * forced a switch inside a region of a few microseconds whenever the thread was
+ * descheduled there (and counting ticks is no better: after a descheduling the timer
+ * delivers two expiries within microseconds), which deadlocks a program whose region
+ * holds a kernel lock: the next ULT on the worker blocks the kernel thread on it. A ULT
+ * that moved to another worker inside its region (it blocked there) starts counting
+ * again on its new thread. */
+static int psafe_delay_at(itoi_pworker_t *pw, itoi_ult_t *t, uint64_t now)
+{
+    uintptr_t since = ITOI_PSAFE_PENDING(t);
+    uint64_t cpu = cpu_ns();
+    if (!since) {
+        ITOI_PSAFE_PENDING(t) = (uintptr_t)cpu | 1u;
+        ITOI_PSAFE_SINCE(t) = now;
+        ITOI_BUMP(pw->st.delayed);
+        if (itoi_group_of(t)) atomic_fetch_add(&(itoi_group_of(t))->st.delayed, 1);
+        return 1;
+    }
+    if (cpu < since) { /* another kernel thread's clock: count from here */
+        ITOI_PSAFE_PENDING(t) = (uintptr_t)cpu | 1u;
+        return 1;
+    }
+    return cpu - since < ITOI_PRE_GET(max_delay_ns);
+}
+
+/* The bound was reached: the switch happens inside the region; charge the delay. */
+static void psafe_force(itoi_pworker_t *pw, itoi_ult_t *t, uint64_t now)
+{
+    ITOI_BUMP(pw->st.forced);
+    uint64_t extra = now - ITOI_PSAFE_SINCE(t);
+    atomic_fetch_add(&pw->st.delay_ns, extra);
+    charge(t, extra, 1);
+    ITOI_PSAFE_PENDING(t) = 0;
+}
+
+/* FLAG mode: returns 1 while the region delays the switch, else forces it (0). */
+static int psafe_delay(itoi_pworker_t *pw, itoi_ult_t *t)
+{
+    uint64_t now = mono_ns();
+    if (psafe_delay_at(pw, t, now)) return 1;
+    psafe_force(pw, t, now);
+    return 0;
+}
+
 static void on_tick(int sig, siginfo_t *si, void *ucv)
 {
     (void)sig;
@@ -102,11 +158,14 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
         /* A compiled yield point clears the flag when it switches: a flag the last tick
          * set and that is clear now was a preemption (counted one tick late). */
         if (pw->flag_set && !ito_coop_flag) ITOI_BUMP(pw->st.preemptions);
+        pw->flag_set = 0;
+        /* Inside a preemption-safe region the flag stays clear (the region's end
+         * switches) until the bound: then it is set, and the next check switches. */
+        if (w->cur && ITOI_PSAFE(w->cur) && psafe_delay(pw, w->cur)) goto out;
         pw->flag_set = 1;
         ito_coop_flag = 1;
         goto out;
     }
-    ito_coop_flag = 1; /* compiled yield points switch at their next check */
     itoi_ult_t *t = w->cur;
     if (!t) goto out;
     uint64_t now = mono_ns();
@@ -124,30 +183,20 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
         goto preempt;
     }
     if (ITOI_PSAFE(t)) {
-        if (!ITOI_PSAFE_PENDING(t)) {
-            ITOI_PSAFE_PENDING(t) = 1;
-            ITOI_PSAFE_SINCE(t) = now;
-            ITOI_BUMP(pw->st.delayed);
-            if (itoi_group_of(t)) atomic_fetch_add(&(itoi_group_of(t))->st.delayed, 1);
-            goto out;
-        }
-        if (now - ITOI_PSAFE_SINCE(t) < ITOI_PRE_GET(max_delay_ns)) goto out;
+        if (psafe_delay_at(pw, t, now)) goto out;
         forced = 1; /* the bound is reached: preempt anyway */
     }
     /* With gang scheduling, a ULT of a group whose turn is over must go now. */
 preempt:;
+    /* Compiled yield points switch at their next check (not inside a region: a check
+     * there would switch a ULT that holds a kernel lock) */
+    ito_coop_flag = 1;
     ucontext_t *uc = ucv;
     if (!safe_pc((uintptr_t)uc->uc_mcontext.gregs[REG_RIP])) {
         ITOI_BUMP(pw->st.deferred);
         goto out;
     }
-    if (forced) {
-        ITOI_BUMP(pw->st.forced);
-        uint64_t extra = now - ITOI_PSAFE_SINCE(t);
-        atomic_fetch_add(&pw->st.delay_ns, extra);
-        charge(t, extra, 1);
-        ITOI_PSAFE_PENDING(t) = 0;
-    }
+    if (forced) psafe_force(pw, t, now);
     ITOI_BUMP(pw->st.preemptions);
     if (itoi_group_of(t)) atomic_fetch_add(&(itoi_group_of(t))->st.preemptions, 1);
     /* Pin to this worker while switched out from inside the handler. */
@@ -390,7 +439,18 @@ int ito_psafe_begin(void)
 {
     itoi_worker_t *w = itoi_self_worker();
     if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
-    ITOI_PSAFE(w->cur)++;
+    itoi_ult_t *t = w->cur;
+    ITOI_PSAFE(t)++;
+    itoi_pworker_t *pw;
+    if (ITOI_UNLIKELY(ito_coop_flag) && ITOI_PSAFE(t) == 1 && (pw = itoi_pworker(w)) != NULL) {
+        /* A tick set the flag before the region began and no check has taken it yet;
+         * inside the region it would switch at the first check. Take it back: the switch
+         * is delayed as if the tick had come now (the handler, which interrupts this
+         * thread only, sees the region from the increment above on). */
+        ito_coop_flag = 0;
+        pw->flag_set = 0;
+        (void)psafe_delay_at(pw, t, mono_ns());
+    }
     return ITO_OK;
 }
 

@@ -35,7 +35,7 @@ static inline itoi_pworker_t *itoi_pworker(itoi_worker_t *w)
  * itself and read by the signal handler on the same worker (volatile: the handler
  * interrupts the ULT, no atomics needed); the group is set by ito_group_add. */
 #define ITOI_PSAFE(t) (*(volatile uintptr_t *)&(t)->slot[ITOI_USLOT_PSAFE].w)
-#define ITOI_PSAFE_PENDING(t) (*(volatile uintptr_t *)&(t)->slot[ITOI_USLOT_PSAFE_PENDING].w)
+#define ITOI_PSAFE_PENDING(t) (*(volatile uintptr_t *)&(t)->slot[ITOI_USLOT_PSAFE_PENDING].w) /* 0, or the thread's CPU ns | 1 at the first delayed tick */
 #define ITOI_PSAFE_SINCE(t) ((t)->slot[ITOI_USLOT_PSAFE_SINCE].w)
 static inline struct itoi_group *itoi_group_of(const itoi_ult_t *t)
 {
@@ -54,7 +54,7 @@ typedef struct itoi_group {
 
 typedef struct itoi_preempt {
     int on, mode, gang, spare_main;
-    uint64_t quantum_ns, max_delay_ns;
+    uint64_t quantum_ns, max_delay_ns; /* a region's bound: CPU time (a gang turn's: wall time) */
     uintptr_t exe_lo, exe_hi;
     itoi_pworker_t *pw;
     struct sigaction old_sa;

@@ -1,0 +1,180 @@
+/* test_preempt_region: preemption-safe regions (ito_psafe_begin/end) hold off both modes
+ * of preemption, and their bound counts the ticks a ULT takes inside, not wall time.
+ *  1. Kernel locks: four ULTs on one worker take a pthread mutex inside a region and
+ *     work there through co-operative points (what ito-cc compiles in). Before, FLAG mode
+ *     ignored regions: a check inside switched the holder out and the next ULT blocked the
+ *     worker's kernel thread on the mutex for ever (1 run in 1); signal mode did the same
+ *     whenever the OS descheduled the worker inside a region (the time bound then forced
+ *     the switch: 2 runs in 20 on an idle machine, more beside CPU hogs).
+ *  2. The bound counts CPU time: a region whose thread sleeps 30 ms in the kernel (as
+ *     while the OS has it descheduled) is not forced; a wall-time bound (before) and a
+ *     tick count (tried: two expiries arrive within microseconds after a descheduling)
+ *     forced it.
+ *  3. The bound still holds: a region that runs longer than max_delay_quanta quanta is
+ *     preempted inside (forced).
+ *  4. FLAG mode: a tick that came before the region began does not switch inside it; the
+ *     region's end does.
+ * Signal mode in the release tree only (the sanitizers refuse it). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ito/ito.h"
+#include "ito_test.h"
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || defined(ITOI_ASAN) || defined(ITOI_TSAN)
+#define SIGNAL_MODE_OK 0
+#else
+#define SIGNAL_MODE_OK 1
+#endif
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void spin_ns(uint64_t ns)
+{
+    uint64_t t0 = now_ns();
+    while (now_ns() - t0 < ns) ITO_COOP_POINT();
+}
+
+/* ---- 1: pthread mutexes inside regions ---- */
+
+#define LOCKERS 4
+#define ROUNDS 1500
+static pthread_mutex_t kmutex = PTHREAD_MUTEX_INITIALIZER;
+static long in_section, sections;
+
+static void *locker(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < ROUNDS; i++) {
+        CHECK_OK(ito_psafe_begin());
+        pthread_mutex_lock(&kmutex);
+        CHECK_EQ(in_section++, 0);
+        spin_ns(3000); /* co-operative points inside the critical section */
+        in_section--;
+        sections++;
+        pthread_mutex_unlock(&kmutex);
+        CHECK_OK(ito_psafe_end());
+        ITO_COOP_POINT();
+    }
+    return NULL;
+}
+
+static void kernel_locks(int mode)
+{
+    CHECK_OK(ito_init(&(ito_config_t){.workers = 1}));
+    /* A bound of 10 ms of CPU time in the region: at 100 us quanta the ticks' own handling
+     * takes a large share of the CPU, and a first region (lazy binding, cold caches) ran
+     * 0.46 ms beside two CPU hogs, past a bound of 4 quanta */
+    CHECK_OK(ito_preempt_enable(&(ito_preempt_config_t){.quantum_us = 100, .mode = mode, .max_delay_quanta = 100}));
+    sections = 0;
+    ito_thread_t t[LOCKERS];
+    for (int i = 0; i < LOCKERS; i++) CHECK_OK(ito_create(&t[i], locker, NULL, NULL));
+    for (int i = 0; i < LOCKERS; i++) CHECK_OK(ito_join(t[i], NULL));
+    ito_preempt_stats_t s;
+    CHECK_OK(ito_preempt_stats(&s));
+    CHECK_EQ(sections, (long)LOCKERS * ROUNDS);
+    CHECK(s.delayed > 0); /* ticks came inside regions */
+    CHECK_EQ(s.forced, 0);
+    CHECK_OK(ito_preempt_disable());
+    CHECK_OK(ito_finalize());
+}
+
+/* ---- 2 and 3: the bound ---- */
+
+static uint64_t stat_of(int which)
+{
+    ito_preempt_stats_t s;
+    CHECK_OK(ito_preempt_stats(&s));
+    return which ? s.forced : s.delayed;
+}
+
+/* Work in the test's own code (where signal mode may switch), about 20 us. */
+static void burn(void)
+{
+    for (volatile int i = 0; i < 20000; i++) { }
+}
+
+static void bound(int mode)
+{
+    CHECK_OK(ito_init(&(ito_config_t){.workers = 1}));
+    CHECK_OK(ito_preempt_enable(&(ito_preempt_config_t){.quantum_us = 1000, .mode = mode, .max_delay_quanta = 4}));
+    /* 2: a tick inside delays the switch; then 30 ms (30 quanta, 30 ticks) asleep in the
+     * kernel, as a descheduled thread would be: not forced */
+    CHECK_OK(ito_psafe_begin());
+    uint64_t t0 = now_ns();
+    while (stat_of(0) == 0) CHECK(now_ns() - t0 < 5000000000u);
+    uint64_t t1 = now_ns();
+    while (now_ns() - t1 < 30000000) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL); /* the ticks cut it short */
+    }
+    for (int i = 0; i < 10; i++) burn();
+    if (mode == ITO_PREEMPT_FLAG) CHECK_EQ(ito_coop_flag, 0);
+    CHECK_EQ(stat_of(1), 0); /* a time or a tick-count bound forced it */
+    CHECK_OK(ito_psafe_end());
+    /* 3: running inside a region: forced after 4 quanta of CPU time (signal mode: at a
+     * tick that finds the ULT in its own code) */
+    CHECK_OK(ito_psafe_begin());
+    uint64_t t3 = now_ns();
+    while (stat_of(1) == 0 && !(mode == ITO_PREEMPT_FLAG && ito_coop_flag)) {
+        burn();
+        CHECK(now_ns() - t3 < 5000000000u);
+    }
+    if (mode == ITO_PREEMPT_FLAG) CHECK_EQ(ito_coop_flag, 1); /* the next check switches */
+    CHECK(stat_of(1) >= 1);
+    CHECK(now_ns() - t3 >= 3000000); /* not before about 4 quanta */
+    CHECK_OK(ito_psafe_end());
+    CHECK_OK(ito_preempt_disable());
+    CHECK_OK(ito_finalize());
+}
+
+/* ---- 4: FLAG mode, a tick before the region ---- */
+
+static _Atomic int other_ran;
+static void *other(void *arg)
+{
+    (void)arg;
+    atomic_store(&other_ran, 1);
+    return NULL;
+}
+
+static void flag_before_region(void)
+{
+    CHECK_OK(ito_init(&(ito_config_t){.workers = 1}));
+    CHECK_OK(ito_preempt_enable(&(ito_preempt_config_t){.quantum_us = 100, .mode = ITO_PREEMPT_FLAG}));
+    ito_thread_t t;
+    CHECK_OK(ito_create(&t, other, NULL, NULL)); /* ready, on this worker */
+    uint64_t t0 = now_ns();
+    while (!ito_coop_flag) CHECK(now_ns() - t0 < 5000000000u); /* a tick, no check taken */
+    CHECK_OK(ito_psafe_begin());
+    CHECK_EQ(ito_coop_flag, 0); /* taken back: no check inside switches */
+    spin_ns(20000);
+    CHECK_EQ(atomic_load(&other_ran), 0);
+    CHECK_OK(ito_psafe_end()); /* the delayed switch */
+    CHECK_EQ(atomic_load(&other_ran), 1);
+    CHECK_OK(ito_join(t, NULL));
+    CHECK_OK(ito_preempt_disable());
+    CHECK_OK(ito_finalize());
+}
+
+int main(void)
+{
+    alarm(120); /* a deadlock fails the test instead of hanging it */
+    kernel_locks(ITO_PREEMPT_FLAG);
+    bound(ITO_PREEMPT_FLAG);
+    flag_before_region();
+    if (SIGNAL_MODE_OK) {
+        kernel_locks(ITO_PREEMPT_SIGNAL);
+        bound(ITO_PREEMPT_SIGNAL);
+    }
+    TEST_DONE();
+}
