@@ -686,8 +686,15 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
          * it and refuse), so no atomic is needed to end it. */
         itoi_ult_free(w, t);
     } else {
-        /* After this exchange a joiner may free t at any moment: t is not touched again. */
-        uintptr_t old = atomic_exchange_explicit(&t->state, ITOI_DONE, memory_order_acq_rel);
+        /* Nobody joining: DONE, for a join or detach to reap. Detached, or a joiner
+         * registered: REAPED at once, so that no other join or detach can take it (with
+         * DONE there, a second joiner reaped it too: a double free), then freed here or
+         * by that joiner. After this CAS a joiner may free t at any moment: t is not
+         * touched again. */
+        uintptr_t old = atomic_load_explicit(&t->state, memory_order_relaxed), nv;
+        do nv = old == ITOI_LIVE ? ITOI_DONE : ITOI_REAPED;
+        while (!atomic_compare_exchange_weak_explicit(&t->state, &old, nv, memory_order_acq_rel,
+                                                      memory_order_relaxed));
         if (old == ITOI_DETACHED) itoi_ult_free(w, t);
         else if (old != ITOI_LIVE) itoi_ready((itoi_ult_t *)old);
     }

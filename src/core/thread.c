@@ -10,8 +10,11 @@
  *
  * The state word decides who frees the descriptor (see itoi.h):
  *   LIVE --exit--> DONE --join/detach (CAS)--> REAPED: the joiner frees it;
- *   LIVE --detach--> DETACHED --exit--> the exiting ULT frees it;
- *   LIVE --join (post action CAS)--> joiner --exit--> DONE, joiner woken, frees it. */
+ *   LIVE --detach--> DETACHED --exit--> REAPED: the exiting ULT frees it;
+ *   LIVE --join (post action CAS)--> joiner --exit--> REAPED, joiner woken, frees it.
+ * Only DONE can be taken by a join or detach, and only by one CAS: the exit of a ULT
+ * that is detached or has its joiner goes straight to REAPED (through DONE a second
+ * joiner could take it as well: both freed it). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -420,8 +423,13 @@ static void join_post(void *arg)
     if (atomic_compare_exchange_strong_explicit(&t->state, &expect, (uintptr_t)me,
                                                 memory_order_acq_rel, memory_order_acquire))
         return; /* t's exit will wake us */
-    /* t finished meanwhile (DONE), or another joiner/detacher got there first. */
-    me->wait_result = expect == ITOI_DONE ? ITO_OK : ITO_EJOINED;
+    /* t finished meanwhile (DONE: we reap it if no other join or detach takes it
+     * first), or another joiner/detacher got there first. */
+    me->wait_result = expect == ITOI_DONE && atomic_compare_exchange_strong_explicit(
+                                                 &t->state, &expect, ITOI_REAPED, memory_order_acq_rel,
+                                                 memory_order_acquire)
+                          ? ITO_OK
+                          : ITO_EJOINED;
     itoi_ready_local(w, &me->u);
 }
 
