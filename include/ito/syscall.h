@@ -44,8 +44,10 @@
  * Requests on regular files are always waited for: no written byte is lost.
  *
  * Close: ito_close(fd) first wakes every ULT and request waiting on fd, on every worker
- * (they get -EBADF), then closes it. A plain close(2) does not: use ito_close for
- * descriptors that ULTs may be waiting on.
+ * (they get -EBADF; ito_poll reports POLLNVAL for that descriptor), then closes it: also
+ * a wait that begins on another worker while ito_close runs (after its pass there) ends
+ * with EBADF. A plain close(2) does not: use ito_close for descriptors that ULTs may be
+ * waiting on.
  *
  * errno: a ULT that waits may resume on another kernel thread, and errno is per kernel
  * thread. glibc declares errno's address function const, so a compiler may compute the
@@ -344,6 +346,8 @@ int ito_fdatasync(int fd);
 int ito_close(int fd);
 /**
  * @brief poll(2) for a ULT: one or several descriptors (at most 1024: more is EINVAL), timeout in ms (-1: none, 0: do not wait); the ULT's I/O deadline applies as well (then -1/ETIMEDOUT).
+ * A descriptor that another ULT closes with ito_close while this call waits gets
+ * revents POLLNVAL (as poll(2) reports a closed descriptor) and ends the wait.
  * @return the number of descriptors with events, 0 on timeout; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).

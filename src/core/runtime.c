@@ -435,7 +435,7 @@ int ito_finalize(void)
     if (!w || !w->cur) return ITO_ENOTULT;
     if (w->cur != itoi_rt.main_ult) return ITO_EPERM;
     itoi_ult_release_store(itoi_rt.main_ult); /* main's thread-specific values: main is finishing */
-    uint64_t naps = 0, seen = progress(), quiet_since = itoi_now_ns(), step = 20000;
+    uint64_t naps = 0, seen = progress(), quiet_since = itoi_now_ns(), step = 20000, busy_at = 0;
     for (;;) {
         if (live_work() <= 0) {
             /* Close the door to foreign threads, wait for those inside, and look again:
@@ -455,10 +455,22 @@ int ito_finalize(void)
         if (p != seen || pending()) {
             seen = p;
             quiet_since = now;
+            busy_at = 0;
         } else if (now - quiet_since >= itoi_rt.finalize_grace_ns) {
             if (cancel_blocked() > 0) {
                 quiet_since = now;
                 step = 20000;
+                busy_at = 0;
+                continue;
+            }
+            /* Nothing to cancel: give it 10 ms more of quiet before ITO_EBUSY, looking
+             * again meanwhile. With a short grace (ITO_FINALIZE_GRACE_MS=0) the first look
+             * could come before a ULT just started had posted its request, which the
+             * next look cancels. */
+            if (!busy_at) busy_at = now + 10000000;
+            if (now < busy_at) {
+                nap(w, step);
+                naps++;
                 continue;
             }
             fprintf(stderr, "ito: ito_finalize: %lld thread(s) stay blocked on ito objects with nothing "

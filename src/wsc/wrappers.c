@@ -46,6 +46,44 @@ static bool io_timeout(itoi_ult_t *t, void *obj)
 }
 
 /* Park the running ULT until every record of wt has completed. */
+/* Descriptors that ito_close is closing right now (fd + 1 in a slot, 0: free). A wait
+ * registered on another worker after the closer's pass there (or after the closer found
+ * no request there) would otherwise wait on the closed file for ever: io_uring holds the
+ * file of a request submitted before close(2). So a ULT about to park looks here after
+ * its records are registered, and a closer publishes its fd before its pass: one of the
+ * two sees the other (a full fence on each side). */
+#define CLOSING_SLOTS 64
+static _Atomic int closing[CLOSING_SLOTS];
+static _Atomic int closing_n;
+
+static int closing_begin(int fd)
+{
+    atomic_fetch_add(&closing_n, 1);
+    for (;;) {
+        for (int i = 0; i < CLOSING_SLOTS; i++) {
+            int free_slot = 0;
+            if (atomic_compare_exchange_strong(&closing[i], &free_slot, fd + 1)) return i;
+        }
+        ito_yield(); /* 64 closes at once: wait for a slot */
+    }
+}
+
+static void closing_end(int slot)
+{
+    atomic_store(&closing[slot], 0);
+    atomic_fetch_sub(&closing_n, 1);
+}
+
+static bool wait_on_closing(const itoi_iowait_t *wt)
+{
+    atomic_thread_fence(memory_order_seq_cst); /* the records are registered: now look */
+    if (ITOI_LIKELY(atomic_load_explicit(&closing_n, memory_order_relaxed) == 0)) return false;
+    for (const itoi_sysrec_t *r = wt->recs; r; r = r->wnext)
+        for (int i = 0; i < CLOSING_SLOTS; i++)
+            if (atomic_load(&closing[i]) == r->req.fd + 1 && r->req.op != ITO_SYS_OPENAT) return true;
+    return false;
+}
+
 static void io_park(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, uint64_t deadline, const char *what)
 {
     itoi_ult_t *me = wt->ult;
@@ -54,6 +92,7 @@ static void io_park(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, uint64_
     atomic_store_explicit(&me->io_wait, wt, memory_order_release);
     if (atomic_load_explicit(&me->io_cancel, memory_order_acquire)) /* came before the park */
         itoi_wsc_cancel_wait(w, a, wt, WHY_CANCEL);
+    if (wt->left && wait_on_closing(wt)) itoi_wsc_cancel_wait(w, a, wt, WHY_CLOSE);
     if (wt->left == 0) {
         atomic_store_explicit(&me->io_wait, NULL, memory_order_relaxed);
         return;
@@ -368,10 +407,14 @@ int ito_close(int fd)
     if (!a) return (int)ret(rc_errno(itoi_wsc_area_error()));
     /* Waiters on this worker: now. The other workers with live requests each cancel
      * their own, and the closer waits for them all before the fd goes (so a request
-     * cannot be cancelled by mistake on a new fd of the same number). */
-    itoi_wsc_cancel_matching(w, a, on_fd, &fd, WHY_CLOSE);
+     * cannot be cancelled by mistake on a new fd of the same number). Waits registered
+     * after the pass see the fd in `closing` and end themselves. */
+    int home = w->index, slot = closing_begin(fd);
+    w = itoi_self_worker(); /* (it yielded if 64 closes were under way) */
+    a = itoi_wsc_area(w);
+    if (a) itoi_wsc_cancel_matching(w, a, on_fd, &fd, WHY_CLOSE);
     close_ctx_t ctx[64];
-    int n = itoi_rt.nworkers, i = 0, home = w->index;
+    int n = itoi_rt.nworkers, i = 0;
     while (i < n) {
         _Atomic int left = 1; /* the closer's own park */
         int asked = 0;
@@ -394,6 +437,7 @@ int ito_close(int fd)
     }
     ITOI_BUMP(itoi_wsc_area(w)->st.crossings);
     long r = close(fd) == 0 ? 0 : -errno;
+    closing_end(slot);
     return (int)ret(back_home(home, r));
 }
 
@@ -449,16 +493,35 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
             return deadline == until ? 0 : (int)ret(back_home(home, -ETIMEDOUT));
         }
         io_park(w, a, &wt, deadline, "poll");
-        bool timed = false, cancelled = false;
+        bool timed = false, cancelled = false, closed = false;
         for (nfds_t i = 0; i < done; i++) {
             timed |= res[i] == -ETIMEDOUT;
             cancelled |= res[i] == -ECANCELED; /* ito_cancel_io or finalize (siblings get -EALREADY) */
+            closed |= res[i] == -EBADF;        /* ito_close of one of them */
         }
-        if (res != res_small) free(res);
         if (cancelled) {
+            if (res != res_small) free(res);
             atomic_store(&me->io_cancel, 0);
             return (int)ret(back_home(home, -ECANCELED));
         }
+        if (closed) {
+            /* ito_close wakes the waiters before it closes: polling again now could find
+             * the descriptor still open and wait on it for ever after it is closed. The
+             * closed ones answer POLLNVAL (as poll(2) on a closed descriptor), with
+             * whatever the others have now. */
+            if (poll(fds, nfds, 0) < 0)
+                for (nfds_t i = 0; i < nfds; i++) fds[i].revents = 0;
+            nfds_t k = 0;
+            for (nfds_t i = 0; i < nfds; i++) {
+                if (fds[i].fd < 0) continue;
+                if (res[k++] == -EBADF) fds[i].revents = POLLNVAL;
+            }
+            if (res != res_small) free(res);
+            r = 0;
+            for (nfds_t i = 0; i < nfds; i++) r += fds[i].revents != 0;
+            return (int)ret(back_home(home, r));
+        }
+        if (res != res_small) free(res);
         if (timed) {
             r = poll(fds, nfds, 0); /* an event may have come with the deadline */
             if (r != 0) return r < 0 ? (int)ret(back_home(home, -errno)) : r;
