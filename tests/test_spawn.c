@@ -78,6 +78,10 @@ int main(void)
     CHECK_EQ(ito_create_many(1, NULL, NULL, 0, NULL, hs, NULL, NULL), ITO_EINVAL);
     CHECK_EQ(ito_create_many(1, body, NULL, 8, NULL, hs, NULL, NULL), ITO_EINVAL);
     CHECK_EQ(ito_create_many(1, body, NULL, 0, NULL, NULL, NULL, NULL), ITO_EINVAL);
+    /* above 2^40: refused (was ITO_ENOMEM from the allocation of its bookkeeping) */
+    a.flags = ITO_ATTR_DETACHED;
+    CHECK_EQ(ito_create_many(((size_t)1 << 40) + 1, body, NULL, 0, NULL, NULL, NULL, &a), ITO_EINVAL);
+    CHECK_EQ(ito_create_many(SIZE_MAX, body, NULL, 0, NULL, NULL, NULL, &a), ITO_EINVAL);
     a.flags = 0;
     a.scheme = (ito_spawn_scheme_t)9;
     CHECK_EQ(ito_create_many(1, body, NULL, 0, NULL, hs, NULL, &a), ITO_EINVAL);

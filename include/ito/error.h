@@ -22,9 +22,13 @@
  * fixed table, not even at ito_finalize: a handle is checked against the range before it
  * is read, so no stale or forged handle reads freed or foreign memory (each object also
  * holds its handle keyed with a per-process secret; only a program that reads the secret
- * and builds a fake object on purpose is not caught). A
- * mutex's owner is a ULT, not a descriptor (a new ULT on a reused descriptor is not the
- * owner: ITO_EPERM).
+ * and builds a fake object on purpose is not caught). The generations of thread
+ * descriptors, frames, streams and channels have 16 bits: a handle kept across 65,536
+ * destroy/create cycles of the same memory (freed objects are reused last in, first
+ * out) may name the object that lives there now; key handles wrap after 2^22 - 1
+ * deletions of one slot. Do not keep handles of destroyed objects around. A
+ * mutex's or a rwlock writer's owner is a ULT, not a descriptor (a new ULT on a reused
+ * descriptor is not the owner: ITO_EPERM).
  */
 #ifndef ITO_ERROR_H
 #define ITO_ERROR_H

@@ -13,7 +13,8 @@
  * A key outlives ito_init/ito_finalize (it belongs to the process, as a pthread key does).
  * Deleting a key runs no destructor: the values that ULTs still hold for it are no longer
  * seen, and a new key never sees them. Keys carry a generation, so a deleted key's handle
- * gives ITO_EINVAL rather than another key's values.
+ * gives ITO_EINVAL rather than another key's values (up to 2^22 - 1 deletions of one
+ * key slot: see error.h).
  */
 #ifndef ITO_TLS_H
 #define ITO_TLS_H

@@ -313,7 +313,7 @@ int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_siz
     ito_spawn_attr_t a;
     ito_spawn_attr_init(&a);
     if (attr) a = *attr;
-    if (!fn || (common_size && !common) || n == 0) return ITO_EINVAL;
+    if (!fn || (common_size && !common) || n == 0 || n > ((size_t)1 << 40)) return ITO_EINVAL; /* spawn.h: at most 2^40 */
     if ((unsigned)a.scheme > ITO_SPAWN_COMBINED || a.workers < 0 || a.workers > itoi_rt.nworkers) return ITO_EINVAL;
     if (a.flags & ~(unsigned)ITO_ATTR_DETACHED) return ITO_EINVAL;
     if (!out && !(a.flags & ITO_ATTR_DETACHED)) return ITO_EINVAL;

@@ -1,6 +1,6 @@
 /* rwlock.c: a readers-writer lock for ULTs, phase-fair, with direct hand-off.
  *
- * State (under the spinlock): `readers` holding it, `writer` holding it (or NULL), and
+ * State (under the spinlock): `readers` holding it, `writer` holding it (its ULT's itoi_owner_id, or 0), and
  * two FIFOs of waiters. Invariants:
  *   - readers > 0 and writer != NULL never hold together;
  *   - a reader is admitted at once only when no writer holds the lock AND no writer
@@ -22,7 +22,7 @@ typedef struct rw_impl {
     itoi_spinlock_t lock;
     uint32_t mark; /* ITOI_MARK_RWLOCK while initialised (waitq.h) */
     unsigned readers;
-    itoi_ult_t *writer;
+    uintptr_t writer;    /* the holding writer's itoi_owner_id (a ULT, not a descriptor), or 0 */
     itoi_queue_t rq, wq; /* waiting readers, waiting writers */
 } rw_impl_t;
 
@@ -35,7 +35,7 @@ int ito_rwlock_init(ito_rwlock_t *l)
     rw_impl_t *x = (rw_impl_t *)l;
     itoi_spin_init(&x->lock);
     x->readers = 0;
-    x->writer = NULL;
+    x->writer = 0;
     x->rq = x->wq = (itoi_queue_t){0};
     x->mark = ITOI_MARK_RWLOCK;
     return ITO_OK;
@@ -63,9 +63,10 @@ static void admit_readers(rw_impl_t *x)
 /* Give the lock to the first waiting writer, if any (lock held, lock free). */
 static bool admit_writer(rw_impl_t *x)
 {
-    x->writer = itoi_waiter_pop(&x->wq);
-    if (!x->writer) return false;
-    itoi_ready(x->writer);
+    itoi_ult_t *t = itoi_waiter_pop(&x->wq);
+    if (!t) return false;
+    x->writer = itoi_owner_id(t);
+    itoi_ready(t);
     return true;
 }
 
@@ -87,10 +88,10 @@ static int lock_until(ito_rwlock_t *l, bool write, uint64_t deadline)
     rw_impl_t *x = (rw_impl_t *)l;
     itoi_spin_lock(&x->lock);
     int rc = ITO_OK;
-    if (x->writer == w->cur) {
+    if (x->writer == itoi_owner_id(w->cur)) {
         rc = ITO_EDEADLK;
     } else if (write ? (!x->writer && !x->readers) : (!x->writer && !x->wq.head)) {
-        if (write) x->writer = w->cur;
+        if (write) x->writer = itoi_owner_id(w->cur);
         else x->readers++;
     } else if (itoi_deadline_passed(deadline)) {
         rc = ITO_ETIMEDOUT;
@@ -125,10 +126,10 @@ int ito_rwlock_unlock(ito_rwlock_t *l)
     int rc = ITO_OK;
     itoi_spin_lock(&x->lock);
     if (x->writer) {
-        if (x->writer != w->cur) {
+        if (x->writer != itoi_owner_id(w->cur)) {
             rc = ITO_EPERM;
         } else {
-            x->writer = NULL;
+            x->writer = 0;
             if (x->rq.head) admit_readers(x);
             else admit_writer(x);
         }
