@@ -8,7 +8,9 @@
  * and never touch freed memory: before the fix ito_stats, ito_wsc_stats and
  * ito_preempt_enable read the workers, areas and tables teardown had freed (ASan:
  * heap-use-after-free within a second; release: a crash now and then), because they
- * checked the state without entering the runtime. */
+ * checked the state without entering the runtime. Also ito_detach of a joined thread's
+ * handle (it read the descriptor while teardown retired it) and ito_create (it read the
+ * default stack size while the next ito_init wrote it), both reported by TSan. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -40,6 +42,9 @@ static void handler(ito_frame_t *f, int entry, uint64_t v)
     (void)v;
 }
 
+static _Atomic(uintptr_t) last_thread = 1; /* a forged value until main has joined one */
+static void *nothing(void *a) { return a; }
+
 static int one_of(int rc, int a, int b, int c) { return rc == a || rc == b || rc == c; }
 
 static void *poker(void *arg)
@@ -50,7 +55,7 @@ static void *poker(void *arg)
     while (!atomic_load(&stop)) {
         int rc;
         k = k * 1103515245u + 12345u;
-        switch ((k >> 16) % 9) {
+        switch ((k >> 16) % 11) {
         case 0: {
             ito_stats_t s;
             rc = ito_stats(&s);
@@ -112,6 +117,17 @@ static void *poker(void *arg)
             CHECK(rc >= 0 || rc == ITO_ESTATE);
             break;
         }
+        case 9: { /* a joined thread's handle: the descriptor may be retired under it */
+            rc = ito_detach((ito_thread_t)atomic_load(&last_thread));
+            CHECK(one_of(rc, ITO_EJOINED, ITO_ESTATE, ITO_EINVAL));
+            break;
+        }
+        case 10: { /* create reads the runtime's settings: not from a foreign thread */
+            ito_thread_t t;
+            rc = ito_create(&t, nothing, NULL, NULL);
+            CHECK(one_of(rc, ITO_ENOTULT, ITO_ESTATE, ITO_ESTATE));
+            break;
+        }
         }
         if (rc == ITO_OK) atomic_fetch_add(&ok_calls, 1);
     }
@@ -130,6 +146,7 @@ int main(void)
         ito_thread_t t;
         CHECK_OK(ito_create(&t, split_phase, NULL, NULL));
         CHECK_OK(ito_join(t, NULL));
+        atomic_store(&last_thread, (uintptr_t)t);
         ito_frame_t *f;
         CHECK_OK(ito_frame_create(&f, 1, 0));
         CHECK_OK(ito_entry_set(f, 0, handler, 1, ITO_MODE_USER));

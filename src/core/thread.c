@@ -361,6 +361,7 @@ static __attribute__((noinline)) int create_general(ito_thread_t *out, ito_fn_t 
 {
     if (ITOI_UNLIKELY(!running())) return ITO_ESTATE;
     if (ITOI_UNLIKELY(!fn)) return ITO_EINVAL;
+    if (ITOI_UNLIKELY(!itoi_self_worker())) return ITO_ENOTULT; /* before reading the runtime's settings: a foreign caller may race ito_init */
     size_t ssize = itoi_rt.default_stack;
     int bound = -1;
     unsigned flags = 0;
@@ -576,9 +577,17 @@ int ito_sleep_ns(uint64_t ns)
     return ito_sleep_until(ito_deadline_in(ns));
 }
 
+static int detach(ito_thread_t h);
+
+/* Any thread: a foreign caller enters the runtime (finalize's teardown waits for it). */
 int ito_detach(ito_thread_t h)
 {
     if (!h) return ITO_EINVAL;
+    ITOI_ANY_RETURN(ITO_ESTATE, detach(h));
+}
+
+static int detach(ito_thread_t h)
+{
     if (!running()) return ITO_ESTATE;
     itoi_ult_t *t = handle_get(h);
     if (!t) return itoi_handle_err(h);
