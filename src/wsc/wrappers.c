@@ -45,7 +45,6 @@ static bool io_timeout(itoi_ult_t *t, void *obj)
     return false;
 }
 
-/* Park the running ULT until every record of wt has completed. */
 /* Descriptors that ito_close is closing right now (fd + 1 in a slot, 0: free). A wait
  * registered on another worker after the closer's pass there (or after the closer found
  * no request there) would otherwise wait on the closed file for ever: io_uring holds the
@@ -74,16 +73,21 @@ static void closing_end(int slot)
     atomic_fetch_sub(&closing_n, 1);
 }
 
+static bool on_fd(const itoi_sysrec_t *r, void *ctx);
+
 static bool wait_on_closing(const itoi_iowait_t *wt)
 {
     atomic_thread_fence(memory_order_seq_cst); /* the records are registered: now look */
     if (ITOI_LIKELY(atomic_load_explicit(&closing_n, memory_order_relaxed) == 0)) return false;
     for (const itoi_sysrec_t *r = wt->recs; r; r = r->wnext)
-        for (int i = 0; i < CLOSING_SLOTS; i++)
-            if (atomic_load(&closing[i]) == r->req.fd + 1 && r->req.op != ITO_SYS_OPENAT) return true;
+        for (int i = 0; i < CLOSING_SLOTS; i++) {
+            int fd = atomic_load(&closing[i]) - 1;
+            if (fd >= 0 && on_fd(r, &fd)) return true; /* (not NOP, GETPID, OPENAT: no fd) */
+        }
     return false;
 }
 
+/* Park the running ULT until every record of wt has completed. */
 static void io_park(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, uint64_t deadline, const char *what)
 {
     itoi_ult_t *me = wt->ult;
