@@ -34,9 +34,12 @@
  *
  * fork(): the child of a process with a running runtime is shut out of it (the copy
  * shares the parent's io_uring rings and epoll sets and holds the parent's queued ULTs):
- * every call there fails, ITO_ESTATE (ITO_ENOTULT for the calls of a ULT, -1 with EPERM
- * from the blocking wrappers), ito_init too. The child may exec or exit; the parent is
- * unaffected. A process that forks without a runtime may start one in the child.
+ * every call that needs the running runtime fails there, ITO_ESTATE (ITO_ENOTULT for the
+ * calls of a ULT, -1 with EPERM from the blocking wrappers), ito_init too. Calls that work
+ * without a runtime (ito_strerror, the version, keys, ito_thread_id, destroying sync
+ * objects and frames, streams and channels, which any thread may use) act on the child's
+ * copy of the memory only. The child may exec or exit; the parent is unaffected. A
+ * process that forks without a runtime may start one in the child.
  *
  * A ULT is a stackful thread scheduled by ito: it runs until it yields, blocks on an
  * ito synchronization object, joins, or exits. ULTs are created joinable unless
