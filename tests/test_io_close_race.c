@@ -77,7 +77,12 @@ int main(void)
         CHECK_OK(ito_init(&(ito_config_t){.workers = 2}));
         for (int k = 0; k < KINDS; k++) {
             round_of(k, 1, k);
+#if !defined(ITOI_TSAN)
+            /* Not under TSan: a close racing another thread's use of the same descriptor
+             * is what these rounds are about, and TSan reports exactly that (it does not
+             * see the fences that order ito's side of it). */
             for (int r = 0; r < 40; r++) round_of(k, 0, r);
+#endif
         }
         CHECK_OK(ito_finalize());
     }

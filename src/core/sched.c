@@ -681,6 +681,10 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
     if (ITOI_UNLIKELY(t->on_exit != NULL)) t->on_exit(w, t);
     ITOI_BUMP(w->n_finished);
     itoi_stack_credit_return(w, stack_size);
+    /* t may be freed and reused by another worker from here on: a tick's handler (which
+     * reads the running ULT's region depth) and other workers (gang.c) must not find it
+     * as this worker's current ULT any more. */
+    __atomic_store_n(&w->cur, NULL, __ATOMIC_RELAXED);
     if (t->flags & ITOI_F_DETACHED) {
         /* Created detached: nobody else ever writes its state (join and detach only read
          * it and refuse), so no atomic is needed to end it. */
