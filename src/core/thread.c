@@ -361,7 +361,10 @@ static __attribute__((noinline)) int create_general(ito_thread_t *out, ito_fn_t 
 {
     if (ITOI_UNLIKELY(!running())) return ITO_ESTATE;
     if (ITOI_UNLIKELY(!fn)) return ITO_EINVAL;
-    if (ITOI_UNLIKELY(!itoi_self_worker())) return ITO_ENOTULT; /* before reading the runtime's settings: a foreign caller may race ito_init */
+    /* Pools are per worker: create from a ULT. Checked before the runtime's settings are
+     * read (a foreign caller may race the next ito_init writing them). */
+    itoi_worker_t *home = itoi_self_worker();
+    if (ITOI_UNLIKELY(!home)) return ITO_ENOTULT;
     size_t ssize = itoi_rt.default_stack;
     int bound = -1;
     unsigned flags = 0;
@@ -377,8 +380,6 @@ static __attribute__((noinline)) int create_general(ito_thread_t *out, ito_fn_t 
     }
     if (ITOI_UNLIKELY(!out && !(flags & ITO_ATTR_DETACHED))) return ITO_EINVAL;
 
-    itoi_worker_t *home = itoi_self_worker();
-    if (ITOI_UNLIKELY(!home)) return ITO_ENOTULT; /* pools are per worker: create from a ULT */
     itoi_ult_t *t = itoi_ult_alloc(home);
     if (ITOI_UNLIKELY(!t)) return ITO_ENOMEM;
     if (ITOI_UNLIKELY(!itoi_stack_credit_take(home, ssize))) { /* no memory for its stack */

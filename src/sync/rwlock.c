@@ -1,8 +1,9 @@
 /* rwlock.c: a readers-writer lock for ULTs, phase-fair, with direct hand-off.
  *
- * State (under the spinlock): `readers` holding it, `writer` holding it (its ULT's itoi_owner_id, or 0), and
- * two FIFOs of waiters. Invariants:
- *   - readers > 0 and writer != NULL never hold together;
+ * State (under the spinlock): `readers` holding it, `writer` holding it (the ULT's
+ * itoi_owner_id, so a new ULT on a dead writer's descriptor is not the writer; 0: none),
+ * and two FIFOs of waiters. Invariants:
+ *   - readers > 0 and writer != 0 never hold together;
  *   - a reader is admitted at once only when no writer holds the lock AND no writer
  *     waits (writers are not starved by a stream of readers);
  *   - when a writer unlocks, every reader waiting at that moment is admitted together
