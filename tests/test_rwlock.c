@@ -2,7 +2,8 @@
  * (a stress run on all workers checks an invariant only writers may break); a waiting
  * writer holds back new readers and a writer's unlock admits every waiting reader (phase
  * fairness); a writer that times out lets the readers queued behind it in; try-variants;
- * errors (EDEADLK, EPERM, EBUSY, ENOTULT, EINVAL). */
+ * errors (EDEADLK, EPERM, EBUSY, ENOTULT, EINVAL; an unlock by a ULT that holds no read
+ * lock while others read-hold it is EPERM). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -174,6 +175,12 @@ static void check_errors(void)
     CHECK_OK(ito_create(&t, unlock_other, NULL, NULL));
     CHECK_OK(ito_join(t, &rc));
     CHECK_EQ((intptr_t)rc, ITO_EPERM); /* not the writer */
+    CHECK_OK(ito_rwlock_unlock(&l));
+    CHECK_OK(ito_rwlock_rdlock(&l));
+    CHECK_OK(ito_create(&t, unlock_other, NULL, NULL));
+    CHECK_OK(ito_join(t, &rc));
+    CHECK_EQ((intptr_t)rc, ITO_EPERM); /* holds no read lock: cannot take ours */
+    CHECK_EQ(ito_rwlock_trywrlock(&l), ITO_EBUSY); /* still read-held by us */
     CHECK_OK(ito_rwlock_unlock(&l));
     CHECK_OK(ito_rwlock_tryrdlock(&l));
     CHECK_OK(ito_rwlock_tryrdlock(&l));

@@ -217,8 +217,12 @@ int ito_rwlock_trywrlock(ito_rwlock_t *l);
 /**
  * @brief Releases the caller's hold on l, for writing if the caller is the writer, else
  * one read hold.
- * @return ITO_OK; ITO_EPERM if l is not held at all, or another ULT holds it for
- * writing; ITO_EINVAL if l is NULL; ITO_ENOTULT outside a ULT.
+ * Read holds are not tied to one lock: a ULT that holds a read lock on another rwlock
+ * can still release one of l's read holds (undefined, as with pthread_rwlock_unlock); a
+ * ULT holding no read lock at all cannot.
+ * @return ITO_OK; ITO_EPERM if l is not held at all, another ULT holds it for writing,
+ * or it is held for reading and the caller holds no read lock; ITO_EINVAL if l is NULL;
+ * ITO_ENOTULT outside a ULT.
  * @contexts ULT only.
  */
 int ito_rwlock_unlock(ito_rwlock_t *l);

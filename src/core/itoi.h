@@ -129,6 +129,7 @@ enum {
     ITOI_USLOT_GANG_RAN,         /* src/preempt: the gang epoch in which it last began to run */
     ITOI_USLOT_BULK,             /* src/spawn: the bulk creation it belongs to */
     ITOI_USLOT_BULK_INDEX,       /* src/spawn: its index there */
+    ITOI_USLOT_RDHOLDS,          /* src/sync/rwlock.c: read holds it has on any rwlock */
     ITOI_ULT_SLOTS
 };
 

@@ -13,7 +13,10 @@
  * Hand-off: the unlocker updates readers/writer for the ULTs it wakes before it readies
  * them, so a woken waiter owns the lock already and never re-checks. A timed waiter whose
  * deadline passes takes itself off its queue under the lock (rw_unlink); if a writer
- * gives up that way, the readers queued behind it may be admitted at once. */
+ * gives up that way, the readers queued behind it may be admitted at once.
+ * Read holds have no owner in the lock; each ULT counts its own (ITOI_USLOT_RDHOLDS, all
+ * rwlocks together, touched only by the ULT itself), so that an unlock by a ULT holding no
+ * read lock at all is refused instead of taking another reader's hold. */
 #include <assert.h>
 
 #include "ito/sync.h"
@@ -97,10 +100,14 @@ static int lock_until(ito_rwlock_t *l, bool write, uint64_t deadline)
     } else if (itoi_deadline_passed(deadline)) {
         rc = ITO_ETIMEDOUT;
     } else {
-        return itoi_wait_on_until(w, write ? &x->wq : &x->rq, &x->lock, deadline, rw_unlink, x,
-                                  write ? "rwlock write" : "rwlock read");
+        rc = itoi_wait_on_until(w, write ? &x->wq : &x->rq, &x->lock, deadline, rw_unlink, x,
+                                write ? "rwlock write" : "rwlock read");
+        /* admitted by a hand-off (the unlocker counted us in x->readers) */
+        if (rc == ITO_OK && !write) itoi_ult_worker()->cur->slot[ITOI_USLOT_RDHOLDS].w++;
+        return rc;
     }
     itoi_spin_unlock(&x->lock);
+    if (rc == ITO_OK && !write) w->cur->slot[ITOI_USLOT_RDHOLDS].w++;
     return rc;
 }
 
@@ -134,7 +141,8 @@ int ito_rwlock_unlock(ito_rwlock_t *l)
             if (x->rq.head) admit_readers(x);
             else admit_writer(x);
         }
-    } else if (x->readers) {
+    } else if (x->readers && w->cur->slot[ITOI_USLOT_RDHOLDS].w) {
+        w->cur->slot[ITOI_USLOT_RDHOLDS].w--;
         if (--x->readers == 0) admit_writer(x);
     } else {
         rc = ITO_EPERM;
