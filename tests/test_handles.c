@@ -9,7 +9,11 @@
  * refused before anything is read through them; streams and channels destroyed (twice,
  * then used), created again in the same slot, forged, or passed as the other type, are
  * ITO_EINVAL for every call that takes them (regression test: a destroyed stream or
- * channel was freed memory that every call then read or wrote). */
+ * channel was freed memory that every call then read or wrote); pointers into the middle
+ * of a channel that a foreign thread is using are refused without reading its words
+ * (regression test for the TSan tree: the check read them). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +124,19 @@ static void bad_chan(ito_chan_t *c)
     CHECK_EQ(ito_chan_destroy(c), ITO_EINVAL);
 }
 
+static _Atomic int traffic_stop;
+static void *traffic(void *arg) /* a foreign thread: one item in, one out, until told */
+{
+    ito_chan_t *c = arg;
+    long v = 9, got;
+    while (!atomic_load(&traffic_stop)) {
+        CHECK_OK(ito_chan_try_send(c, &v));
+        CHECK_OK(ito_chan_try_recv(c, &got));
+        CHECK_EQ(got, 9);
+    }
+    return NULL;
+}
+
 static void streams_and_channels(ito_thread_t live_thread, ito_frame_t *live_frame)
 {
     ito_stream_t *s, *s2;
@@ -161,6 +178,22 @@ static void streams_and_channels(ito_thread_t live_thread, ito_frame_t *live_fra
         bad_chan((ito_chan_t *)forged[i]);
     }
     free(heap);
+
+    /* forged pointers into the middle of c3 while a foreign thread uses it: refused
+     * without reading its words (TSan saw a race between such a read and the traffic) */
+    ito_chan_t *c3;
+    CHECK_OK(ito_chan_create(&c3, sizeof(long), 4));
+    pthread_t pt;
+    atomic_store(&traffic_stop, 0);
+    CHECK_EQ(pthread_create(&pt, NULL, traffic, c3), 0);
+    for (int r = 0; r < 2000; r++)
+        for (uintptr_t off = 8; off < 256; off += 8) {
+            long z = 0;
+            CHECK_EQ(ito_chan_try_recv((ito_chan_t *)((ADDR(c3) + off) | TAG(c3)), &z), ITO_EINVAL);
+        }
+    atomic_store(&traffic_stop, 1);
+    CHECK_EQ(pthread_join(pt, NULL), 0);
+    CHECK_OK(ito_chan_destroy(c3));
 
     /* the live ones still work, and are destroyed once */
     long got = 0;

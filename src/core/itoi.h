@@ -592,6 +592,14 @@ void itoi_hobj_free(void *obj); /* its handle is refused from now on */
 /* The object a handle of `type` names, or NULL (any thread, any pointer value). */
 static inline void *itoi_hobj_get(const void *h, unsigned type)
 {
+    /* Only a slot's start in a chunk of slots: a pointer into the middle of a live object,
+     * or into another kind of chunk (descriptors), is refused without a load of words
+     * that their owners write unsynchronized. */
+    size_t in_chunk;
+    if (((uintptr_t)h & (ITOI_HOBJ_SLOT - 1)) ||
+        itoi_arena_kind((const void *)((uintptr_t)h & (((uintptr_t)1 << ITOI_HANDLE_PTR_BITS) - 1)), &in_chunk) !=
+            ITOI_ARENA_HOBJ)
+        return NULL;
     itoi_hobj_t *hd = itoi_arena_check_keyed((uintptr_t)h, offsetof(itoi_hobj_t, tag), itoi_hobj_key(type));
     return hd ? (void *)(hd + 1) : NULL;
 }
