@@ -75,8 +75,10 @@ typedef struct ito_preempt_config {
  * The ticks are SIGURG aimed at each worker's kernel thread: while preemption is on, ito's
  * handler replaces the program's (ito_preempt_disable and ito_finalize put the program's
  * back), so a program's own SIGURG (socket out-of-band data) does not reach its handler
- * meanwhile. The workers inherit the signal mask of the thread that called ito_init: with
- * SIGURG blocked there, no tick arrives and nothing is preempted. Calls from several
+ * meanwhile. SIGURG is open in the workers whatever mask ito_init's caller had (ito_init
+ * opens it, ito_finalize closes it again if it was blocked): a program that blocks every
+ * signal before ito_init is still preempted. A ULT that blocks SIGURG itself (its mask
+ * is its worker's) stops the ticks on that worker until it opens it again. Calls from several
  * threads at once are serialized: one succeeds, the others get ITO_ESTATE.
  * @return ITO_OK; ITO_ESTATE if the runtime is not running or preemption is on already;
  * ITO_EINVAL for a bad configuration; ITO_ENOSYS for ITO_PREEMPT_SIGNAL when libito is

@@ -86,7 +86,9 @@ typedef struct ito_config {
 /**
  * @brief Starts the runtime: the workers, and the caller becomes the main ULT (bound to
  * worker 0). cfg NULL: all defaults. Reads and validates the ITO_* environment
- * (docs/ENVIRONMENT.md).
+ * (docs/ENVIRONMENT.md). The workers start with the caller's signal mask, except that
+ * SIGURG (the preemption tick, ito/preempt.h) is open in the caller and in every worker
+ * while the runtime runs; ito_finalize gives the caller its own mask back.
  * @return ITO_OK; ITO_ESTATE if already initialized (or in the child of a fork of a
  * running runtime); ITO_EINVAL for a bad configuration or environment variable (one line
  * on stderr says which); ITO_ENOMEM (memory, threads or file descriptors ran out); ITO_ENOSYS when

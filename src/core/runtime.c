@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,17 @@ static void stack_bounds_of_self(const void **lo, size_t *size)
  * the caller's thread: its own slack comes back at ito_finalize. */
 #define WORKER_TIMERSLACK_NS 1000
 static long saved_slack = -1;
+/* SIGURG (the preemption tick, src/preempt) was blocked in ito_init's caller: the runtime
+ * opens it there, so that the workers it starts inherit it open, and closes it again at
+ * teardown (the caller's thread gets its own mask back, as its timer slack). */
+static int main_urg_blocked;
+static sigset_t urg_only(void)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGURG);
+    return s;
+}
 /* ITO_AFFINITY=on: worker i runs on the i-th CPU of the process's mask at ito_init (wrapping
  * around); the calling thread (worker 0) gets its own mask back at ito_finalize. */
 static cpu_set_t init_mask, main_mask;
@@ -150,6 +162,11 @@ static void teardown(int started)
     itoi_overflow_handler_remove();
     if (saved_slack >= 0) prctl(PR_SET_TIMERSLACK, saved_slack);
     saved_slack = -1;
+    if (main_urg_blocked) {
+        sigset_t u = urg_only();
+        pthread_sigmask(SIG_BLOCK, &u, NULL);
+    }
+    main_urg_blocked = 0;
     if (main_pinned) (void)pthread_setaffinity_np(pthread_self(), sizeof main_mask, &main_mask);
     main_pinned = 0;
     if (w0->sched_stack_map) itoi_munmap(w0->sched_stack_map, w0->sched_stack_size);
@@ -289,6 +306,8 @@ int ito_init(const ito_config_t *cfg)
     w0->eh = itoi_eh_globals(); /* main's own state stays there: main is running */
     atomic_store(&w0->tid, (int)syscall(SYS_gettid));
     saved_slack = prctl(PR_GET_TIMERSLACK);
+    sigset_t urg = urg_only(), old_mask;
+    main_urg_blocked = pthread_sigmask(SIG_UNBLOCK, &urg, &old_mask) == 0 && sigismember(&old_mask, SIGURG);
     init_ncpu = sched_getaffinity(0, sizeof init_mask, &init_mask) == 0 ? CPU_COUNT(&init_mask) : 0;
     if (itoi_env.affinity && init_ncpu > 0 &&
         pthread_getaffinity_np(pthread_self(), sizeof main_mask, &main_mask) == 0) {
