@@ -447,6 +447,17 @@ int ito_close(int fd)
 
 /* ---- poll ---- */
 
+/* A non-blocking look at the descriptors. poll(2) may fail with EINTR even with a zero
+ * timeout when a signal comes: ito's own preemption tick is one, and its EINTR is not
+ * the caller's (ito_poll returned -1/EINTR under preemption); look again. */
+static int poll_now(struct pollfd *fds, nfds_t nfds)
+{
+    int r;
+    while ((r = poll(fds, nfds, 0)) < 0 && errno == EINTR) {
+    }
+    return r;
+}
+
 int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
 {
     if ((!fds && nfds) || nfds > WAIT_ALL_MAX) return (int)ret(-EINVAL);
@@ -464,7 +475,7 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
     for (;;) {
         w = itoi_self_worker();
         a = itoi_wsc_area(w);
-        int r = poll(fds, nfds, 0);
+        int r = poll_now(fds, nfds);
         ITOI_BUMP(a->st.crossings);
         if (r != 0 || timeout_ms == 0) return r < 0 ? (int)ret(back_home(home, -errno)) : r;
         if (deadline != ITO_FOREVER && itoi_now_ns() >= deadline)
@@ -513,7 +524,7 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
              * the descriptor still open and wait on it for ever after it is closed. The
              * closed ones answer POLLNVAL (as poll(2) on a closed descriptor), with
              * whatever the others have now. */
-            if (poll(fds, nfds, 0) < 0)
+            if (poll_now(fds, nfds) < 0)
                 for (nfds_t i = 0; i < nfds; i++) fds[i].revents = 0;
             nfds_t k = 0;
             for (nfds_t i = 0; i < nfds; i++) {
@@ -527,7 +538,7 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
         }
         if (res != res_small) free(res);
         if (timed) {
-            r = poll(fds, nfds, 0); /* an event may have come with the deadline */
+            r = poll_now(fds, nfds); /* an event may have come with the deadline */
             if (r != 0) return r < 0 ? (int)ret(back_home(home, -errno)) : r;
             return deadline == until ? 0 : (int)ret(back_home(home, -ETIMEDOUT));
         }
