@@ -5,6 +5,7 @@
 #ifndef ITO_TEST_H
 #define ITO_TEST_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,23 @@ __attribute__((unused)) static double ito_test_cpu_seconds(void)
            ru.ru_stime.tv_usec / 1e6;
 }
 
+#ifdef CLOCK_MONOTONIC /* POSIX clocks: in tests that define _GNU_SOURCE */
+/* CLOCK_MONOTONIC in nanoseconds. */
+__attribute__((unused)) static uint64_t ito_test_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#endif
+
+/* Signal-mode preemption is refused in the sanitizer trees (preempt.h). */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || defined(ITOI_ASAN) || defined(ITOI_TSAN)
+#define ITO_TEST_SIGNAL_MODE_OK 0
+#else
+#define ITO_TEST_SIGNAL_MODE_OK 1
+#endif
+
 /* Sleeps the calling kernel thread (not a ULT wait: a ULT's worker sleeps with it), the
  * whole time even if a signal interrupts it. */
 __attribute__((unused)) static void ito_test_sleep_us(long us)
@@ -100,12 +118,15 @@ typedef struct {
     _Atomic int *stop;
     _Atomic long progress;
 } ito_test_spinner_t;
+/* The check in a function of its own: a ULT that moves to another worker inside the loop
+ * would otherwise have TSan report its checks against the first worker's flag (coop.h). */
+__attribute__((noinline, unused)) static void ito_test_coop_point(void) { ITO_COOP_POINT(); }
 static inline void *ito_test_coop_spin(void *arg)
 {
     ito_test_spinner_t *s = arg;
     while (!atomic_load_explicit(s->stop, memory_order_relaxed)) {
         atomic_fetch_add_explicit(&s->progress, 1, memory_order_relaxed);
-        ITO_COOP_POINT();
+        ito_test_coop_point();
     }
     return NULL;
 }

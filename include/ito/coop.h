@@ -72,7 +72,12 @@ void ito_coop_yield_full(void);
                        "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",    \
                        "xmm15")
 
-/** A yield point by hand: one load of ito_coop_flag, and the ABI yield when it is set. */
+/** A yield point by hand: one load of ito_coop_flag, and the ABI yield when it is set.
+ * The load is relative to the kernel thread (%fs), so it reads the flag of the worker the
+ * ULT runs on now, also in a loop that moved to another worker. ThreadSanitizer builds:
+ * the instrumentation computes the flag's address once per call of the enclosing function,
+ * so a loop whose ULT moved reports its checks against the old worker's copy (a false data
+ * race); there, put the check in a small noinline function of its own. */
 #define ITO_COOP_POINT()                                                              \
     do {                                                                              \
         if (__builtin_expect(ito_coop_flag, 0)) ito_coop_yield_abi();                 \

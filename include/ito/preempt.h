@@ -28,10 +28,28 @@
  * involuntary preemption, charged the same way); it resumes still inside its region.
  * The bound is CPU time of the worker's kernel thread since the first delayed tick, not
  * wall time: while the OS has the thread descheduled (or it sleeps in the kernel) the
- * region does not run and the bound does not advance. Regions hold off both modes: in ITO_PREEMPT_FLAG mode a tick inside a region
+ * region does not run and the bound does not advance; a tick that finds the ULT in a
+ * system call or just back from one (e.g. waiting for the pthread mutex the region is
+ * about to hold) starts the count again: the bound is on the CPU time the region ran
+ * since it last waited in the kernel, and the kernel work of a contended wait (the
+ * ticks' handling, wake-ups that find the lock taken again) does not use it up.
+ * Regions hold off both modes: in ITO_PREEMPT_FLAG mode a tick inside a region
  * leaves ito_coop_flag clear (a flag set just before the region began is taken back),
  * so compiled yield points inside do not switch until the region ends or the bound is
  * reached.
+ *
+ * What the tick costs a ULT: the tick is a signal (SIGURG), and its handler runs on the
+ * interrupted ULT's stack, with the kernel's signal frame (the FPU/vector state: ~1.5 KB
+ * with AVX, ~3.4 KB with AVX-512) and the handler's own frames, about 4 KiB in all: keep
+ * that free, e.g. stacks of 16 KiB or more with signal preemption (a signal whose frame
+ * does not fit ends the process with "ito: fatal: stack overflow in ULT ...: a signal
+ * arrived with less than ... bytes"). The handler is installed with SA_RESTART, so
+ * system calls that restart resume; those that the kernel never restarts after a handler
+ * (poll, select, epoll_wait, nanosleep with some clocks, sigtimedwait, ...; see signal(7))
+ * fail with EINTR, and a blocking read or write to a pipe or socket may return a short
+ * count: a program that calls them directly from ULTs under preemption must retry, as
+ * any program with signal handlers must. ito's wrappers (syscall.h) park the ULT instead
+ * of blocking the kernel thread, and ito_poll retries the look it takes itself.
  *
  * Kernel locks: a ULT switched out while it holds a lock that blocks the kernel thread
  * (a pthread mutex, rwlock or spinlock, std::mutex, a lock of outside code built with

@@ -52,7 +52,7 @@ typedef enum ito_spawn_scheme {
 typedef struct ito_spawn_attr {
     ito_spawn_scheme_t scheme; /**< default SERIAL */
     int workers;               /**< workers that create (the issuer's included); 0: all */
-    size_t stack_size;         /**< 0: the runtime default; else 16 KiB .. 1 GiB */
+    size_t stack_size;         /**< 0: the runtime default; else ITO_STACK_MIN .. ITO_STACK_MAX (8 KiB .. 1 GiB, thread.h) */
     unsigned flags;            /**< ITO_ATTR_DETACHED: no handles, nothing to join */
 } ito_spawn_attr_t;
 

@@ -23,6 +23,24 @@ typedef struct itoi_san_ctx {
     void *tsan_fiber;
 } itoi_san_ctx_t;
 
+/* TSan runs a signal handler late, at the next interceptor of the fiber (ULT) that was
+ * current when the signal came, which by then may have switched away and back: the tick
+ * handler's store to the worker thread's ito_coop_flag is attributed to one fiber and the
+ * next ULT's check of the same thread-local word to another, a race in TSan's model that
+ * is none on the thread (handler and ULTs share the kernel thread). The handler's flag
+ * accesses are left out of TSan's view. */
+#if defined(ITOI_TSAN)
+void AnnotateIgnoreReadsBegin(const char *file, int line);
+void AnnotateIgnoreReadsEnd(const char *file, int line);
+void AnnotateIgnoreWritesBegin(const char *file, int line);
+void AnnotateIgnoreWritesEnd(const char *file, int line);
+#define ITOI_SAN_IGNORE_BEGIN() (AnnotateIgnoreReadsBegin(__FILE__, __LINE__), AnnotateIgnoreWritesBegin(__FILE__, __LINE__))
+#define ITOI_SAN_IGNORE_END() (AnnotateIgnoreWritesEnd(__FILE__, __LINE__), AnnotateIgnoreReadsEnd(__FILE__, __LINE__))
+#else
+#define ITOI_SAN_IGNORE_BEGIN() ((void)0)
+#define ITOI_SAN_IGNORE_END() ((void)0)
+#endif
+
 static inline void itoi_san_before(void **from_fake, int from_dying, const itoi_san_ctx_t *to)
 {
 #if defined(ITOI_ASAN)

@@ -33,6 +33,7 @@
 
 #include "ito/coop.h"
 #include "preempt_int.h"
+#include "../core/sanitizer.h"
 
 itoi_preempt_t itoi_pre;
 
@@ -106,8 +107,9 @@ static uint64_t cpu_ns(void)
  * delivers two expiries within microseconds), which deadlocks a program whose region
  * holds a kernel lock: the next ULT on the worker blocks the kernel thread on it. A ULT
  * that moved to another worker inside its region (it blocked there) starts counting
- * again on its new thread. */
-static int psafe_delay_at(itoi_pworker_t *pw, itoi_ult_t *t, uint64_t now)
+ * again on its new thread; so does a ULT that a tick finds waiting in a system call
+ * (in_kernel): the bound is on CPU time spent running the region since it last waited. */
+static int psafe_delay_at(itoi_pworker_t *pw, itoi_ult_t *t, uint64_t now, int in_kernel)
 {
     uintptr_t since = ITOI_PSAFE_PENDING(t);
     uint64_t cpu = cpu_ns();
@@ -118,7 +120,13 @@ static int psafe_delay_at(itoi_pworker_t *pw, itoi_ult_t *t, uint64_t now)
         if (itoi_group_of(t)) atomic_fetch_add(&(itoi_group_of(t))->st.delayed, 1);
         return 1;
     }
-    if (cpu < since) { /* another kernel thread's clock: count from here */
+    if (cpu < since || in_kernel) {
+        /* Another kernel thread's clock, or the ULT waits in a system call (for a kernel
+         * lock taken inside the region, say): count from here. Waiting is not running
+         * the region, but the ticks' own handling is CPU time of the thread, and a ULT
+         * that waited long for a pthread mutex had used up its bound on them by the
+         * time it got the lock: the next tick forced it out holding the lock, and the
+         * worker's next ULT blocked the thread on that lock for ever. */
         ITOI_PSAFE_PENDING(t) = (uintptr_t)cpu | 1u;
         return 1;
     }
@@ -136,12 +144,30 @@ static void psafe_force(itoi_pworker_t *pw, itoi_ult_t *t, uint64_t now)
 }
 
 /* FLAG mode: returns 1 while the region delays the switch, else forces it (0). */
-static int psafe_delay(itoi_pworker_t *pw, itoi_ult_t *t)
+static int psafe_delay(itoi_pworker_t *pw, itoi_ult_t *t, int in_kernel)
 {
     uint64_t now = mono_ns();
-    if (psafe_delay_at(pw, t, now)) return 1;
+    if (psafe_delay_at(pw, t, now, in_kernel)) return 1;
     psafe_force(pw, t, now);
     return 0;
+}
+
+/* Whether the tick found its thread in a system call: waiting in the kernel, entering
+ * it, or just back from it. For a call that the handler interrupts and that restarts
+ * (SA_RESTART, or restart_syscall), the kernel has moved the saved RIP back to the
+ * `syscall` instruction (0f 05) before the handler runs; a call that ended (it returned,
+ * failed with EINTR, or was woken, e.g. a futex wait by the unlock it waited for) leaves
+ * RIP just past it: the signal became pending while the thread was in the kernel, and
+ * is delivered on the way out. A ULT waiting for a contended pthread mutex cycles
+ * through such wake-ups, and its ticks land there. The code bytes are read only within
+ * RIP's own page (x86 code is readable). Not instrumented: the bytes are code, not data
+ * the sanitizers track. */
+__attribute__((no_sanitize("address", "thread", "undefined"))) static int in_syscall(const ucontext_t *uc)
+{
+    const unsigned char *ip = (const unsigned char *)uc->uc_mcontext.gregs[REG_RIP];
+    uintptr_t off = (uintptr_t)ip & 4095u;
+    if (off != 4095u && ip[0] == 0x0f && ip[1] == 0x05) return 1;
+    return off >= 2 && ip[-2] == 0x0f && ip[-1] == 0x05;
 }
 
 static void on_tick(int sig, siginfo_t *si, void *ucv)
@@ -150,20 +176,27 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
     (void)si;
     int saved_errno = errno;
     itoi_worker_t *w = itoi_tls_worker;
-    if (!w || !itoi_pworker(w)) goto out;
-    itoi_pworker_t *pw = itoi_pworker(w);
+    /* One load of the slot: ito_preempt_disable on another thread may clear it between
+     * two (a second load returned NULL while the first had said non-NULL). */
+    itoi_pworker_t *pw = w ? itoi_pworker(w) : NULL;
+    if (!pw) goto out;
     ITOI_BUMP(pw->st.ticks);
     if (w->index == 0 && ITOI_PRE_GET(gang)) itoi_gang_tick();
     if (ITOI_PRE_GET(mode) == ITO_PREEMPT_FLAG) {
         /* A compiled yield point clears the flag when it switches: a flag the last tick
          * set and that is clear now was a preemption (counted one tick late). */
-        if (pw->flag_set && !ito_coop_flag) ITOI_BUMP(pw->st.preemptions);
+        ITOI_SAN_IGNORE_BEGIN(); /* the flag: see sanitizer.h */
+        int flag = ito_coop_flag;
+        ITOI_SAN_IGNORE_END();
+        if (pw->flag_set && !flag) ITOI_BUMP(pw->st.preemptions);
         pw->flag_set = 0;
         /* Inside a preemption-safe region the flag stays clear (the region's end
          * switches) until the bound: then it is set, and the next check switches. */
-        if (w->cur && ITOI_PSAFE(w->cur) && psafe_delay(pw, w->cur)) goto out;
+        if (w->cur && ITOI_PSAFE(w->cur) && psafe_delay(pw, w->cur, in_syscall(ucv))) goto out;
         pw->flag_set = 1;
+        ITOI_SAN_IGNORE_BEGIN();
         ito_coop_flag = 1;
+        ITOI_SAN_IGNORE_END();
         goto out;
     }
     itoi_ult_t *t = w->cur;
@@ -183,7 +216,7 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
         goto preempt;
     }
     if (ITOI_PSAFE(t)) {
-        if (psafe_delay_at(pw, t, now)) goto out;
+        if (psafe_delay_at(pw, t, now, in_syscall(ucv))) goto out;
         forced = 1; /* the bound is reached: preempt anyway */
     }
     /* With gang scheduling, a ULT of a group whose turn is over must go now. */
@@ -449,7 +482,7 @@ int ito_psafe_begin(void)
          * thread only, sees the region from the increment above on). */
         ito_coop_flag = 0;
         pw->flag_set = 0;
-        (void)psafe_delay_at(pw, t, mono_ns());
+        (void)psafe_delay_at(pw, t, mono_ns(), 0);
     }
     return ITO_OK;
 }
@@ -472,7 +505,8 @@ int ito_psafe_end(void)
         /* The quantum expired inside the region: switch now, and charge the extra time. */
         ITOI_PSAFE_PENDING(t) = 0;
         uint64_t extra = mono_ns() - ITOI_PSAFE_SINCE(t);
-        if (itoi_pworker(w)) atomic_fetch_add(&itoi_pworker(w)->st.delay_ns, extra);
+        itoi_pworker_t *pw = itoi_pworker(w);
+        if (pw) atomic_fetch_add(&pw->st.delay_ns, extra);
         charge(t, extra, 0);
         itoi_yield_worker(w);
     }
