@@ -40,7 +40,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
@@ -430,10 +432,32 @@ static void put_u64(uint64_t v)
     put_str(b + i);
 }
 
+/* The room a signal's frame takes on the interrupted stack: the kernel's frame (it
+ * reports its size in the auxiliary vector; it holds the whole FPU/vector state, ~2.7 KB
+ * with AVX-512) and the 128-byte red zone below the stack pointer. Set at install. */
+static size_t sigframe_room = 4096;
+
+/* A signal that arrives while a ULT is near the end of its stack (the preemption tick, a
+ * timer, the program's own) needs room for its frame there (a ULT's stack is not an
+ * alternate signal stack). When it does not fit, the kernel cannot deliver the signal
+ * and kills the delivery with SIGSEGV: si_code SI_KERNEL, no fault address; only the
+ * interrupted stack pointer tells that it was a ULT's stack that was too small. */
+static int frame_overflow(const siginfo_t *si, void *ucv, itoi_stack_t **out)
+{
+    itoi_worker_t *w = itoi_tls_worker;
+    if (si->si_code != SI_KERNEL || !ucv || !w || !w->cur || !w->cur->stack) return 0;
+    itoi_stack_t *s = w->cur->stack;
+    char *sp = (char *)((const ucontext_t *)ucv)->uc_mcontext.gregs[REG_RSP];
+    if (sp < s->map - 16 * itoi_rt.page || sp >= s->base + sigframe_room) return 0;
+    *out = s;
+    return 1;
+}
+
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
     itoi_stack_t *s;
-    if (itoi_stack_guard_owner(si->si_addr, &s)) {
+    int frame = 0;
+    if (itoi_stack_guard_owner(si->si_addr, &s) || (frame = frame_overflow(si, uc, &s))) {
         itoi_worker_t *w = itoi_tls_worker;
         char name[ITOI_NAME_LEN + 24];
         itoi_ult_name(w->cur, name, sizeof name);
@@ -443,10 +467,23 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
         put_u64(w->cur->id);
         put_str(", worker ");
         put_u64((uint64_t)w->index);
-        put_str("): it ran past its ");
-        put_u64(s->size);
-        put_str("-byte stack into the guard below it; give it a larger stack (ito_attr_t.stack_size)\n");
-        signal(sig, SIG_DFL); /* returning re-faults and the default action ends the process */
+        if (frame) {
+            put_str("): a signal arrived with less than the ");
+            put_u64(sigframe_room);
+            put_str(" bytes its frame needs left on the ULT's ");
+            put_u64(s->size);
+            put_str("-byte stack (signal handlers, the preemption tick's included, run on the ULT's stack)");
+        } else {
+            put_str("): it ran past its ");
+            put_u64(s->size);
+            put_str("-byte stack into the guard below it");
+        }
+        put_str("; give it a larger stack (ito_attr_t.stack_size)\n");
+        signal(sig, SIG_DFL);
+        /* A guard hit re-faults when the handler returns, and the default action ends the
+         * process; a frame that did not fit left nothing to re-fault: raise it (blocked
+         * in this handler, it is delivered, by default, when the handler returns). */
+        if (frame) raise(sig);
         return;
     }
     /* Not ours: hand it to whoever was there before. */
@@ -463,6 +500,10 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 int itoi_overflow_handler_install(void)
 {
     if (handler_installed) return 0;
+#ifdef AT_MINSIGSTKSZ
+    unsigned long frame = getauxval(AT_MINSIGSTKSZ);
+    if (frame) sigframe_room = frame + 128;
+#endif
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_segv;
