@@ -91,8 +91,10 @@ int ito_entry_set(ito_frame_t *f, int entry, ito_zwt_fn code, uint32_t fan_in, i
 /**
  * @brief A continuation: decrements the entry's sync count; the one that reaches zero
  * makes the entry's ZWT ready (or wakes the ULT waiting on a code-less entry).
- * @return ITO_OK; ITO_EINVAL for a bad frame; ITO_ERANGE for a bad entry; ITO_ESTATE for
- * an entry not defined, or one continued more often than armed; ITO_EPERM from user mode
+ * @return ITO_OK; ITO_EINVAL for a bad frame (also any frame once its runtime is
+ * finalized); ITO_ERANGE for a bad entry; ITO_ESTATE for an entry not defined, one
+ * continued more often than armed (the extra continuation changes nothing), or, from a
+ * foreign thread, while ito_finalize is closing the runtime; ITO_EPERM from user mode
  * (a ULT, a foreign thread, a user-mode ZWT) to a kernel-mode entry.
  * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.
  */

@@ -301,6 +301,9 @@ typedef struct itoi_worker {
     _Atomic uint64_t n_units_ready, n_units_run; /* stackless units made ready here / run here */
     _Atomic uint64_t n_side_queued, n_side_run;  /* mechanisms' work outside the queues
                                                   * (requests in flight): posted / done */
+    _Atomic int idling;           /* set by idle(), cleared when the scheduler loop next runs
+                                   * something: an awake worker that only polls (busy-polled
+                                   * devices) runs nothing (finalize's pending test) */
     void *slot[ITOI_WORKER_SLOTS];
     /* timers (timer.c): owner-only heap; timer_next read relaxed by others */
     itoi_timer_t *timers;         /* root of the pairing heap */
@@ -349,6 +352,9 @@ typedef struct itoi_runtime {
     /* mechanisms' work that idle workers should poll for (a bulk creation's message,
      * busy-polled devices): idle workers do not sleep while it is non-zero */
     _Alignas(ITOI_CACHELINE) _Atomic int64_t side_shared;
+    /* ... of which polling only (busy-polled devices with nothing to deliver): not work
+     * that ito_finalize waits for. Raised after side_shared, lowered before it. */
+    _Atomic int64_t side_busy;
     _Atomic int64_t foreign_in;   /* foreign threads inside the runtime (itoi_foreign_enter) */
     _Atomic uint64_t foreign_wakeups;
     _Atomic uint64_t foreign_units; /* stackless units made ready by foreign threads */

@@ -239,6 +239,10 @@ int ito_init(const ito_config_t *cfg)
     itoi_rt.nworkers = n;
     atomic_store(&itoi_rt.shutdown, 0);
     atomic_store(&itoi_rt.want_work, 0);
+    /* Live work's foreign term pairs with the workers' run counts, which start at 0 in
+     * the new workers: it starts at 0 too (it carried the last runtime's foreign-fired
+     * units, and every later ito_finalize saw them as live work: ITO_EBUSY for ever). */
+    atomic_store(&itoi_rt.foreign_units, 0);
 
     workers_raw = itoi_calloc(1, (size_t)n * sizeof(itoi_worker_t) + ITOI_CACHELINE);
     if (!workers_raw) {
@@ -414,12 +418,18 @@ static bool pending(void)
 {
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         itoi_worker_t *w = &itoi_rt.workers[i];
-        if ((i > 0 && atomic_load(&w->sleep_state) == ITOI_AWAKE) || atomic_load(&w->steal_n) || atomic_load(&w->inbox_n) ||
+        /* an awake worker runs something (a ULT computing makes no progress count for a
+         * while), unless it is idle: awake only to poll (busy-polled devices) */
+        bool runs = atomic_load(&w->sleep_state) == ITOI_AWAKE && !atomic_load_explicit(&w->idling, memory_order_relaxed);
+        if ((i > 0 && runs) || atomic_load(&w->steal_n) || atomic_load(&w->inbox_n) ||
             atomic_load(&w->calls) ||
             atomic_load_explicit(&w->ntimers_work, memory_order_relaxed) != 0)
             return true;
     }
-    if (atomic_load(&itoi_rt.side_shared) > 0) return true;
+    /* Busy-polled devices keep idle workers polling but are not work by themselves (an
+     * open idle device in ITO_DEVICE_BUSY mode held finalize for ever); an armed timer
+     * device is, through the device's pending hook below. */
+    if (atomic_load(&itoi_rt.side_shared) > atomic_load(&itoi_rt.side_busy)) return true;
     bool p = false;
     pthread_mutex_lock(&fini_lock);
     for (int i = 0; i < nfini_ops && !p; i++) p = fini_ops[i]->pending && fini_ops[i]->pending();

@@ -773,6 +773,7 @@ static void idle(itoi_worker_t *w)
 {
     atomic_fetch_add(&itoi_rt.want_work, 1);
     atomic_fetch_add(&itoi_rt.spinning, 1);
+    atomic_store_explicit(&w->idling, 1, memory_order_relaxed);
     ITOI_BUMP(w->n_idles);
     if (w->spin_ns == 0) w->spin_ns = IDLE_SPIN_NS;
     uint64_t t0 = itoi_now_ns(), until = t0 + w->spin_ns, t = t0;
@@ -808,6 +809,8 @@ static void idle(itoi_worker_t *w)
     }
     atomic_store(&w->sleep_state, ITOI_AWAKE);
 out:
+    /* idling stays set until the loop finds something to run (busy polling leaves here
+     * at once and comes back, running nothing) */
     atomic_fetch_sub(&itoi_rt.want_work, 1);
 }
 
@@ -842,11 +845,14 @@ void itoi_worker_loop(itoi_worker_t *w)
             }
             if (ult_runnable(w, (itoi_ult_t *)u)) t = (itoi_ult_t *)u;
         }
+        bool work = t || did || w->rq.head || sched_due(w);
+        if (work && ITOI_UNLIKELY(atomic_load_explicit(&w->idling, memory_order_relaxed)))
+            atomic_store_explicit(&w->idling, 0, memory_order_relaxed);
         if (t) {
             switch_to(w, NULL, t, NULL, NULL);
             continue;
         }
-        if (did || w->rq.head || sched_due(w)) continue;
+        if (work) continue;
         if (atomic_load(&itoi_rt.shutdown)) return;
         idle(w);
     }

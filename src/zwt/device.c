@@ -12,7 +12,8 @@
  * The epoll fd is watched by every worker (itoi_worker_watch_fd), so an idle worker
  * sleeps in epoll_wait on it and a device event wakes it. In the busy poll mode, while
  * devices are open, itoi_rt.side_shared is raised by one (`busy_raised`), which keeps
- * idle workers out of sleep and calling their pollers.
+ * idle workers out of sleep and calling their pollers; itoi_rt.side_busy with it, so
+ * that ito_finalize does not take the polling for work (an open idle device is none).
  *
  * Invariants:
  *  - Devices live in one table (slots, never freed before ito_finalize). The epoll
@@ -78,7 +79,13 @@ static void busy_update(void)
     int want = atomic_load(&busy_mode) && atomic_load(&nopen) > 0;
     if (want == busy_raised) return;
     busy_raised = want;
-    atomic_fetch_add(&itoi_rt.side_shared, want ? 1 : -1);
+    if (want) {
+        atomic_fetch_add(&itoi_rt.side_shared, 1);
+        atomic_fetch_add(&itoi_rt.side_busy, 1);
+    } else {
+        atomic_fetch_sub(&itoi_rt.side_busy, 1);
+        atomic_fetch_sub(&itoi_rt.side_shared, 1);
+    }
     if (want) itoi_wake_all();
 }
 
@@ -145,7 +152,10 @@ static void dev_teardown(void)
     tab = NULL;
     tab_used = free_head = 0;
     atomic_store(&nopen, 0);
-    if (busy_raised) atomic_fetch_sub(&itoi_rt.side_shared, 1);
+    if (busy_raised) {
+        atomic_fetch_sub(&itoi_rt.side_busy, 1);
+        atomic_fetch_sub(&itoi_rt.side_shared, 1);
+    }
     busy_raised = 0;
     atomic_store(&busy_mode, ITO_DEVICE_SLEEP);
 }

@@ -28,29 +28,48 @@ static void wake_waiter(itoi_zentry_t *e)
     if (old > ITOI_ZW_FIRED) itoi_ready((itoi_ult_t *)old);
 }
 
-static inline __attribute__((always_inline)) int do_continue(ito_frame_t *f, int entry, int has_value, uint64_t value)
+static inline __attribute__((always_inline)) int do_continue(itoi_worker_t *w, ito_frame_t *f, int entry,
+                                                             int has_value, uint64_t value)
 {
     int rc;
     itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
     if (ITOI_UNLIKELY(!e)) return rc;
     if (ITOI_UNLIKELY(!e->defined)) return ITO_ESTATE;
-    if (ITOI_UNLIKELY(e->mode == ITO_MODE_KERNEL) && caller_mode(itoi_self_worker()) == ITO_MODE_USER)
+    if (ITOI_UNLIKELY(e->mode == ITO_MODE_KERNEL) && caller_mode(w) == ITO_MODE_USER)
         return ITO_EPERM; /* user threads reach kernel threads only through kernel-interface threads */
     if (has_value) atomic_store_explicit(&e->value, value, memory_order_relaxed);
-    int32_t left = atomic_fetch_sub_explicit(&e->sync, 1, memory_order_acq_rel) - 1;
-    if (ITOI_LIKELY(left > 0)) return ITO_OK;
-    if (ITOI_UNLIKELY(left < 0)) {
-        atomic_fetch_add(&e->sync, 1); /* more continuations than the arming expected */
-        return ITO_ESTATE;
-    }
+    /* Take one of the counts the arming set, never below 0: a continuation beyond them is
+     * refused and changes nothing. (A decrement undone afterwards let a racing re-arm or
+     * another continuation see the transient -1 or the restored value: firings were lost,
+     * or the entry was made ready twice.) */
+    int32_t s = atomic_load_explicit(&e->sync, memory_order_relaxed);
+    do {
+        if (ITOI_UNLIKELY(s <= 0)) return ITO_ESTATE; /* more continuations than the arming expected */
+    } while (!atomic_compare_exchange_weak_explicit(&e->sync, &s, s - 1, memory_order_acq_rel, memory_order_relaxed));
+    if (ITOI_LIKELY(s > 1)) return ITO_OK;
     if (e->code) make_ready(e);
     else wake_waiter(e);
     return ITO_OK;
 }
 
-int ito_continue(ito_frame_t *f, int entry) { return do_continue(f, entry, 0, 0); }
+/* From a ULT or ZWT: no door (finalize cannot tear down under a worker). From a foreign
+ * thread: entered (itoi_foreign_enter), so that a racing ito_finalize either counts the
+ * unit it makes ready or refuses the call, and never frees the worker queue under it. */
+static int continue_any(ito_frame_t *f, int entry, int has_value, uint64_t value)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    if (ITOI_LIKELY(w != NULL)) return do_continue(w, f, entry, has_value, value);
+    if (itoi_foreign_enter() != ITO_OK) /* no runtime: every frame is stale (ito_finalize
+                                          * invalidates them); else it is closing */
+        return atomic_load(&itoi_rt.state) == 0 ? ITO_EINVAL : ITO_ESTATE;
+    int rc = do_continue(NULL, f, entry, has_value, value);
+    itoi_foreign_exit();
+    return rc;
+}
 
-int ito_continue_value(ito_frame_t *f, int entry, uint64_t value) { return do_continue(f, entry, 1, value); }
+int ito_continue(ito_frame_t *f, int entry) { return continue_any(f, entry, 0, 0); }
+
+int ito_continue_value(ito_frame_t *f, int entry, uint64_t value) { return continue_any(f, entry, 1, value); }
 
 int ito_rearm(ito_frame_t *f, int entry, uint32_t count)
 {
