@@ -52,19 +52,25 @@ static inline __attribute__((always_inline)) int do_continue(itoi_worker_t *w, i
     return ITO_OK;
 }
 
-/* From a ULT or ZWT: no door (finalize cannot tear down under a worker). From a foreign
- * thread: entered (itoi_foreign_enter), so that a racing ito_finalize either counts the
- * unit it makes ready or refuses the call, and never frees the worker queue under it. */
-static int continue_any(ito_frame_t *f, int entry, int has_value, uint64_t value)
+/* From a foreign thread: entered (itoi_foreign_enter), so that a racing ito_finalize
+ * either counts the unit it makes ready or refuses the call, and never frees the worker
+ * queue under it. Out of line: the hot path below stays a leaf without a frame. */
+__attribute__((noinline, cold)) static int continue_foreign(ito_frame_t *f, int entry, int has_value, uint64_t value)
 {
-    itoi_worker_t *w = itoi_self_worker();
-    if (ITOI_LIKELY(w != NULL)) return do_continue(w, f, entry, has_value, value);
     if (itoi_foreign_enter() != ITO_OK) /* no runtime: every frame is stale (ito_finalize
                                           * invalidates them); else it is closing */
         return atomic_load(&itoi_rt.state) == 0 ? ITO_EINVAL : ITO_ESTATE;
     int rc = do_continue(NULL, f, entry, has_value, value);
     itoi_foreign_exit();
     return rc;
+}
+
+/* From a ULT or ZWT: no door (finalize cannot tear down under a worker). */
+static inline __attribute__((always_inline)) int continue_any(ito_frame_t *f, int entry, int has_value, uint64_t value)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    if (ITOI_LIKELY(w != NULL)) return do_continue(w, f, entry, has_value, value);
+    return continue_foreign(f, entry, has_value, value);
 }
 
 int ito_continue(ito_frame_t *f, int entry) { return continue_any(f, entry, 0, 0); }
