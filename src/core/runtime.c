@@ -420,8 +420,9 @@ static bool pending(void)
         itoi_worker_t *w = &itoi_rt.workers[i];
         /* an awake worker runs something (a ULT computing makes no progress count for a
          * while), unless it is idle: awake only to poll (busy-polled devices) */
-        bool runs = atomic_load(&w->sleep_state) == ITOI_AWAKE && !atomic_load_explicit(&w->idling, memory_order_relaxed);
-        if ((i > 0 && runs) || atomic_load(&w->steal_n) || atomic_load(&w->inbox_n) ||
+        bool runs = i > 0 && atomic_load(&w->sleep_state) == ITOI_AWAKE &&
+                    !atomic_load_explicit(&w->idling, memory_order_relaxed);
+        if (runs || atomic_load(&w->steal_n) || atomic_load(&w->inbox_n) ||
             atomic_load(&w->calls) ||
             atomic_load_explicit(&w->ntimers_work, memory_order_relaxed) != 0)
             return true;

@@ -42,8 +42,8 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
-#include <ucontext.h>
 #include <sys/sysinfo.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "itoi.h"
@@ -407,14 +407,20 @@ void itoi_stack_free_all(void)
 static struct sigaction old_segv, old_bus;
 static int handler_installed;
 
+/* Whether a lies below `hi` and no lower than a little under s's guard (a large frame
+ * can jump over the guard). */
+static bool near_end(const itoi_stack_t *s, const void *a, const char *hi)
+{
+    const char *p = a;
+    return p >= s->map - 16 * itoi_rt.page && p < hi;
+}
+
 int itoi_stack_guard_owner(void *addr, itoi_stack_t **out)
 {
     itoi_worker_t *w = itoi_tls_worker;
     if (!w || !w->cur || !w->cur->stack) return 0;
     itoi_stack_t *s = w->cur->stack;
-    char *a = addr;
-    /* The guard, and a little below it (a large frame can jump over it). */
-    if (a >= s->map - 16 * itoi_rt.page && a < s->base) {
+    if (near_end(s, addr, s->base)) {
         *out = s;
         return 1;
     }
@@ -433,7 +439,7 @@ static void put_u64(uint64_t v)
 }
 
 /* The room a signal's frame takes on the interrupted stack: the kernel's frame (it
- * reports its size in the auxiliary vector; it holds the whole FPU/vector state, ~2.7 KB
+ * reports its size in the auxiliary vector; it holds the whole FPU/vector state, ~3.4 KB
  * with AVX-512) and the 128-byte red zone below the stack pointer. Set at install. */
 static size_t sigframe_room = 4096;
 
@@ -448,7 +454,7 @@ static int frame_overflow(const siginfo_t *si, void *ucv, itoi_stack_t **out)
     if (si->si_code != SI_KERNEL || !ucv || !w || !w->cur || !w->cur->stack) return 0;
     itoi_stack_t *s = w->cur->stack;
     char *sp = (char *)((const ucontext_t *)ucv)->uc_mcontext.gregs[REG_RSP];
-    if (sp < s->map - 16 * itoi_rt.page || sp >= s->base + sigframe_room) return 0;
+    if (!near_end(s, sp, s->base + sigframe_room)) return 0;
     *out = s;
     return 1;
 }

@@ -72,6 +72,19 @@ static void dev_teardown(void);
 static bool dev_pending(void);
 static const itoi_fini_ops_t dev_fini_ops = {.pending = dev_pending, .cancel = NULL};
 
+/* Our +1 (up) or -1 on side_shared, mirrored in side_busy: raised after side_shared,
+ * lowered before it, so finalize never sees more polling than shared work. */
+static void busy_share(int up)
+{
+    if (up) {
+        atomic_fetch_add(&itoi_rt.side_shared, 1);
+        atomic_fetch_add(&itoi_rt.side_busy, 1);
+    } else {
+        atomic_fetch_sub(&itoi_rt.side_busy, 1);
+        atomic_fetch_sub(&itoi_rt.side_shared, 1);
+    }
+}
+
 /* Under tab_lock: make side_shared carry our +1 exactly while busy mode is on and
  * devices are open. */
 static void busy_update(void)
@@ -79,13 +92,7 @@ static void busy_update(void)
     int want = atomic_load(&busy_mode) && atomic_load(&nopen) > 0;
     if (want == busy_raised) return;
     busy_raised = want;
-    if (want) {
-        atomic_fetch_add(&itoi_rt.side_shared, 1);
-        atomic_fetch_add(&itoi_rt.side_busy, 1);
-    } else {
-        atomic_fetch_sub(&itoi_rt.side_busy, 1);
-        atomic_fetch_sub(&itoi_rt.side_shared, 1);
-    }
+    busy_share(want);
     if (want) itoi_wake_all();
 }
 
@@ -152,10 +159,7 @@ static void dev_teardown(void)
     tab = NULL;
     tab_used = free_head = 0;
     atomic_store(&nopen, 0);
-    if (busy_raised) {
-        atomic_fetch_sub(&itoi_rt.side_busy, 1);
-        atomic_fetch_sub(&itoi_rt.side_shared, 1);
-    }
+    if (busy_raised) busy_share(0);
     busy_raised = 0;
     atomic_store(&busy_mode, ITO_DEVICE_SLEEP);
 }
