@@ -35,6 +35,17 @@
  *              page cache, openat, fsync) when none can be started (RLIMIT_NPROC, a
  *              pids cgroup), as pthread_create fails.
  *
+ * Whole transfers: ito_write, ito_pwrite, ito_writev, ito_send and ito_sendmsg return when
+ * every byte has moved, as write(2) and send(2) on a blocking descriptor do (io_uring and
+ * the non-blocking attempt of the sync backend move what fits, a pipe's free space or a
+ * socket's buffer: the wrapper goes on with the rest); so do ito_recv and ito_recvmsg with
+ * MSG_WAITALL, until end of file. A part that fails after others moved ends the call with
+ * the count so far (the error comes again on the next call, as after a partial write(2));
+ * so do the deadline, ito_cancel_io, ito_close and finalize. The wrappers wait for a
+ * descriptor whatever its O_NONBLOCK mode (as io_uring does, on both backends); MSG_DONTWAIT
+ * makes one attempt (EAGAIN, or a partial count, as send(2)/recv(2)). A request posted
+ * with ito_sys_post is one call: a short count is its result.
+ *
  * Finalize: posted requests and ULTs parked in wrappers are live work. ito_finalize
  * waits for them; once nothing has progressed for the grace period it cancels requests
  * on descriptors that are not regular files (they could wait for ever): their result is
@@ -233,8 +244,8 @@ int ito_cancel_io(ito_thread_t t);
  */
 ssize_t ito_read(int fd, void *buf, size_t len);
 /**
- * @brief write(2) for a ULT.
- * @return the bytes written; -1 with errno set on failure (the call's own errors, and those listed at
+ * @brief write(2) for a ULT: all of len (see "Whole transfers" above).
+ * @return the bytes written (len, or fewer when an error, the deadline, cancellation or close came after a part); -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
  */
@@ -247,7 +258,7 @@ ssize_t ito_write(int fd, const void *buf, size_t len);
  */
 ssize_t ito_pread(int fd, void *buf, size_t len, off_t offset);
 /**
- * @brief pwrite(2) for a ULT.
+ * @brief pwrite(2) for a ULT: all of len (see "Whole transfers" above).
  * @return the bytes written; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
@@ -261,35 +272,35 @@ ssize_t ito_pwrite(int fd, const void *buf, size_t len, off_t offset);
  */
 ssize_t ito_readv(int fd, const struct iovec *iov, int iovcnt);
 /**
- * @brief writev(2) for a ULT.
+ * @brief writev(2) for a ULT: every byte of the vector (see "Whole transfers" above).
  * @return the bytes written; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
  */
 ssize_t ito_writev(int fd, const struct iovec *iov, int iovcnt);
 /**
- * @brief send(2) for a ULT.
- * @return the bytes sent; -1 with errno set on failure (the call's own errors, and those listed at
+ * @brief send(2) for a ULT: all of len unless MSG_DONTWAIT (see "Whole transfers" above).
+ * @return the bytes sent (len, or fewer when an error, the deadline, cancellation or close came after a part); -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
  */
 ssize_t ito_send(int fd, const void *buf, size_t len, int flags);
 /**
- * @brief recv(2) for a ULT.
+ * @brief recv(2) for a ULT (MSG_WAITALL: until len bytes or end of file; see "Whole transfers" above).
  * @return the bytes received (0: the peer closed); -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
  */
 ssize_t ito_recv(int fd, void *buf, size_t len, int flags);
 /**
- * @brief sendmsg(2) for a ULT.
+ * @brief sendmsg(2) for a ULT: every byte unless MSG_DONTWAIT (see "Whole transfers" above).
  * @return the bytes sent; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
  */
 ssize_t ito_sendmsg(int fd, const struct msghdr *msg, int flags);
 /**
- * @brief recvmsg(2) for a ULT.
+ * @brief recvmsg(2) for a ULT (MSG_WAITALL: until the vector is full or end of file).
  * @return the bytes received; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
