@@ -5,11 +5,13 @@
  * wrote a reply and closed lost the rest). Also: recv with MSG_WAITALL fills the buffer
  * (or stops at end of file) on the sync backend too; MSG_DONTWAIT makes one attempt on
  * both (the sync backend waited for readiness); a deadline after a part returns the count
- * so far, and the next call the error. */
+ * so far, and the next call the error; a regular file's short count (RLIMIT_FSIZE) is
+ * returned as write(2) returns it. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -129,6 +131,21 @@ static void *whole(void *arg)
     CHECK_OK(ito_io_deadline(ITO_FOREVER));
     close(p[0]);
     close(p[1]);
+
+    /* 8. a regular file's short count (RLIMIT_FSIZE) is the answer: a second part would
+     * raise SIGXFSZ (which kills), as a second write(2) by the caller would */
+    char path[] = "/tmp/ito_io_whole_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    unlink(path);
+    struct rlimit old, lim;
+    CHECK_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = old;
+    lim.rlim_cur = 10000;
+    CHECK_EQ(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    CHECK_EQ(ito_write(fd, src, 20000), 10000);
+    CHECK_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
+    close(fd);
     return NULL;
 }
 

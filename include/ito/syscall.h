@@ -35,10 +35,12 @@
  *              page cache, openat, fsync) when none can be started (RLIMIT_NPROC, a
  *              pids cgroup), as pthread_create fails.
  *
- * Whole transfers: ito_write, ito_pwrite, ito_writev, ito_send and ito_sendmsg return when
- * every byte has moved, as write(2) and send(2) on a blocking descriptor do (io_uring and
- * the non-blocking attempt of the sync backend move what fits, a pipe's free space or a
- * socket's buffer: the wrapper goes on with the rest); so do ito_recv and ito_recvmsg with
+ * Whole transfers: ito_write, ito_writev, ito_send and ito_sendmsg return when every byte
+ * has moved, as write(2) and send(2) on a blocking descriptor do (io_uring and the
+ * non-blocking attempt of the sync backend move what fits, a pipe's free space or a
+ * socket's buffer: the wrapper goes on with the rest; a regular file or block device takes
+ * everything in one call unless a limit stops it, RLIMIT_FSIZE or a full disk, and that
+ * short count is returned as write(2) returns it); so do ito_recv and ito_recvmsg with
  * MSG_WAITALL, until end of file. A part that fails after others moved ends the call with
  * the count so far (the error comes again on the next call, as after a partial write(2));
  * so do the deadline, ito_cancel_io, ito_close and finalize. The wrappers wait for a
@@ -258,7 +260,7 @@ ssize_t ito_write(int fd, const void *buf, size_t len);
  */
 ssize_t ito_pread(int fd, void *buf, size_t len, off_t offset);
 /**
- * @brief pwrite(2) for a ULT: all of len (see "Whole transfers" above).
+ * @brief pwrite(2) for a ULT.
  * @return the bytes written; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "wsc.h"
@@ -190,7 +191,8 @@ static long ret(long r)
 /* ---- whole transfers ----
  *
  * write(2) and send(2) on a blocking pipe or stream socket return only when every byte has
- * moved (POSIX: a partial count only when a signal interrupts them). io_uring and the sync
+ * moved (POSIX: a partial count only when a signal interrupts them). Regular files do so
+ * by themselves (and pwrite goes to files only). io_uring and the sync
  * backend's non-blocking attempt return what fitted (a pipe's free space, the socket's
  * buffer), so the write-side wrappers go on with the rest, as the blocking call would, and
  * so do recv/recvmsg with MSG_WAITALL (io_uring already retries those; the sync backend's
@@ -199,10 +201,19 @@ static long ret(long r)
  * deadline, ito_cancel_io, ito_close and finalize. MSG_DONTWAIT keeps one attempt. A
  * receive stops at end of file (0). Requests posted with ito_sys_post stay single calls. */
 
+/* A regular file or block device writes everything in one call (io_uring too) unless a
+ * limit stops it (RLIMIT_FSIZE, a full disk): its short count is the answer, and a second
+ * call would only raise SIGXFSZ where the blocking call returns the count. */
+static bool is_stream(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode);
+}
+
 static bool whole_wanted(const ito_sysreq_t *q)
 {
     switch (q->op) {
-    case ITO_SYS_WRITE: case ITO_SYS_PWRITE: case ITO_SYS_WRITEV: return true;
+    case ITO_SYS_WRITE: case ITO_SYS_WRITEV: return is_stream(q->fd); /* (after a short count only) */
     case ITO_SYS_SEND: case ITO_SYS_SENDMSG: return !(q->flags & MSG_DONTWAIT);
     case ITO_SYS_RECV: case ITO_SYS_RECVMSG: return (q->flags & (MSG_WAITALL | MSG_DONTWAIT)) == MSG_WAITALL;
     default: return false;
@@ -282,7 +293,6 @@ static long whole(ito_sysreq_t *q, const char *what)
     while (done < total) {
         q->buf = (char *)q->buf + r;
         q->len -= (size_t)r;
-        if (q->op == ITO_SYS_PWRITE) q->offset += r;
         r = call(q, what);
         if (r <= 0) break;
         done += (size_t)r;
@@ -311,7 +321,7 @@ ssize_t ito_pread(int fd, void *buf, size_t len, off_t offset)
 ssize_t ito_pwrite(int fd, const void *buf, size_t len, off_t offset)
 {
     ito_sysreq_t q = {.op = ITO_SYS_PWRITE, .fd = fd, .buf = (void *)buf, .len = len, .offset = offset};
-    return itoi_wsc_op_valid(&q) ? ret(whole(&q, "pwrite")) : ret(fd < 0 ? -EBADF : offset < 0 ? -EINVAL : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(call(&q, "pwrite")) : ret(fd < 0 ? -EBADF : offset < 0 ? -EINVAL : -EFAULT);
 }
 
 ssize_t ito_readv(int fd, const struct iovec *iov, int iovcnt)
