@@ -6,11 +6,13 @@
  * (or stops at end of file) on the sync backend too; MSG_DONTWAIT makes one attempt on
  * both (the sync backend waited for readiness); a deadline after a part returns the count
  * so far, and the next call the error; a regular file's short count (RLIMIT_FSIZE) is
- * returned as write(2) returns it. */
+ * returned as write(2) returns it; the rest of a write never goes to another file that took
+ * the descriptor's number between two parts. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -19,6 +21,7 @@
 #include "ito/ito.h"
 #include "ito_test.h"
 #include "io_test.h"
+#include "wsc/wsc.h" /* ITOI_WSC_GEN_SLOTS */
 
 #define BIG ((size_t)4 << 20)
 
@@ -28,6 +31,7 @@ typedef struct {
     int fd;
     size_t want, got;
     int by_recv;
+    int bump; /* after each read, ito_close an unrelated descriptor (another file's close) */
 } sink_t;
 
 /* Reads up to `want` bytes in pieces of 64 KiB (or until end of file). */
@@ -40,15 +44,47 @@ static void *sink(void *arg)
         CHECK(r >= 0);
         if (r == 0) break;
         s->got += (size_t)r;
+        if (s->bump) {
+            int u[2];
+            CHECK_EQ(pipe(u), 0);
+            CHECK_EQ(ito_close(u[1]), 0);
+            close(u[0]);
+        }
     }
     return NULL;
 }
 
-static void start_sink(ito_thread_t *t, sink_t *s, int fd, size_t want, int by_recv)
+/* Part 9: while the writer's second part waits, its descriptor number is made to name
+ * another pipe (dup2, as a reuse of the number after a close would), and a descriptor
+ * that shares the number's close generation (fd + ITOI_WSC_GEN_SLOTS: an ito_close of the
+ * number itself would cancel the waiting part, and the window under test is after a part
+ * completed) is closed with ito_close; then room is made in the first pipe. */
+typedef struct {
+    int p1r, p1w, p2w, spare;
+} swap_t;
+
+static void *swapper(void *arg)
 {
-    *s = (sink_t){.fd = fd, .want = want, .by_recv = by_recv};
+    swap_t *x = arg;
+    CHECK_OK(ito_sleep_ns(20 * 1000 * 1000));
+    CHECK_EQ(dup2(x->p2w, x->p1w), x->p1w);
+    int alias = x->p1w + ITOI_WSC_GEN_SLOTS;
+    CHECK_EQ(dup2(x->spare, alias), alias);
+    CHECK_EQ(ito_close(alias), 0);
+    CHECK_EQ(ito_read(x->p1r, dst, 65536), 65536);
+    return NULL;
+}
+
+static void start_sink_bump(ito_thread_t *t, sink_t *s, int fd, size_t want, int by_recv, int bump)
+{
+    *s = (sink_t){.fd = fd, .want = want, .by_recv = by_recv, .bump = bump};
     memset(dst, 0, want);
     CHECK_OK(ito_create(t, sink, s, NULL));
+}
+
+static void start_sink(ito_thread_t *t, sink_t *s, int fd, size_t want, int by_recv)
+{
+    start_sink_bump(t, s, fd, want, by_recv, 0);
 }
 
 static void end_sink(ito_thread_t t, sink_t *s, const unsigned char *want)
@@ -129,6 +165,48 @@ static void *whole(void *arg)
     CHECK_EQ(ito_write(p[1], src, BIG), -1);
     CHECK_EQ(errno, ETIMEDOUT);
     CHECK_OK(ito_io_deadline(ITO_FOREVER));
+    close(p[0]);
+    close(p[1]);
+
+    /* 9. (io_uring: the sync backend's readiness retry of a waiting part is by number, and
+     * dup2 over a descriptor a ULT waits on is outside what ito_close covers) the rest of a
+     * write never goes to a file that took the descriptor's number: the writer stops after
+     * the part that was waiting (or, if the swap came first, after the first), and the other
+     * pipe receives nothing. The old library sent the third part into it. */
+    struct rlimit nofile;
+    CHECK_EQ(getrlimit(RLIMIT_NOFILE, &nofile), 0);
+    if (nofile.rlim_cur < 2 * ITOI_WSC_GEN_SLOTS && nofile.rlim_max >= 2 * ITOI_WSC_GEN_SLOTS) {
+        nofile.rlim_cur = 2 * ITOI_WSC_GEN_SLOTS;
+        CHECK_EQ(setrlimit(RLIMIT_NOFILE, &nofile), 0);
+    }
+    if (ito_wsc_backend() == ITO_WSC_URING && nofile.rlim_cur >= 2 * ITOI_WSC_GEN_SLOTS) {
+        int p1[2], p2[2], spare[2];
+        CHECK_EQ(pipe(p1), 0);
+        CHECK_EQ(pipe(p2), 0);
+        CHECK_EQ(pipe(spare), 0);
+        swap_t x = {.p1r = p1[0], .p1w = p1[1], .p2w = p2[1], .spare = spare[1]};
+        ito_thread_t sw;
+        CHECK_OK(ito_create(&sw, swapper, &x, NULL));
+        CHECK_OK(ito_io_deadline(ito_deadline_in(3000ull * 1000 * 1000))); /* no hang if it fails */
+        ssize_t w = ito_write(p1[1], src, BIG);
+        CHECK_OK(ito_io_deadline(ITO_FOREVER));
+        CHECK_OK(ito_join(sw, NULL));
+        CHECK(w == 65536 || w == 2 * 65536);
+        int queued = -1;
+        CHECK_EQ(ioctl(p2[0], FIONREAD, &queued), 0);
+        CHECK_EQ(queued, 0);
+        close(p1[0]);
+        close(p1[1]);
+        close(p2[0]);
+        close(p2[1]);
+        close(spare[0]);
+    }
+
+    /* 10. other files closed with ito_close between the parts: the same file, it goes on */
+    CHECK_EQ(pipe(p), 0);
+    start_sink_bump(&t, &s, p[0], BIG, 0, 1);
+    CHECK_EQ(ito_write(p[1], src, BIG), (ssize_t)BIG);
+    end_sink(t, &s, src);
     close(p[0]);
     close(p[1]);
 

@@ -20,8 +20,10 @@ static void on_done(ito_frame_t *f, int entry, uint64_t v)
 {
     (void)f;
     CHECK_EQ((long)v, results[entry]);
-    atomic_fetch_add(&fired, 1);
+    /* sum before fired: the waiter reads sum as soon as fired reaches NREQ, and the last
+     * continuation may run on another worker (the other order failed 2 runs in 200). */
     atomic_fetch_add(&sum, entry);
+    atomic_fetch_add(&fired, 1);
 }
 
 static void *reader(void *arg)

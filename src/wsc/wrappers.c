@@ -22,12 +22,9 @@
  * a request finished first, whose result is then returned). */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "wsc.h"
@@ -143,7 +140,7 @@ static bool dontwait(const ito_sysreq_t *q)
 }
 
 /* One request, waited for by the calling ULT. */
-static long call(const ito_sysreq_t *q, const char *what)
+long itoi_wsc_call(const ito_sysreq_t *q, const char *what)
 {
     itoi_worker_t *w = itoi_self_worker();
     if (ITOI_UNLIKELY(!w || !w->cur)) return -EPERM;
@@ -188,182 +185,70 @@ static long ret(long r)
 }
 
 
-/* ---- whole transfers ----
- *
- * write(2) and send(2) on a blocking pipe or stream socket return only when every byte has
- * moved (POSIX: a partial count only when a signal interrupts them). Regular files do so
- * by themselves (and pwrite goes to files only). io_uring and the sync
- * backend's non-blocking attempt return what fitted (a pipe's free space, the socket's
- * buffer), so the write-side wrappers go on with the rest, as the blocking call would, and
- * so do recv/recvmsg with MSG_WAITALL (io_uring already retries those; the sync backend's
- * MSG_DONTWAIT attempt does not). A later part that fails ends the call with the count so
- * far (its error is for the next call, as after a partial write(2)); so do the ULT's
- * deadline, ito_cancel_io, ito_close and finalize. MSG_DONTWAIT keeps one attempt. A
- * receive stops at end of file (0). Requests posted with ito_sys_post stay single calls. */
-
-/* A regular file or block device writes everything in one call (io_uring too) unless a
- * limit stops it (RLIMIT_FSIZE, a full disk): its short count is the answer, and a second
- * call would only raise SIGXFSZ where the blocking call returns the count. */
-static bool is_stream(int fd)
-{
-    struct stat st;
-    return fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode);
-}
-
-static bool whole_wanted(const ito_sysreq_t *q)
-{
-    switch (q->op) {
-    case ITO_SYS_WRITE: case ITO_SYS_WRITEV: return is_stream(q->fd); /* (after a short count only) */
-    case ITO_SYS_SEND: case ITO_SYS_SENDMSG: return !(q->flags & MSG_DONTWAIT);
-    case ITO_SYS_RECV: case ITO_SYS_RECVMSG: return (q->flags & (MSG_WAITALL | MSG_DONTWAIT)) == MSG_WAITALL;
-    default: return false;
-    }
-}
-
-static size_t iov_bytes(const struct iovec *iov, int n)
-{
-    size_t sum = 0;
-    for (int i = 0; i < n; i++) sum += iov[i].iov_len < SSIZE_MAX - sum ? iov[i].iov_len : SSIZE_MAX - sum;
-    return sum;
-}
-
-/* The rest of a vector after `done` bytes, in v (a private copy): its first entry's index. */
-static int iov_skip(struct iovec *v, int n, size_t done)
-{
-    int i = 0;
-    while (i < n && done >= v[i].iov_len) done -= v[i++].iov_len;
-    if (i < n) {
-        v[i].iov_base = (char *)v[i].iov_base + done;
-        v[i].iov_len -= done;
-    }
-    return i;
-}
-
-/* The rest of a vectored transfer after a first part of `done` bytes. */
-static long whole_vec(ito_sysreq_t *q, const char *what, size_t done, size_t total)
-{
-    bool msg = q->op == ITO_SYS_SENDMSG || q->op == ITO_SYS_RECVMSG;
-    const struct iovec *iov = msg ? q->msg->msg_iov : q->iov;
-    int n = msg ? (int)q->msg->msg_iovlen : q->iovcnt;
-    struct iovec *v = itoi_malloc((size_t)n * sizeof *v);
-    if (!v) return (long)done; /* the count so far: the rest is for the next call */
-    struct msghdr m;
-    if (msg) { /* the rest carries no address and no ancillary data: they went with the first part */
-        m = *q->msg;
-        m.msg_name = NULL;
-        m.msg_namelen = 0;
-        m.msg_control = NULL;
-        m.msg_controllen = 0;
-        q->msg = &m;
-    }
-    while (done < total) {
-        memcpy(v, iov, (size_t)n * sizeof *v); /* the original, less what has moved */
-        int i = iov_skip(v, n, done);
-        if (msg) {
-            m.msg_iov = v + i;
-            m.msg_iovlen = (size_t)(n - i);
-        } else {
-            q->iov = v + i;
-            q->iovcnt = n - i;
-        }
-        long r = call(q, what);
-        if (r <= 0) break;
-        done += (size_t)r;
-    }
-    free(v);
-    return (long)done;
-}
-
-/* One call, continued until the whole transfer has moved (see above). */
-static long whole(ito_sysreq_t *q, const char *what)
-{
-    long r = call(q, what);
-    if (r <= 0 || !whole_wanted(q)) return r;
-    size_t done = (size_t)r;
-    switch (q->op) {
-    case ITO_SYS_WRITEV: return done < iov_bytes(q->iov, q->iovcnt) ? whole_vec(q, what, done, iov_bytes(q->iov, q->iovcnt)) : r;
-    case ITO_SYS_SENDMSG: case ITO_SYS_RECVMSG: {
-        size_t total = iov_bytes(q->msg->msg_iov, (int)q->msg->msg_iovlen);
-        return done < total ? whole_vec(q, what, done, total) : r;
-    }
-    default:
-        break;
-    }
-    size_t total = q->len < SSIZE_MAX ? q->len : SSIZE_MAX;
-    while (done < total) {
-        q->buf = (char *)q->buf + r;
-        q->len -= (size_t)r;
-        r = call(q, what);
-        if (r <= 0) break;
-        done += (size_t)r;
-    }
-    return (long)done;
-}
-
 ssize_t ito_read(int fd, void *buf, size_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_READ, .fd = fd, .buf = buf, .len = len};
-    return itoi_wsc_op_valid(&q) ? ret(call(&q, "read")) : ret(fd < 0 ? -EBADF : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "read")) : ret(fd < 0 ? -EBADF : -EFAULT);
 }
 
 ssize_t ito_write(int fd, const void *buf, size_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_WRITE, .fd = fd, .buf = (void *)buf, .len = len};
-    return itoi_wsc_op_valid(&q) ? ret(whole(&q, "write")) : ret(fd < 0 ? -EBADF : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "write")) : ret(fd < 0 ? -EBADF : -EFAULT);
 }
 
 ssize_t ito_pread(int fd, void *buf, size_t len, off_t offset)
 {
     ito_sysreq_t q = {.op = ITO_SYS_PREAD, .fd = fd, .buf = buf, .len = len, .offset = offset};
-    return itoi_wsc_op_valid(&q) ? ret(call(&q, "pread")) : ret(fd < 0 ? -EBADF : offset < 0 ? -EINVAL : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "pread")) : ret(fd < 0 ? -EBADF : offset < 0 ? -EINVAL : -EFAULT);
 }
 
 ssize_t ito_pwrite(int fd, const void *buf, size_t len, off_t offset)
 {
     ito_sysreq_t q = {.op = ITO_SYS_PWRITE, .fd = fd, .buf = (void *)buf, .len = len, .offset = offset};
-    return itoi_wsc_op_valid(&q) ? ret(call(&q, "pwrite")) : ret(fd < 0 ? -EBADF : offset < 0 ? -EINVAL : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "pwrite")) : ret(fd < 0 ? -EBADF : offset < 0 ? -EINVAL : -EFAULT);
 }
 
 ssize_t ito_readv(int fd, const struct iovec *iov, int iovcnt)
 {
     ito_sysreq_t q = {.op = ITO_SYS_READV, .fd = fd, .iov = iov, .iovcnt = iovcnt, .offset = -1};
-    return itoi_wsc_op_valid(&q) ? ret(call(&q, "readv")) : ret(fd < 0 ? -EBADF : -EINVAL);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "readv")) : ret(fd < 0 ? -EBADF : -EINVAL);
 }
 
 ssize_t ito_writev(int fd, const struct iovec *iov, int iovcnt)
 {
     ito_sysreq_t q = {.op = ITO_SYS_WRITEV, .fd = fd, .iov = iov, .iovcnt = iovcnt, .offset = -1};
-    return itoi_wsc_op_valid(&q) ? ret(whole(&q, "writev")) : ret(fd < 0 ? -EBADF : -EINVAL);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "writev")) : ret(fd < 0 ? -EBADF : -EINVAL);
 }
 
 ssize_t ito_send(int fd, const void *buf, size_t len, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_SEND, .fd = fd, .buf = (void *)buf, .len = len, .flags = flags};
-    return itoi_wsc_op_valid(&q) ? ret(whole(&q, "send")) : ret(fd < 0 ? -EBADF : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "send")) : ret(fd < 0 ? -EBADF : -EFAULT);
 }
 
 ssize_t ito_recv(int fd, void *buf, size_t len, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_RECV, .fd = fd, .buf = buf, .len = len, .flags = flags};
-    return itoi_wsc_op_valid(&q) ? ret(whole(&q, "recv")) : ret(fd < 0 ? -EBADF : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "recv")) : ret(fd < 0 ? -EBADF : -EFAULT);
 }
 
 ssize_t ito_sendmsg(int fd, const struct msghdr *msg, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_SENDMSG, .fd = fd, .msg = (struct msghdr *)msg, .flags = flags};
-    return itoi_wsc_op_valid(&q) ? ret(whole(&q, "sendmsg")) : ret(fd < 0 ? -EBADF : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "sendmsg")) : ret(fd < 0 ? -EBADF : -EFAULT);
 }
 
 ssize_t ito_recvmsg(int fd, struct msghdr *msg, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_RECVMSG, .fd = fd, .msg = msg, .flags = flags};
-    return itoi_wsc_op_valid(&q) ? ret(whole(&q, "recvmsg")) : ret(fd < 0 ? -EBADF : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "recvmsg")) : ret(fd < 0 ? -EBADF : -EFAULT);
 }
 
 int ito_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_ACCEPT, .fd = fd, .addr = addr, .addrlen = addrlen, .flags = flags};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(call(&q, "accept")) : ret(-EBADF));
+    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "accept")) : ret(-EBADF));
 }
 
 int ito_accept(int fd, struct sockaddr *addr, socklen_t *addrlen) { return ito_accept4(fd, addr, addrlen, 0); }
@@ -371,25 +256,25 @@ int ito_accept(int fd, struct sockaddr *addr, socklen_t *addrlen) { return ito_a
 int ito_connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_CONNECT, .fd = fd, .addr = (struct sockaddr *)addr, .addr_len = len};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(call(&q, "connect")) : ret(fd < 0 ? -EBADF : -EFAULT));
+    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "connect")) : ret(fd < 0 ? -EBADF : -EFAULT));
 }
 
 int ito_openat(int dirfd, const char *path, int flags, unsigned mode)
 {
     ito_sysreq_t q = {.op = ITO_SYS_OPENAT, .fd = dirfd, .path = path, .flags = flags, .mode = mode};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(call(&q, "openat")) : ret(-EFAULT));
+    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "openat")) : ret(-EFAULT));
 }
 
 int ito_fsync(int fd)
 {
     ito_sysreq_t q = {.op = ITO_SYS_FSYNC, .fd = fd};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(call(&q, "fsync")) : ret(-EBADF));
+    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "fsync")) : ret(-EBADF));
 }
 
 int ito_fdatasync(int fd)
 {
     ito_sysreq_t q = {.op = ITO_SYS_FSYNC, .fd = fd, .flags = 1};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(call(&q, "fsync")) : ret(-EBADF));
+    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "fsync")) : ret(-EBADF));
 }
 
 int *ito_errno_location(void) { return __errno_location(); }
@@ -397,7 +282,7 @@ int *ito_errno_location(void) { return __errno_location(); }
 long ito_getpid(void)
 {
     ito_sysreq_t q = {.op = ITO_SYS_GETPID};
-    return ret(call(&q, "getpid"));
+    return ret(itoi_wsc_call(&q, "getpid"));
 }
 
 /* ---- several requests from one ULT ---- */
@@ -542,6 +427,7 @@ int ito_close(int fd)
      * their own, and the closer waits for them all before the fd goes (so a request
      * cannot be cancelled by mistake on a new fd of the same number). Waits registered
      * after the pass see the fd in `closing` and end themselves. */
+    itoi_wsc_closing(fd); /* first: a whole transfer on fd stops before its next part (whole.c) */
     int home = w->index, slot = closing_begin(fd);
     w = itoi_self_worker(); /* (it yielded if 64 closes were under way) */
     a = itoi_wsc_area(w);

@@ -5,7 +5,8 @@
  *   ready.c    readiness waits in the worker's epoll (the sync backend's netpoller);
  *   helpers.c  helper threads for calls that can only block (regular files, fsync);
  *   nonblock.c running one request without blocking (the sync backend, thin calls);
- *   wrappers.c blocking wrappers for ULTs, deadlines, cancellation, close, poll.
+ *   wrappers.c blocking wrappers for ULTs, deadlines, cancellation, close, poll;
+ *   whole.c    whole transfers: the rest of a short write or MSG_WAITALL receive.
  *
  * Who touches what (the invariants of the I/O path):
  *  - Every worker owns its common area (itoi_wscw_t) and the records of its pool. Only
@@ -165,6 +166,12 @@ void itoi_helpers_run(itoi_sysrec_t *r);      /* r->state = POOL; completes on i
                                                * with -EAGAIN, when no helper thread can start) */
 bool itoi_helpers_unqueue(itoi_sysrec_t *r);  /* true if it had not started (now removed) */
 void itoi_helpers_stop(void);
+
+/* wrappers.c, whole.c */
+long itoi_wsc_call(const ito_sysreq_t *q, const char *what); /* one request, waited for: result or -errno */
+long itoi_wsc_whole(ito_sysreq_t *q, const char *what);      /* the same, continued after a short count */
+void itoi_wsc_closing(int fd);                                /* ito_close(fd) begins (whole.c) */
+#define ITOI_WSC_GEN_SLOTS 4096 /* close generations: fd modulo this (whole.c) */
 
 /* uring.c */
 int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a);

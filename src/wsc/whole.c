@@ -1,0 +1,137 @@
+/* whole.c: whole transfers. A wrapper is one request, but write(2) and send(2) on a
+ * blocking pipe or stream socket return only when every byte has moved (POSIX: a partial
+ * count only when a signal interrupts them), and io_uring and the sync backend's
+ * non-blocking attempt move only what fits (a pipe's free space, the socket's buffer). So
+ * the write-side wrappers go on with the rest, as the blocking call would, and so do
+ * recv/recvmsg with MSG_WAITALL (io_uring retries those itself; the sync backend's
+ * MSG_DONTWAIT attempt does not). Regular files and block devices write everything in one
+ * call unless a limit stops them (RLIMIT_FSIZE, a full disk): that short count is the
+ * answer (a second call would raise SIGXFSZ where write(2) returns the count); pwrite and
+ * requests posted with ito_sys_post stay single calls.
+ *
+ * A part that fails after others moved ends the call with the count so far (its error is
+ * for the next call, as after a partial write(2)); so do the ULT's deadline,
+ * ito_cancel_io, ito_close and finalize. MSG_DONTWAIT keeps one attempt; a receive stops
+ * at end of file (0).
+ *
+ * The file between parts: write(2) holds its file for the whole call; a wrapper holds
+ * only a number between two parts, and its ULT may wait in a run queue after one part
+ * completed. If another ULT's ito_close ended the file meanwhile and the number was
+ * reused (a server accepting the next connection), the next part would go to the new
+ * file. So ito_close bumps a close generation of the number (a table indexed by fd
+ * modulo GEN_SLOTS) before anything else, and a part after the first goes on only if the
+ * generation is still the one the call began with: a close of the same number (or of
+ * one that shares its slot: the call then returns the count so far, as it would after an
+ * error) ends the transfer. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "wsc.h"
+
+#define GEN_SLOTS ITOI_WSC_GEN_SLOTS
+static _Atomic unsigned close_gen[GEN_SLOTS];
+
+static inline _Atomic unsigned *gen_of(int fd) { return &close_gen[(unsigned)fd % GEN_SLOTS]; }
+
+void itoi_wsc_closing(int fd) { atomic_fetch_add(gen_of(fd), 1); }
+
+/* Whether a call that moved part of its bytes goes on (see above). */
+static bool go_on(const ito_sysreq_t *q)
+{
+    switch (q->op) {
+    case ITO_SYS_SEND: case ITO_SYS_SENDMSG:
+        if (q->flags & MSG_DONTWAIT) return false;
+        break;
+    case ITO_SYS_RECV: case ITO_SYS_RECVMSG:
+        return (q->flags & (MSG_WAITALL | MSG_DONTWAIT)) == MSG_WAITALL;
+    case ITO_SYS_WRITE: case ITO_SYS_WRITEV:
+        break;
+    default:
+        return false;
+    }
+    struct stat st; /* writes: not on a regular file or block device */
+    return fstat(q->fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode);
+}
+
+static size_t iov_bytes(const struct iovec *iov, int n)
+{
+    size_t sum = 0;
+    for (int i = 0; i < n; i++) sum += iov[i].iov_len < SSIZE_MAX - sum ? iov[i].iov_len : SSIZE_MAX - sum;
+    return sum;
+}
+
+/* The rest of a vector after `done` bytes, in v (a private copy): its first entry's index. */
+static int iov_skip(struct iovec *v, int n, size_t done)
+{
+    int i = 0;
+    while (i < n && done >= v[i].iov_len) done -= v[i++].iov_len;
+    if (i < n) {
+        v[i].iov_base = (char *)v[i].iov_base + done;
+        v[i].iov_len -= done;
+    }
+    return i;
+}
+
+/* The rest of a vectored transfer after a first part of `done` bytes. */
+static long rest_vec(ito_sysreq_t *q, const char *what, size_t done, size_t total, unsigned gen)
+{
+    bool msg = q->op == ITO_SYS_SENDMSG || q->op == ITO_SYS_RECVMSG;
+    const struct iovec *iov = msg ? q->msg->msg_iov : q->iov;
+    int n = msg ? (int)q->msg->msg_iovlen : q->iovcnt;
+    struct iovec *v = itoi_malloc((size_t)n * sizeof *v);
+    if (!v) return (long)done; /* the count so far: the rest is for the next call */
+    struct msghdr m;
+    if (msg) { /* the rest carries no address and no ancillary data: they went with the first part */
+        m = *q->msg;
+        m.msg_name = NULL;
+        m.msg_namelen = 0;
+        m.msg_control = NULL;
+        m.msg_controllen = 0;
+        q->msg = &m;
+    }
+    while (done < total && atomic_load(gen_of(q->fd)) == gen) {
+        memcpy(v, iov, (size_t)n * sizeof *v); /* the original, less what has moved */
+        int i = iov_skip(v, n, done);
+        if (msg) {
+            m.msg_iov = v + i;
+            m.msg_iovlen = (size_t)(n - i);
+        } else {
+            q->iov = v + i;
+            q->iovcnt = n - i;
+        }
+        long r = itoi_wsc_call(q, what);
+        if (r <= 0) break;
+        done += (size_t)r;
+    }
+    free(v);
+    return (long)done;
+}
+
+long itoi_wsc_whole(ito_sysreq_t *q, const char *what)
+{
+    unsigned gen = atomic_load(gen_of(q->fd));
+    long r = itoi_wsc_call(q, what);
+    if (r <= 0) return r;
+    size_t done = (size_t)r, total;
+    switch (q->op) {
+    case ITO_SYS_WRITEV: total = iov_bytes(q->iov, q->iovcnt); break;
+    case ITO_SYS_SENDMSG: case ITO_SYS_RECVMSG: total = iov_bytes(q->msg->msg_iov, (int)q->msg->msg_iovlen); break;
+    default: total = q->len < SSIZE_MAX ? q->len : SSIZE_MAX; break;
+    }
+    if (done >= total || !go_on(q)) return r;
+    if (q->op == ITO_SYS_WRITEV || q->op == ITO_SYS_SENDMSG || q->op == ITO_SYS_RECVMSG)
+        return rest_vec(q, what, done, total, gen);
+    while (done < total && atomic_load(gen_of(q->fd)) == gen) {
+        q->buf = (char *)q->buf + r;
+        q->len -= (size_t)r;
+        r = itoi_wsc_call(q, what);
+        if (r <= 0) break;
+        done += (size_t)r;
+    }
+    return (long)done;
+}
