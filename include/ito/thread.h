@@ -32,6 +32,18 @@
  * end its kernel thread (pthread_exit, pthread_cancel of a worker): return from its
  * function or call ito_exit.
  *
+ * Blocking the kernel thread: a ULT, main included, that makes a call which blocks in
+ * the kernel (pthread_join, sleep, read(2), a pthread mutex held elsewhere) holds its
+ * worker for that long, like a CPU-bound ULT that never yields: the units the worker has
+ * not published for thieves (the ULTs it created or readied since its last scheduling
+ * point), the split-phase requests in its io_uring ring, its timers and the ULTs bound
+ * or returning to it (a failing wrapper returns to its home worker, see syscall.h) wait
+ * until the call returns. So main should wait with ito_join, ito_sleep_ns, the wrappers
+ * or ito's synchronization objects, and leave calls that block to foreign threads
+ * (which may feed ULTs through streams, channels, futures and ito_close). Example: main
+ * creating a server's accept ULT and then calling pthread_join on client threads stops
+ * the server until the clients have given up.
+ *
  * fork(): the child of a process with a running runtime is shut out of it (the copy
  * shares the parent's io_uring rings and epoll sets and holds the parent's queued ULTs):
  * every call that needs the running runtime fails there, ITO_ESTATE (ITO_ENOTULT for the

@@ -77,14 +77,62 @@ static int iov_skip(struct iovec *v, int n, size_t done)
     return i;
 }
 
+/* The loop every kind shares: aim q at the rest after `done` bytes, post it, count,
+ * until every byte has moved, a part fails or ends the stream (r <= 0: the count so
+ * far), or the number was closed since the call began. */
+typedef void (*aim_fn)(ito_sysreq_t *q, size_t done, void *ctx);
+
+static long rest(ito_sysreq_t *q, const char *what, size_t done, size_t total, unsigned gen, aim_fn aim, void *ctx)
+{
+    while (done < total && atomic_load(gen_of(q->fd)) == gen) {
+        aim(q, done, ctx);
+        long r = itoi_wsc_call(q, what);
+        if (r <= 0) break;
+        done += (size_t)r;
+    }
+    return (long)done;
+}
+
+typedef struct vec_rest {
+    const struct iovec *iov; /* the caller's vector */
+    struct iovec *v;         /* a private copy, less what has moved */
+    int n;
+    struct msghdr *m;        /* sendmsg/recvmsg: the private header, else NULL */
+} vec_rest_t;
+
+static void aim_vec(ito_sysreq_t *q, size_t done, void *ctx)
+{
+    vec_rest_t *x = ctx;
+    memcpy(x->v, x->iov, (size_t)x->n * sizeof *x->v);
+    int i = iov_skip(x->v, x->n, done);
+    if (x->m) {
+        x->m->msg_iov = x->v + i;
+        x->m->msg_iovlen = (size_t)(x->n - i);
+    } else {
+        q->iov = x->v + i;
+        q->iovcnt = x->n - i;
+    }
+}
+
+typedef struct buf_rest {
+    char *buf;
+    size_t len;
+} buf_rest_t;
+
+static void aim_buf(ito_sysreq_t *q, size_t done, void *ctx)
+{
+    const buf_rest_t *x = ctx;
+    q->buf = x->buf + done;
+    q->len = x->len - done;
+}
+
 /* The rest of a vectored transfer after a first part of `done` bytes. */
 static long rest_vec(ito_sysreq_t *q, const char *what, size_t done, size_t total, unsigned gen)
 {
     bool msg = q->op == ITO_SYS_SENDMSG || q->op == ITO_SYS_RECVMSG;
-    const struct iovec *iov = msg ? q->msg->msg_iov : q->iov;
-    int n = msg ? (int)q->msg->msg_iovlen : q->iovcnt;
-    struct iovec *v = itoi_malloc((size_t)n * sizeof *v);
-    if (!v) return (long)done; /* the count so far: the rest is for the next call */
+    vec_rest_t x = {.iov = msg ? q->msg->msg_iov : q->iov, .n = msg ? (int)q->msg->msg_iovlen : q->iovcnt};
+    x.v = itoi_malloc((size_t)x.n * sizeof *x.v);
+    if (!x.v) return (long)done; /* the count so far: the rest is for the next call */
     struct msghdr m;
     if (msg) { /* the rest carries no address and no ancillary data: they went with the first part */
         m = *q->msg;
@@ -92,24 +140,11 @@ static long rest_vec(ito_sysreq_t *q, const char *what, size_t done, size_t tota
         m.msg_namelen = 0;
         m.msg_control = NULL;
         m.msg_controllen = 0;
-        q->msg = &m;
+        q->msg = x.m = &m;
     }
-    while (done < total && atomic_load(gen_of(q->fd)) == gen) {
-        memcpy(v, iov, (size_t)n * sizeof *v); /* the original, less what has moved */
-        int i = iov_skip(v, n, done);
-        if (msg) {
-            m.msg_iov = v + i;
-            m.msg_iovlen = (size_t)(n - i);
-        } else {
-            q->iov = v + i;
-            q->iovcnt = n - i;
-        }
-        long r = itoi_wsc_call(q, what);
-        if (r <= 0) break;
-        done += (size_t)r;
-    }
-    free(v);
-    return (long)done;
+    long r = rest(q, what, done, total, gen, aim_vec, &x);
+    free(x.v);
+    return r;
 }
 
 long itoi_wsc_whole(ito_sysreq_t *q, const char *what)
@@ -126,12 +161,6 @@ long itoi_wsc_whole(ito_sysreq_t *q, const char *what)
     if (done >= total || !go_on(q)) return r;
     if (q->op == ITO_SYS_WRITEV || q->op == ITO_SYS_SENDMSG || q->op == ITO_SYS_RECVMSG)
         return rest_vec(q, what, done, total, gen);
-    while (done < total && atomic_load(gen_of(q->fd)) == gen) {
-        q->buf = (char *)q->buf + r;
-        q->len -= (size_t)r;
-        r = itoi_wsc_call(q, what);
-        if (r <= 0) break;
-        done += (size_t)r;
-    }
-    return (long)done;
+    buf_rest_t x = {.buf = q->buf, .len = total};
+    return rest(q, what, done, total, gen, aim_buf, &x);
 }

@@ -23,8 +23,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "wsc.h"
@@ -46,23 +48,48 @@ static bool io_timeout(itoi_ult_t *t, void *obj)
     return false;
 }
 
-/* Descriptors that ito_close is closing right now (fd + 1 in a slot, 0: free). A wait
- * registered on another worker after the closer's pass there (or after the closer found
- * no request there) would otherwise wait on the closed file for ever: io_uring holds the
- * file of a request submitted before close(2). So a ULT about to park looks here after
- * its records are registered, and a closer publishes its fd before its pass: one of the
- * two sees the other (a full fence on each side). */
+/* Descriptors that ito_close is closing right now. A wait registered on another worker
+ * after the closer's pass there (or after the closer found no request there) would
+ * otherwise wait on the closed file for ever: io_uring holds the file of a request
+ * submitted before close(2). So a ULT about to park looks here after its records are
+ * registered, and a closer publishes its fd before its pass: one of the two sees the
+ * other (a full fence on each side).
+ *
+ * The number is withdrawn after close(2) has returned, and in between another thread may
+ * get the same number for a new file (socket(2), accept(2)): a wait on that file must not
+ * end. So a slot also holds the identity of the file being closed (a hash of st_dev and
+ * st_ino, taken before the close; 0 when fstat failed), in one word with the number:
+ * bits 0-31 fd + 1 (0: free), bits 32-63 the identity. A waiter that finds its number
+ * looks at what the number refers to now: no file (EBADF: closed), or a file of the same
+ * identity, is the file being closed; another identity is a new file. (Two files share
+ * an identity only if they are the same inode opened twice, or by a 2^-32 hash
+ * collision: such a wait ends with EBADF, as a wait on the closed file would.) One order
+ * is left to the deadline: a wait whose request entered the kernel on the old file
+ * before the close (its post crossed at once), and whose look comes after close(2) and
+ * after the number went to a new file, sees the new identity and stays; the user closed
+ * a descriptor that another thread was starting to use, and the request ends with data,
+ * the peer's close, or the ULT's I/O deadline. */
 #define CLOSING_SLOTS 64
-static _Atomic int closing[CLOSING_SLOTS];
+static _Atomic uint64_t closing[CLOSING_SLOTS];
 static _Atomic int closing_n;
+
+static uint32_t file_identity(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0) return 0;
+    uint64_t h = ((uint64_t)st.st_dev * 0x9E3779B97F4A7C15u) ^ ((uint64_t)st.st_ino * 0xC2B2AE3D27D4EB4Fu);
+    uint32_t id = (uint32_t)(h >> 32) ^ (uint32_t)h;
+    return id ? id : 1;
+}
 
 static int closing_begin(int fd)
 {
+    uint64_t v = ((uint64_t)file_identity(fd) << 32) | (uint32_t)(fd + 1);
     atomic_fetch_add(&closing_n, 1);
     for (;;) {
         for (int i = 0; i < CLOSING_SLOTS; i++) {
-            int free_slot = 0;
-            if (atomic_compare_exchange_strong(&closing[i], &free_slot, fd + 1)) return i;
+            uint64_t free_slot = 0;
+            if (atomic_compare_exchange_strong(&closing[i], &free_slot, v)) return i;
         }
         ito_yield(); /* 64 closes at once: wait for a slot */
     }
@@ -76,14 +103,25 @@ static void closing_end(int slot)
 
 static bool on_fd(const itoi_sysrec_t *r, void *ctx);
 
+/* Whether fd, which a closer published with identity id, still names the file it closes
+ * (or none): then a wait on it must end. */
+static bool same_file(int fd, uint32_t id)
+{
+    if (!id) return true; /* the closer could not tell: end the wait, as before */
+    uint32_t now = file_identity(fd);
+    return now == 0 || now == id;
+}
+
 static bool wait_on_closing(const itoi_iowait_t *wt)
 {
     atomic_thread_fence(memory_order_seq_cst); /* the records are registered: now look */
     if (ITOI_LIKELY(atomic_load_explicit(&closing_n, memory_order_relaxed) == 0)) return false;
     for (const itoi_sysrec_t *r = wt->recs; r; r = r->wnext)
         for (int i = 0; i < CLOSING_SLOTS; i++) {
-            int fd = atomic_load(&closing[i]) - 1;
-            if (fd >= 0 && on_fd(r, &fd)) return true; /* (not NOP, GETPID, OPENAT: no fd) */
+            uint64_t v = atomic_load(&closing[i]);
+            int fd = (int)(uint32_t)v - 1;
+            if (fd >= 0 && on_fd(r, &fd) && same_file(fd, (uint32_t)(v >> 32)))
+                return true; /* (not NOP, GETPID, OPENAT: no fd) */
         }
     return false;
 }
