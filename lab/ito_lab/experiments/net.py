@@ -98,14 +98,15 @@ def _start(argv, cpus=None, wrap=None):
 
 
 def _wait(p, timeout):
-    """Wait for a server that exits by itself; its rusage (user + sys seconds) and stderr."""
+    """Wait for a server that exits by itself; its CPU (user + sys seconds), exit code, stderr
+    and system seconds alone."""
     deadline = time.monotonic() + timeout
     while True:
         pid, status, ru = os.wait4(p.pid, os.WNOHANG)
         if pid:
             p.returncode = os.waitstatus_to_exitcode(status)
             err = p.stderr.read()
-            return ru.ru_utime + ru.ru_stime, p.returncode, err
+            return ru.ru_utime + ru.ru_stime, p.returncode, err, ru.ru_stime
         if time.monotonic() > deadline:
             p.kill()
             os.wait4(p.pid, 0)
@@ -117,14 +118,17 @@ def _client(ctx, port, conns, msgs, cpus=None):
     argv = [str(ctx.program("bench/net/echo_client")), str(port), str(conns), str(msgs), str(DEPTH), "120"]
     if cpus is not None:
         argv = ["taskset", "-c", ",".join(map(str, cpus))] + argv
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)  # the server is reaped later: only the client counts
     cp = subprocess.run(argv, capture_output=True, text=True, timeout=300, preexec_fn=_raise_nofile)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    client_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     m = re.search(r"RESULT conns=(\d+) msgs=(\d+) seconds=([\d.]+) msgs_per_s=([\d.]+) lost=(\d+) corrupted=(\d+)",
                   cp.stdout)
     if cp.returncode != 0 or not m:
         raise RuntimeError(f"echo_client failed ({cp.returncode}): {cp.stderr.strip()[-500:]}")
     lost, corrupted = int(m.group(5)), int(m.group(6))
     assert lost == 0 and corrupted == 0, "the client lost or saw corrupted messages"
-    return int(m.group(2)), float(m.group(3)), float(m.group(4))
+    return int(m.group(2)), float(m.group(3)), float(m.group(4)), client_cpu
 
 
 def _one_run(ctx, server, conns, msgs, placement):
@@ -134,15 +138,16 @@ def _one_run(ctx, server, conns, msgs, placement):
     srv_cpus, cli_cpus = (halves[1], halves[0]) if halves else (None, None)
     p, port = _start(argv, srv_cpus)
     try:
-        total, secs, mps = _client(ctx, port, conns, msgs, cli_cpus)
+        total, secs, mps, client_cpu = _client(ctx, port, conns, msgs, cli_cpus)
     except Exception:
         p.kill()
         raise
-    cpu, rc, err = _wait(p, 60)
+    cpu, rc, err, sys_s = _wait(p, 60)
     if rc != 0:
         raise RuntimeError(f"{server} exited {rc}: {err[-500:]}")
     return {"server": server, "placement": placement, "conns": conns, "msgs": total, "seconds": secs,
-            "msgs_per_s": mps, "server_cpu_s": cpu, "cpu_ns_per_msg": cpu * 1e9 / total, "load1": host.load1()}
+            "msgs_per_s": mps, "server_cpu_s": cpu, "cpu_ns_per_msg": cpu * 1e9 / total,
+            "server_sys_ns_per_msg": sys_s * 1e9 / total, "client_cpu_ns_per_msg": client_cpu * 1e9 / total, "load1": host.load1()}
 
 
 def _count_syscalls(ctx, server):
@@ -154,7 +159,7 @@ def _count_syscalls(ctx, server):
         out = Path(d) / "strace.txt"
         argv = [str(ctx.program(prog))] + [a.format(n=COUNT_CONNS) for a in args]
         p, port = _start(argv, wrap=["strace", "-f", "-c", "-o", str(out)])
-        total, _, _ = _client(ctx, port, COUNT_CONNS, COUNT_MSGS)
+        total, _, _, _ = _client(ctx, port, COUNT_CONNS, COUNT_MSGS)
         _wait(p, 120)
         text = out.read_text()
     m = re.search(r"^[-\s]+\n\s*100\.00\s+[\d.]+\s+\d+\s+(\d+)", text, re.M)
@@ -232,6 +237,8 @@ def run(args, ctx) -> int:
                 row = {"placement": pl, "conns": c, "server": s, "msgs_per_s_median": round(med),
                        "msgs_per_s_min": round(lo), "msgs_per_s_max": round(hi),
                        "cpu_ns_per_msg_median": round(statistics.median(cpu)),
+                       "server_sys_ns_per_msg_median": round(statistics.median(cell(pl, c, s, "server_sys_ns_per_msg"))),
+                       "client_cpu_ns_per_msg_median": round(statistics.median(cell(pl, c, s, "client_cpu_ns_per_msg"))),
                        "syscalls_per_msg": None if syscalls.get(s) is None else round(syscalls[s], 3)}
                 for peer in ("go", "tokio-mt", "tokio-ct", "epoll"):
                     if s == "ito" and peer in servers:
@@ -242,7 +249,7 @@ def run(args, ctx) -> int:
     tcols = _columns(table)
     write_csv(out / "summary.csv", tcols, _dict_rows(table, tcols))
     show = ["placement", "conns", "server", "msgs_per_s_median", "msgs_per_s_min", "msgs_per_s_max",
-            "cpu_ns_per_msg_median", "syscalls_per_msg"]
+            "cpu_ns_per_msg_median", "client_cpu_ns_per_msg_median", "syscalls_per_msg"]
     print_table("echo servers", show, _dict_rows(table, show))
     _plot(out, rows, placements, conns, servers)
     _report(out, table, placements, conns, servers, syscalls, rounds, total, load_before, round_ratios)
@@ -297,7 +304,7 @@ def goal_verdict(rs: list[float], goal: float) -> str:
 
 def _report(out, table, placements, conns, servers, syscalls, rounds, total, load_before, round_ratios=None):
     cols = ["placement", "conns", "server", "msgs_per_s_median", "msgs_per_s_min", "msgs_per_s_max",
-            "cpu_ns_per_msg_median", "syscalls_per_msg"]
+            "cpu_ns_per_msg_median", "client_cpu_ns_per_msg_median", "syscalls_per_msg"]
     ratio_cols = [c for c in ("ito_over_go", "ito_over_tokio-mt", "ito_over_tokio-ct", "ito_over_epoll")
                   if any(c in r for r in table)]
     ito_rows = [r for r in table if r["server"] == "ito"]
@@ -329,6 +336,26 @@ def _report(out, table, placements, conns, servers, syscalls, rounds, total, loa
         "",
         markdown_table(["placement", "conns"] + ratio_cols, _dict_rows(ito_rows, ["placement", "conns"] + ratio_cols)),
     ])
+    # The shared placement saturates the CPUs: messages/s ~ CPUs / (server + client CPU per
+    # message). What a server with no user time and ito's kernel time would reach says how
+    # far any server could go against the peer with this client on these CPUs.
+    ncpu = len(os.sched_getaffinity(0))
+    for r in (r for r in ito_rows if r["conns"] == 1000 and r["placement"] == "shared"):
+        go = next((x for x in table if x["server"] == "go" and x["conns"] == 1000 and x["placement"] == "shared"), None)
+        sys_ns = r["server_sys_ns_per_msg_median"]
+        if go and r["client_cpu_ns_per_msg_median"] and sys_ns:
+            predicted = ncpu * 1e9 / (r["cpu_ns_per_msg_median"] + r["client_cpu_ns_per_msg_median"])
+            line = (f"- shared, 1000 connections: {ncpu} CPUs / (server + client CPU per message) predicts "
+                    f"{predicted:.0f} msg/s for ito (measured {r['msgs_per_s_median']})")
+            if abs(predicted / r["msgs_per_s_median"] - 1) <= 0.1:
+                bound = ncpu * 1e9 / (sys_ns + r["client_cpu_ns_per_msg_median"])
+                line += (f"; a server with no user time and ito's system time ({sys_ns:.0f} ns) would reach "
+                         f"{bound:.0f}, {bound / go['msgs_per_s_median']:.2f}x Go's median: the most this client "
+                         "and these CPUs allow")
+            else:
+                line += ("; more than 10 % apart, so the CPU times are not per message (set-up weighs in "
+                         "short runs, or the CPUs were not saturated): no bound from this run")
+            verdicts.append(line)
     goal = "\n".join(verdicts) or "(no 1000-connection cell in this run)"
     notes = (f"System calls per message come from one `strace -f -c` run per server ({COUNT_CONNS} connections "
              f"x {COUNT_MSGS} messages; counts include the setup: accepts, mappings, thread creation). "
