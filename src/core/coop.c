@@ -11,14 +11,18 @@ void ito_coop_yield_abi(void)
 {
     itoi_worker_t *w = itoi_self_worker();
     ito_coop_flag = 0;
-    if (w && w->cur) itoi_yield_worker(w);
+    if (!w || !w->cur) return;
+    itoi_tick_point(w);
+    itoi_yield_worker(w);
 }
 
 void ito_coop_yield_full(void)
 {
     itoi_worker_t *w = itoi_self_worker();
     ito_coop_flag = 0;
-    if (w && w->cur) itoi_yield_worker_full(w, false);
+    if (!w || !w->cur) return;
+    itoi_tick_point(w);
+    itoi_yield_worker_full(w, false);
 }
 
 #if defined(ITOI_ASAN) || defined(ITOI_TSAN)

@@ -408,6 +408,7 @@ void itoi_worker_call(itoi_worker_t *to, itoi_call_t *c);
 void itoi_yield_worker(itoi_worker_t *w);
 void itoi_visit_sched(itoi_worker_t *w);       /* run the pollers once, then continue */
 void itoi_yield_worker_full(itoi_worker_t *w, bool leave); /* leave: even if nothing else is ready */
+void itoi_tick_point(itoi_worker_t *w); /* a timer's scheduling point: visit the scheduler context if it has work */
 int itoi_yield_to(itoi_worker_t *w, itoi_ult_t *t);
 _Noreturn void itoi_exit_current(itoi_worker_t *w);
 void itoi_worker_loop(itoi_worker_t *w);        /* the scheduler context's loop */

@@ -235,6 +235,7 @@ preempt:;
     /* Pin to this worker while switched out from inside the handler. */
     int16_t bound = t->bound;
     t->bound = (int16_t)w->index;
+    itoi_tick_point(w); /* the scheduler context's sources at this point (sched.c) */
     sigset_t set = urg_set();
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
     itoi_yield_worker_full(w, leave);

@@ -1,0 +1,106 @@
+/* test_preempt_io: with preemption on and ULTs that never block (they only switch when a
+ * tick asks), a ULT waiting in a wrapper is served within a few ticks, on both backends.
+ * Beside CPU-bound ULTs the ticks are a worker's only scheduling points, and the
+ * scheduler context (which reaps completions, flushes buffered requests, polls ready
+ * descriptors and fires timers) used to be visited only at every 64th: each wait of an
+ * I/O ULT took about 64 quanta (a server on the wrappers beside three CPU-bound ULTs at a
+ * 1 ms quantum served 17 connections a second on io_uring; here 126 ticks per round trip,
+ * now 3-6). A scheduling point a tick asks for now looks at those sources at once.
+ *
+ * One worker, FLAG mode (runs in all three trees), 1 ms quantum: two spinners that only
+ * pass co-operative points, and a ULT that sends a byte through a pipe to a foreign
+ * thread and waits in ito_read for its answer, 30 times. Counted in ticks
+ * (ito_preempt_stats), not in time: the median round trip must take at most 40 ticks,
+ * a third of the 126 before (a descheduled worker takes fewer ticks, never more: a
+ * pending tick signal is one; a loaded machine that makes the echo thread wait for a CPU
+ * adds a few). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "ito/ito.h"
+#include "ito_test.h"
+
+#define TRIPS 30
+
+static _Atomic int stop;
+static ito_test_spinner_t spin[2] = {{.stop = &stop}, {.stop = &stop}};
+static int to_echo[2], from_echo[2];
+static uint64_t trip_ticks[TRIPS];
+
+static void *echo(void *arg)
+{
+    (void)arg;
+    char c;
+    while (read(to_echo[0], &c, 1) == 1)
+        if (write(from_echo[1], &c, 1) != 1) break;
+    return NULL;
+}
+
+static uint64_t ticks(void)
+{
+    ito_preempt_stats_t s;
+    CHECK_OK(ito_preempt_stats(&s));
+    return s.ticks;
+}
+
+static void *pinger(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < TRIPS; i++) {
+        char c = (char)i, back = 0;
+        uint64_t t0 = ticks();
+        CHECK_EQ(ito_write(to_echo[1], &c, 1), 1);
+        CHECK_EQ(ito_read(from_echo[0], &back, 1), 1);
+        CHECK_EQ(back, c);
+        trip_ticks[i] = ticks() - t0;
+    }
+    return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int main(void)
+{
+    const char *backends[] = {"uring", "sync"};
+    for (int b = 0; b < 2; b++) {
+        setenv("ITO_WSC_BACKEND", backends[b], 1);
+        CHECK_EQ(pipe(to_echo), 0);
+        CHECK_EQ(pipe(from_echo), 0);
+        pthread_t e;
+        CHECK_EQ(pthread_create(&e, NULL, echo, NULL), 0);
+        CHECK_OK(ito_init(&(ito_config_t){.workers = 1}));
+        ito_preempt_config_t cfg = {.quantum_us = 1000, .mode = ITO_PREEMPT_FLAG};
+        CHECK_OK(ito_preempt_enable(&cfg));
+        atomic_store(&stop, 0);
+        ito_thread_t s0, s1, p;
+        CHECK_OK(ito_create(&s0, ito_test_coop_spin, &spin[0], NULL));
+        CHECK_OK(ito_create(&s1, ito_test_coop_spin, &spin[1], NULL));
+        CHECK_OK(ito_create(&p, pinger, NULL, NULL));
+        CHECK_OK(ito_join(p, NULL));
+        atomic_store(&stop, 1);
+        CHECK_OK(ito_join(s0, NULL));
+        CHECK_OK(ito_join(s1, NULL));
+        CHECK_OK(ito_preempt_disable());
+        CHECK_OK(ito_finalize());
+        close(to_echo[1]); /* the echo thread ends */
+        CHECK_EQ(pthread_join(e, NULL), 0);
+        close(to_echo[0]);
+        close(from_echo[0]);
+        close(from_echo[1]);
+        qsort(trip_ticks, TRIPS, sizeof trip_ticks[0], cmp_u64);
+        printf("%s: ticks per round trip min %llu median %llu max %llu\n", backends[b],
+               (unsigned long long)trip_ticks[0], (unsigned long long)trip_ticks[TRIPS / 2],
+               (unsigned long long)trip_ticks[TRIPS - 1]);
+        CHECK(trip_ticks[TRIPS / 2] <= 40);
+    }
+    unsetenv("ITO_WSC_BACKEND");
+    TEST_DONE();
+}
