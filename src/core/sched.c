@@ -29,9 +29,9 @@
  * The fast paths (yield, block, exit handing over to the next ULT: head_is_ult) leave
  * the inbox, calls and idle workers to that point too: what other threads post waits at
  * most 63 scheduling points of the worker. A scheduling point that a timer asked for (a
- * preemption tick, a compiled yield after one) takes the look at kernel events, timers
- * and requests out at once (itoi_tick_point): beside ULTs that never block, ticks are
- * the only points, and 64 of them are 64 quanta.
+ * preemption tick, a compiled yield after one) takes the look at kernel events, timers,
+ * requests, the inbox and calls at once (itoi_tick_point): beside ULTs that never block,
+ * ticks are the only points, and 64 of them are 64 quanta.
  *
  * The one steal path: an idle worker takes half of a victim's steal queue, any kind.
  *
@@ -753,18 +753,24 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
 
 /* A scheduling point that a timer asked for (a preemption tick, a compiled yield after
  * one) looks at the scheduler context's sources now, as the fairness rule does at every
- * 64th point. Beside ULTs that never block, the ticks are the worker's only scheduling
- * points, and the 64th came 64 quanta later: completions, ready descriptors, buffered
- * requests and due timers waited that long (a server on the wrappers beside three
- * CPU-bound ULTs, 1 ms quantum, signal mode: 169-170 connections served in 10 s on
- * io_uring, 1,397 with this look; sync backend 743-1,096 and 1,667-1,683; tests/test_preempt_io.c: 126 ticks
- * per pipe round trip, now 6). The look is the fairness rule's without the idle probes
- * (io_pending already says that the ring has requests out): about 25 cycles per compiled
- * yield (switchcost-stub, median of a round of four switches 862-891 -> 893-918 cycles),
- * against about 70 with them. */
+ * 64th point, and at what other threads posted (the inbox: ULTs that foreign threads or
+ * other workers woke; calls). Beside ULTs that never block, the ticks are the worker's
+ * only scheduling points, and the 64th came 64 quanta later: completions, ready
+ * descriptors, buffered requests, due timers and wake-ups waited that long (a server on
+ * the wrappers beside three CPU-bound ULTs, 1 ms quantum, signal mode: 169-170
+ * connections served in 10 s on io_uring, 1,397 with this look; sync backend 743-1,096
+ * and 1,667-1,683; tests/test_preempt_io.c: 126 ticks per pipe round trip, now 6; a ULT
+ * woken through a channel by a foreign thread beside two CPU-bound ULTs, flag mode,
+ * 1 ms: 38.6 ms late at the median, now 2.5 ms). The look is the fairness rule's without
+ * the idle probes (io_pending already says that the ring has requests out): about 10-15
+ * cycles per compiled yield (switchcost-stub, a round of two compiled yields and two
+ * ito_yields, 5 interleaved runs: median 598-606 -> 610-635 cycles); with the idle
+ * probes it was about 35 per yield. */
 void itoi_tick_point(itoi_worker_t *w)
 {
-    if (w->io_pending || atomic_load_explicit(&w->watched, memory_order_relaxed) > 0 || timer_due(w))
+    if (w->io_pending || atomic_load_explicit(&w->watched, memory_order_relaxed) > 0 || timer_due(w) ||
+        atomic_load_explicit(&w->inbox_n, memory_order_relaxed) != 0 ||
+        atomic_load_explicit(&w->calls, memory_order_relaxed) != NULL)
         w->poll_due = 1;
 }
 
