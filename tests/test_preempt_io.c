@@ -90,10 +90,45 @@ static void *receiver(void *arg)
     return NULL;
 }
 
+/* Start a 1-worker runtime with FLAG preemption (1 ms) and run fn in a ULT beside the
+ * two spinners until it returns; then stop them and the runtime. before(): what to
+ * start once the runtime runs (a foreign thread), may be NULL. */
+static void beside_spinners(void *(*fn)(void *), void (*before)(void))
+{
+    CHECK_OK(ito_init(&(ito_config_t){.workers = 1}));
+    ito_preempt_config_t cfg = {.quantum_us = 1000, .mode = ITO_PREEMPT_FLAG};
+    CHECK_OK(ito_preempt_enable(&cfg));
+    atomic_store(&stop, 0);
+    ito_thread_t s0, s1, t;
+    CHECK_OK(ito_create(&s0, ito_test_coop_spin, &spin[0], NULL));
+    CHECK_OK(ito_create(&s1, ito_test_coop_spin, &spin[1], NULL));
+    CHECK_OK(ito_create(&t, fn, NULL, NULL));
+    if (before) before();
+    CHECK_OK(ito_join(t, NULL));
+    atomic_store(&stop, 1);
+    CHECK_OK(ito_join(s0, NULL));
+    CHECK_OK(ito_join(s1, NULL));
+    CHECK_OK(ito_preempt_disable());
+    CHECK_OK(ito_finalize());
+}
+
+static pthread_t sender_thread;
+
+static void start_sender(void) { CHECK_EQ(pthread_create(&sender_thread, NULL, sender, NULL), 0); }
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
+}
+
+/* The tick counts' spread; the median must stay at or below limit. */
+static void check_ticks(const char *what, uint64_t limit)
+{
+    qsort(trip_ticks, TRIPS, sizeof trip_ticks[0], cmp_u64);
+    printf("%s: ticks min %llu median %llu max %llu\n", what, (unsigned long long)trip_ticks[0],
+           (unsigned long long)trip_ticks[TRIPS / 2], (unsigned long long)trip_ticks[TRIPS - 1]);
+    CHECK(trip_ticks[TRIPS / 2] <= limit);
 }
 
 int main(void)
@@ -105,57 +140,21 @@ int main(void)
         CHECK_EQ(pipe(from_echo), 0);
         pthread_t e;
         CHECK_EQ(pthread_create(&e, NULL, echo, NULL), 0);
-        CHECK_OK(ito_init(&(ito_config_t){.workers = 1}));
-        ito_preempt_config_t cfg = {.quantum_us = 1000, .mode = ITO_PREEMPT_FLAG};
-        CHECK_OK(ito_preempt_enable(&cfg));
-        atomic_store(&stop, 0);
-        ito_thread_t s0, s1, p;
-        CHECK_OK(ito_create(&s0, ito_test_coop_spin, &spin[0], NULL));
-        CHECK_OK(ito_create(&s1, ito_test_coop_spin, &spin[1], NULL));
-        CHECK_OK(ito_create(&p, pinger, NULL, NULL));
-        CHECK_OK(ito_join(p, NULL));
-        atomic_store(&stop, 1);
-        CHECK_OK(ito_join(s0, NULL));
-        CHECK_OK(ito_join(s1, NULL));
-        CHECK_OK(ito_preempt_disable());
-        CHECK_OK(ito_finalize());
+        beside_spinners(pinger, NULL);
         close(to_echo[1]); /* the echo thread ends */
         CHECK_EQ(pthread_join(e, NULL), 0);
         close(to_echo[0]);
         close(from_echo[0]);
         close(from_echo[1]);
-        qsort(trip_ticks, TRIPS, sizeof trip_ticks[0], cmp_u64);
-        printf("%s: I/O, ticks per round trip min %llu median %llu max %llu\n", backends[b],
-               (unsigned long long)trip_ticks[0], (unsigned long long)trip_ticks[TRIPS / 2],
-               (unsigned long long)trip_ticks[TRIPS - 1]);
-        CHECK(trip_ticks[TRIPS / 2] <= 40);
+        check_ticks(b == 0 ? "uring, a pipe round trip" : "sync, a pipe round trip", 40);
     }
     unsetenv("ITO_WSC_BACKEND");
 
     /* Part 2: a wake-up from a foreign thread (the worker's inbox). */
-    CHECK_OK(ito_init(&(ito_config_t){.workers = 1}));
     CHECK_OK(ito_chan_create(&chan, sizeof(uint64_t), 4));
-    ito_preempt_config_t cfg = {.quantum_us = 1000, .mode = ITO_PREEMPT_FLAG};
-    CHECK_OK(ito_preempt_enable(&cfg));
-    atomic_store(&stop, 0);
-    ito_thread_t s0, s1, r;
-    CHECK_OK(ito_create(&s0, ito_test_coop_spin, &spin[0], NULL));
-    CHECK_OK(ito_create(&s1, ito_test_coop_spin, &spin[1], NULL));
-    CHECK_OK(ito_create(&r, receiver, NULL, NULL));
-    pthread_t f;
-    CHECK_EQ(pthread_create(&f, NULL, sender, NULL), 0);
-    CHECK_OK(ito_join(r, NULL));
-    atomic_store(&stop, 1);
-    CHECK_OK(ito_join(s0, NULL));
-    CHECK_OK(ito_join(s1, NULL));
-    CHECK_EQ(pthread_join(f, NULL), 0); /* it has sent everything: the receiver got it all */
-    CHECK_OK(ito_preempt_disable());
+    beside_spinners(receiver, start_sender);
+    CHECK_EQ(pthread_join(sender_thread, NULL), 0); /* it has sent everything: the receiver got it all */
     CHECK_OK(ito_chan_destroy(chan));
-    CHECK_OK(ito_finalize());
-    qsort(trip_ticks, TRIPS, sizeof trip_ticks[0], cmp_u64);
-    printf("foreign wake-up: ticks from send to receive min %llu median %llu max %llu\n",
-           (unsigned long long)trip_ticks[0], (unsigned long long)trip_ticks[TRIPS / 2],
-           (unsigned long long)trip_ticks[TRIPS - 1]);
-    CHECK(trip_ticks[TRIPS / 2] <= 16);
+    check_ticks("a foreign thread's wake-up, send to receive", 16);
     TEST_DONE();
 }
