@@ -74,7 +74,8 @@ def test_ratio_rows_are_ito_over_peer_and_none_when_missing():
     rows = bench.ratio_rows(t, ["yield"])
     assert rows == [["yield", "ito", 10.0, "boost-fiber", 40.0, 0.25],
                     ["yield", "ito", 10.0, "go", None, None],
-                    ["yield", "ito", 10.0, "pthread", 2000.0, 0.005]]
+                    ["yield", "ito", 10.0, "pthread", 2000.0, 0.005],
+                    ["yield", "ito", 10.0, "argobots", None, None]]
 
 
 def test_ratio_rows_cover_every_ito_flavour_of_switch():
@@ -105,7 +106,15 @@ def test_switch_target_is_missing_without_the_peer():
 
 def test_missing_pairs():
     t = table_of(M("yield", "ito", 1), M("yield", "go", 2))
-    assert bench.missing_pairs(t, ["yield"]) == [("yield", "boost-fiber"), ("yield", "pthread")]
+    assert bench.missing_pairs(t, ["yield"]) == [("yield", "boost-fiber"), ("yield", "pthread"),
+                                                  ("yield", "argobots")]
+
+
+def test_argobots_targets_need_the_peer_in_the_same_run():
+    t = table_of(M("yield", "ito", 10.0), M("create_join", "ito", 30.0), M("create_join", "argobots", 25.0))
+    rows = {(r[0], r[2]): r for r in bench.target_rows(t)}
+    assert rows[("yield", "<= argobots, same run (issue 15)")][3:] == [10.0, None, "missing"]
+    assert rows[("create_join", "<= argobots, same run (issue 15)")][3:] == [30.0, 25.0, "not met"]
 
 
 def test_lscpu_model():

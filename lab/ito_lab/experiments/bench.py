@@ -1,5 +1,5 @@
 """bench: ito side by side with its peers (Boost.Context, ucontext, Boost.Fiber, goroutines,
-pthreads) on four microbenchmarks, one run, one machine.
+pthreads, and Argobots where an installation is found) on four microbenchmarks, one run, one machine.
 
 Every executable named bench_* in <build>/bench/ is a benchmark program (peers from
 bench/peers/, ito's own from bench/ito/). Each is run once per benchmark as
@@ -47,6 +47,10 @@ PEER_SYSTEMS = {"switch": ("boost-context", "ucontext"), "switch_fp": ("boost-co
 for _b in BENCHMARKS[3:]:
     ITO_SYSTEMS[_b] = ("ito",)
     PEER_SYSTEMS[_b] = ("boost-fiber", "go", "pthread")
+# Argobots (issue 15's peer) is built only where an installation is found
+# (bench/peers/CMakeLists.txt); where it is not, its pairs are reported missing.
+for _b in ("yield", "create_join"):
+    PEER_SYSTEMS[_b] += ("argobots",)
 # Counter-fired zero-wait threads (issue 3) against oneTBB flow_graph, and the cost of a
 # preemption-safe region (issue 6): run as whole programs (they print several benchmarks).
 GRAPH_BENCHMARKS = tuple(f"zwt_{g}_{w}" for g in ("chain", "diamond", "dag") for w in ("1w", "all"))
@@ -106,6 +110,8 @@ TARGETS = (
     Target("create_join", "ito", "<= 20 ns", ns=20.0),
     Target("yield", "ito", "<= 12 ns (issue 15)", ns=12.0),
     Target("create_join", "ito", "<= 40 ns (issue 15)", ns=40.0),
+    Target("yield", "ito", "<= argobots, same run (issue 15)", peer="argobots"),
+    Target("create_join", "ito", "<= argobots, same run (issue 15)", peer="argobots"),
     Target("switch_pair", "ito-abi", "<= boost-context, same program", peer="boost-context"),
     Target("zwt_chain_1w", "ito", "<= 10 ns", ns=10.0),
     Target("psafe", "ito", "<= 2 ns", ns=2.0),
