@@ -201,6 +201,14 @@ static inline bool timer_due(itoi_worker_t *w)
     return next != ITO_FOREVER && itoi_now_ns() >= next;
 }
 
+/* The scheduler context's kernel-side sources want a visit: descriptors are watched (their
+ * events arrive only there) or a timer is due. Looked at by the fairness rule and by a
+ * tick's scheduling point (itoi_tick_point). */
+static inline bool sources_due(itoi_worker_t *w)
+{
+    return atomic_load_explicit(&w->watched, memory_order_relaxed) > 0 || timer_due(w);
+}
+
 /* ---- pollers (mechanisms' work outside the queues) ---- */
 
 static itoi_hook_table_t pollers = {.cap = 8};
@@ -301,8 +309,7 @@ static itoi_unit_t *pick_slow(itoi_worker_t *w)
      * scheduler context's sources (kernel events, timers) now and then. */
     if ((w->tick & 63) == 0) {
         if (atomic_load_explicit(&w->steal_n, memory_order_relaxed)) reclaim(w);
-        if (atomic_load_explicit(&w->watched, memory_order_relaxed) > 0 || timer_due(w) || itoi_idle_probe(w))
-            w->poll_due = 1;
+        if (sources_due(w) || itoi_idle_probe(w)) w->poll_due = 1;
     }
     itoi_unit_t *u = itoi_queue_pop(&w->rq);
     if (!u && atomic_load_explicit(&w->steal_n, memory_order_relaxed) != 0) {
@@ -768,8 +775,7 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
  * probes it was about 35 per yield. */
 void itoi_tick_point(itoi_worker_t *w)
 {
-    if (w->io_pending || atomic_load_explicit(&w->watched, memory_order_relaxed) > 0 || timer_due(w) ||
-        atomic_load_explicit(&w->inbox_n, memory_order_relaxed) != 0 ||
+    if (w->io_pending || sources_due(w) || atomic_load_explicit(&w->inbox_n, memory_order_relaxed) != 0 ||
         atomic_load_explicit(&w->calls, memory_order_relaxed) != NULL)
         w->poll_due = 1;
 }
