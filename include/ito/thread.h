@@ -106,6 +106,9 @@ typedef struct ito_config {
  * on stderr says which); ITO_ENOMEM (memory, threads or file descriptors ran out); ITO_ENOSYS when
  * CET shadow stacks are enabled, or ITO_WSC_BACKEND=uring is asked for and the kernel
  * refuses io_uring.
+ * That thread must call ito_finalize before it ends: if it ends first (returns from its
+ * start function, pthread_exit), worker 0 and the ULTs waiting on it stop with it and the
+ * runtime can no longer be finalized; one line on stderr says so.
  * @contexts a kernel thread that is not a ULT (usually main()); not a signal handler.
  */
 int ito_init(const ito_config_t *cfg);

@@ -149,6 +149,8 @@ out:
     return rc;
 }
 
+static pthread_key_t init_thread_key; /* see init_thread_ended below */
+
 static void teardown(int started)
 {
     itoi_worker_t *w0 = &itoi_rt.workers[0];
@@ -184,6 +186,7 @@ static void teardown(int started)
     workers_raw = NULL;
     itoi_rt.workers = NULL;
     itoi_tls_worker = NULL;
+    if (init_thread_key != (pthread_key_t)-1) pthread_setspecific(init_thread_key, NULL); /* finalized */
     atomic_store(&itoi_rt.state, 0);
 }
 
@@ -200,8 +203,28 @@ static void on_fork_child(void)
     itoi_tls_worker = NULL; /* the forking thread is a foreign thread now */
 }
 
+/* The thread that called ito_init is the main ULT and worker 0's kernel thread. If it
+ * ends (returns from its start function, pthread_exit) while the runtime runs, worker 0
+ * and what waits on it stop with it and nobody can call ito_finalize any more (every
+ * other thread is foreign: ITO_ENOTULT). Nothing can be returned to anyone then; a
+ * thread-specific destructor of that thread says it once on stderr. (The process's main
+ * thread ends through exit(), which runs no such destructor: the process ends anyway.) */
+static void init_thread_ended(void *unused)
+{
+    (void)unused;
+    int s = atomic_load(&itoi_rt.state);
+    if (s == 1 || s == 2)
+        fprintf(stderr, "ito: the thread that called ito_init ended without ito_finalize: worker 0 and "
+                        "the ULTs that wait on it stopped with it, and the runtime can no longer be "
+                        "finalized\n");
+}
+
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
-static void fork_hook(void) { pthread_atfork(NULL, NULL, on_fork_child); }
+static void fork_hook(void)
+{
+    pthread_atfork(NULL, NULL, on_fork_child);
+    if (pthread_key_create(&init_thread_key, init_thread_ended) != 0) init_thread_key = (pthread_key_t)-1;
+}
 
 int ito_init(const ito_config_t *cfg)
 {
@@ -341,6 +364,7 @@ int ito_init(const ito_config_t *cfg)
      * aimed a timer at thread id 0 (ITO_EIO), and a failed start tore down under it. */
     for (int i = 1; i < n; i++)
         while (atomic_load(&itoi_rt.workers[i].tid) == 0) sched_yield();
+    if (init_thread_key != (pthread_key_t)-1) pthread_setspecific(init_thread_key, &itoi_rt);
     atomic_store(&itoi_rt.state, 1);
     return ITO_OK;
 
