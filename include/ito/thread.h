@@ -204,7 +204,9 @@ int ito_yield(void);
 int ito_yield_to(ito_thread_t t);
 /**
  * @brief Ends the calling ULT with result retval (its thread-specific destructors run
- * first, on it). Does not return.
+ * first, on it). Does not return. (pthread_exit in a ULT would end its worker's kernel
+ * thread, and with it the worker and its ULTs: the runtime then says so on stderr and
+ * aborts rather than let joins and ito_finalize wait for ever.)
  * @return only on error: ITO_EPERM from main (main ends in ito_finalize); ITO_ENOTULT
  * outside a ULT.
  * @contexts a ULT other than main.

@@ -87,6 +87,8 @@ extern void *__cxa_get_globals(void) __attribute__((weak));
 
 void *itoi_eh_globals(void) { return __cxa_get_globals ? __cxa_get_globals() : NULL; }
 
+static pthread_key_t thread_key; /* a worker's kernel thread ending: see thread_ended below */
+
 static void *worker_main(void *arg)
 {
     itoi_worker_t *w = arg;
@@ -100,7 +102,9 @@ static void *worker_main(void *arg)
 #if defined(ITOI_TSAN)
     w->tsan_sched_fiber = __tsan_get_current_fiber();
 #endif
+    if (thread_key != (pthread_key_t)-1) pthread_setspecific(thread_key, w); /* see thread_ended */
     itoi_worker_loop(w);
+    if (thread_key != (pthread_key_t)-1) pthread_setspecific(thread_key, NULL);
     itoi_altstack_teardown(w);
     itoi_tls_worker = NULL;
     return NULL;
@@ -149,7 +153,6 @@ out:
     return rc;
 }
 
-static pthread_key_t init_thread_key; /* see init_thread_ended below */
 
 static void teardown(int started)
 {
@@ -186,7 +189,7 @@ static void teardown(int started)
     workers_raw = NULL;
     itoi_rt.workers = NULL;
     itoi_tls_worker = NULL;
-    if (init_thread_key != (pthread_key_t)-1) pthread_setspecific(init_thread_key, NULL); /* finalized */
+    if (thread_key != (pthread_key_t)-1) pthread_setspecific(thread_key, NULL); /* finalized */
     atomic_store(&itoi_rt.state, 0);
 }
 
@@ -203,27 +206,45 @@ static void on_fork_child(void)
     itoi_tls_worker = NULL; /* the forking thread is a foreign thread now */
 }
 
-/* The thread that called ito_init is the main ULT and worker 0's kernel thread. If it
- * ends (returns from its start function, pthread_exit) while the runtime runs, worker 0
- * and what waits on it stop with it and nobody can call ito_finalize any more (every
- * other thread is foreign: ITO_ENOTULT). Nothing can be returned to anyone then; a
- * thread-specific destructor of that thread says it once on stderr. (The process's main
- * thread ends through exit(), which runs no such destructor: the process ends anyway.) */
-static void init_thread_ended(void *unused)
+/* Every worker's kernel thread holds its worker under thread_key from its start to its
+ * normal end (the init thread: from ito_init to the teardown), so that its ending while
+ * the runtime runs is noticed by the key's destructor and said on stderr:
+ *  - inside a ULT other than main, or a ZWT: pthread_exit (or a cancellation) in a ULT
+ *    took the worker's kernel thread down with it. That worker, the ULT and everything
+ *    queued on the worker are gone, and a join or ito_finalize would wait for them for
+ *    ever: the message names the ULT and the process aborts, rather than hang;
+ *  - the thread that called ito_init, as the main ULT (it returned from its start
+ *    function or called pthread_exit without ito_finalize): worker 0 and what waits on it
+ *    stop with it and nobody can call ito_finalize any more (every other thread is
+ *    foreign: ITO_ENOTULT); nothing can be returned to anyone, the message says so. (The
+ *    process's main thread ends through exit(), which runs no destructor: the process
+ *    ends anyway.) */
+static void thread_ended(void *arg)
 {
-    (void)unused;
+    const itoi_worker_t *w = arg;
     int s = atomic_load(&itoi_rt.state);
-    if (s == 1 || s == 2)
-        fprintf(stderr, "ito: the thread that called ito_init ended without ito_finalize: worker 0 and "
-                        "the ULTs that wait on it stopped with it, and the runtime can no longer be "
-                        "finalized\n");
+    if (s != 1 && s != 2) return;
+    const itoi_ult_t *cur = w->cur;
+    if (cur == NULL || cur != itoi_rt.main_ult) {
+        if (cur)
+            fprintf(stderr, "ito: the kernel thread of worker %d ended inside ULT %llu (pthread_exit in a ULT? "
+                            "a ULT ends by returning or with ito_exit): the worker and its ULTs are gone, "
+                            "aborting\n", w->index, (unsigned long long)cur->id);
+        else
+            fprintf(stderr, "ito: the kernel thread of worker %d ended while the runtime runs (pthread_exit in "
+                            "a ZWT, or a cancellation?): the worker and its ULTs are gone, aborting\n", w->index);
+        abort();
+    }
+    fprintf(stderr, "ito: the thread that called ito_init ended without ito_finalize: worker 0 and "
+                    "the ULTs that wait on it stopped with it, and the runtime can no longer be "
+                    "finalized\n");
 }
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 static void fork_hook(void)
 {
     pthread_atfork(NULL, NULL, on_fork_child);
-    if (pthread_key_create(&init_thread_key, init_thread_ended) != 0) init_thread_key = (pthread_key_t)-1;
+    if (pthread_key_create(&thread_key, thread_ended) != 0) thread_key = (pthread_key_t)-1;
 }
 
 int ito_init(const ito_config_t *cfg)
@@ -364,7 +385,7 @@ int ito_init(const ito_config_t *cfg)
      * aimed a timer at thread id 0 (ITO_EIO), and a failed start tore down under it. */
     for (int i = 1; i < n; i++)
         while (atomic_load(&itoi_rt.workers[i].tid) == 0) sched_yield();
-    if (init_thread_key != (pthread_key_t)-1) pthread_setspecific(init_thread_key, &itoi_rt);
+    if (thread_key != (pthread_key_t)-1) pthread_setspecific(thread_key, &itoi_rt.workers[0]);
     atomic_store(&itoi_rt.state, 1);
     return ITO_OK;
 
