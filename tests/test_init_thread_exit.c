@@ -20,17 +20,6 @@
 #include "ito/ito.h"
 #include "ito_test.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define ITO_TEST_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define ITO_TEST_TSAN 1
-#endif
-#endif
-#ifndef ITO_TEST_TSAN
-#define ITO_TEST_TSAN 0
-#endif
-
 static int finalize_first;
 
 static void *empty(void *arg) { return arg; }
@@ -108,7 +97,7 @@ static void check_pthread_exit_case(int worker)
 {
     char err[1024];
     int st = in_child(ult_pthread_exits, worker, err, sizeof err);
-#if ITO_TEST_TSAN
+#if defined(ITOI_TSAN) /* the TSan tree (tests/CMakeLists.txt) */
     /* TSan's own pthread_exit interceptor refuses a call on a fiber first (a CHECK that
      * ends the process with a report naming pthread_exit): it must end, not hang. */
     CHECK(!(WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM));

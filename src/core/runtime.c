@@ -89,6 +89,12 @@ void *itoi_eh_globals(void) { return __cxa_get_globals ? __cxa_get_globals() : N
 
 static pthread_key_t thread_key; /* a worker's kernel thread ending: see thread_ended below */
 
+/* The calling kernel thread serves worker w from now on (NULL: no more, a normal end). */
+static void mark_thread(itoi_worker_t *w)
+{
+    if (thread_key != (pthread_key_t)-1) pthread_setspecific(thread_key, w);
+}
+
 static void *worker_main(void *arg)
 {
     itoi_worker_t *w = arg;
@@ -102,9 +108,9 @@ static void *worker_main(void *arg)
 #if defined(ITOI_TSAN)
     w->tsan_sched_fiber = __tsan_get_current_fiber();
 #endif
-    if (thread_key != (pthread_key_t)-1) pthread_setspecific(thread_key, w); /* see thread_ended */
+    mark_thread(w);
     itoi_worker_loop(w);
-    if (thread_key != (pthread_key_t)-1) pthread_setspecific(thread_key, NULL);
+    mark_thread(NULL);
     itoi_altstack_teardown(w);
     itoi_tls_worker = NULL;
     return NULL;
@@ -153,7 +159,6 @@ out:
     return rc;
 }
 
-
 static void teardown(int started)
 {
     itoi_worker_t *w0 = &itoi_rt.workers[0];
@@ -189,7 +194,7 @@ static void teardown(int started)
     workers_raw = NULL;
     itoi_rt.workers = NULL;
     itoi_tls_worker = NULL;
-    if (thread_key != (pthread_key_t)-1) pthread_setspecific(thread_key, NULL); /* finalized */
+    mark_thread(NULL); /* finalized */
     atomic_store(&itoi_rt.state, 0);
 }
 
@@ -225,7 +230,7 @@ static void thread_ended(void *arg)
     int s = atomic_load(&itoi_rt.state);
     if (s != 1 && s != 2) return;
     const itoi_ult_t *cur = w->cur;
-    if (cur == NULL || cur != itoi_rt.main_ult) {
+    if (cur != itoi_rt.main_ult) { /* a ULT other than main, or none (a ZWT) */
         if (cur)
             fprintf(stderr, "ito: the kernel thread of worker %d ended inside ULT %llu (pthread_exit in a ULT? "
                             "a ULT ends by returning or with ito_exit): the worker and its ULTs are gone, "
@@ -385,7 +390,7 @@ int ito_init(const ito_config_t *cfg)
      * aimed a timer at thread id 0 (ITO_EIO), and a failed start tore down under it. */
     for (int i = 1; i < n; i++)
         while (atomic_load(&itoi_rt.workers[i].tid) == 0) sched_yield();
-    if (thread_key != (pthread_key_t)-1) pthread_setspecific(thread_key, &itoi_rt.workers[0]);
+    mark_thread(&itoi_rt.workers[0]);
     atomic_store(&itoi_rt.state, 1);
     return ITO_OK;
 
