@@ -1,7 +1,7 @@
 /* player.c: the audio case study of compiler-assisted co-operative threading (paper
  * section 4, Table 3), one program per variant built from the same sources.
  *
- *   player-<variant> FILE.ogg [--period-us F] [--no-ticks] [--helper-timer] [--burst B]
+ *   player-<variant> FILE.ogg [--period-us F] [--no-ticks] [--helper-timer] [--burst B] [--neighbour]
  *
  * A decoder ULT (decoder.c, stb_vorbis) decodes the whole file into the feed as fast as it
  * can; a player ULT on the same worker must run once per sample period (1/44100 s by
@@ -15,6 +15,9 @@
  * --no-ticks runs the threaded variant without a timer (what the yield points cost when
  * no tick ever comes: guards and forced prologue saves). --helper-timer (co-operative
  * variants) sets the flag from a helper thread on the other core instead of a signal.
+ * --neighbour (runs without ticks: no threading, or --no-ticks) keeps that helper spinning
+ * on the other core without ever storing the flag: the baseline with the same busy
+ * neighbour CPU as the helper timer, so the helper's presence and its ticks are told apart.
  *
  * Output, one key=value per line: the checksum over every decoded frame (identical in all
  * variants: the main ULT folds in the frames the player did not take), the decoding time,
@@ -40,7 +43,7 @@ typedef struct run {
     ply_feed_t feed;
     void *dec;
     uint64_t period_ns;
-    int ticks, helper;
+    int ticks, helper, neighbour;
     unsigned burst, burst_left; /* --burst B: each tick is followed by B-1 more switches */
     long frames;
     uint64_t decode_ns;
@@ -75,9 +78,15 @@ static unsigned char *slurp(const char *path, long *len)
 
 static void decode_timed(run_t *r)
 {
+    int spin = r->neighbour && !r->ticks;
+    if (spin && ply_ticker_start(r->period_ns, PLY_TICK_SPIN) != 0) {
+        perror("player: neighbour");
+        exit(2);
+    }
     uint64_t t0 = ply_now_ns();
     r->frames = ply_decode(r->dec, &r->feed);
     r->decode_ns = ply_now_ns() - t0;
+    if (spin) ply_ticker_stop(&r->tick);
 }
 
 #if PLY_MODE != 0
@@ -171,15 +180,24 @@ int main(int argc, char **argv)
             r.ticks = 0;
         else if (!strcmp(argv[i], "--helper-timer"))
             r.helper = 1;
+        else if (!strcmp(argv[i], "--neighbour"))
+            r.neighbour = 1;
         else if (!strcmp(argv[i], "--burst") && i + 1 < argc)
             r.burst = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (argv[i][0] != '-' && !path)
             path = argv[i];
         else {
-            fprintf(stderr, "usage: %s FILE.ogg [--period-us F] [--no-ticks] [--helper-timer] [--burst B]\n",
+            fprintf(stderr, "usage: %s FILE.ogg [--period-us F] [--no-ticks] [--helper-timer] [--burst B] [--neighbour]\n",
                     argv[0]);
             return 2;
         }
+    }
+#if PLY_MODE == 0
+    if (r.neighbour) r.ticks = 0; /* no threading has no ticks; the neighbour only spins */
+#endif
+    if (r.neighbour && r.ticks) {
+        fprintf(stderr, "%s: --neighbour is a baseline without ticks: add --no-ticks\n", argv[0]);
+        return 2;
     }
     if (!path || r.period_ns == 0) {
         fprintf(stderr, "usage: %s FILE.ogg [--period-us F] ...\n", argv[0]);
@@ -217,7 +235,7 @@ int main(int argc, char **argv)
     printf("frames=%ld\nchannels=%d\nrate=%d\nchecksum=%016llx\ndecode_ns=%llu\n"
            "period_ns=%llu\nticks=%llu\nserved=%llu\nmissed=%llu\noverruns=%llu\n"
            "preempted=%llu\ndeferred=%llu\nmax_latency_ns=%llu\nmean_latency_ns=%llu\n"
-           "player_runs=%llu\nplayed=%zu\nunderruns=%llu\nfresh=%llu\nhelper_disjoint=%d\n",
+           "player_runs=%llu\nplayed=%zu\nunderruns=%llu\nfresh=%llu\nhelper_disjoint=%d\nneighbour=%d\n",
            r.frames, ch, r.feed.rate, (unsigned long long)r.hash,
            (unsigned long long)r.decode_ns, (unsigned long long)(r.ticks ? r.period_ns : 0),
            (unsigned long long)t->ticks, (unsigned long long)t->served,
@@ -226,7 +244,7 @@ int main(int argc, char **argv)
            (unsigned long long)t->max_latency_ns,
            (unsigned long long)(t->served ? t->sum_latency_ns / t->served : 0),
            (unsigned long long)r.runs, r.consumed, (unsigned long long)r.underruns,
-           (unsigned long long)t->fresh, t->helper_disjoint);
+           (unsigned long long)t->fresh, t->helper_disjoint, r.neighbour);
     ply_decoder_close(r.dec);
     free(r.feed.buf);
     free(ogg);

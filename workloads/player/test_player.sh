@@ -59,3 +59,17 @@ if [ "$(nproc)" -gt 1 ]; then
     done
   done
 fi
+# --neighbour: the helper spins on another CPU and never stores the flag (the baseline of
+# "What a tick costs, taken apart" in cooperative.md): same checksum, no tick, no switch
+# beyond the start and end; with ticks asked for as well it is refused.
+for v in nothr bound; do
+  extra=; [ "$v" = nothr ] || extra=--no-ticks
+  ITO_AFFINITY=on "$bin/player-$v" "$ogg" --neighbour $extra > "$bin/t.$v.nb"
+  [ "$(val checksum nb "$bin/t.$v")" = "$ref" ] || { echo "$v (neighbour): checksum differs"; exit 1; }
+  [ "$(val neighbour nb "$bin/t.$v")" = 1 ] && [ "$(val ticks nb "$bin/t.$v")" = 0 ] &&
+    [ "$(val served nb "$bin/t.$v")" = 0 ] || { echo "$v (neighbour): ticks or flag stores seen"; exit 1; }
+  echo "$v (neighbour): checksum equal, no ticks"
+done
+if "$bin/player-bound" "$ogg" --neighbour > /dev/null 2>&1; then
+  echo "bound: --neighbour with ticks was accepted"; exit 1
+fi

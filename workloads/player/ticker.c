@@ -47,6 +47,7 @@ static struct {                        /* HELPER: what the helper reads; set bef
     _Atomic int stop;
     _Atomic int running;               /* set by the helper once it runs (t0 is then valid) */
     uint64_t period, t0;               /* tick k expires at t0 + k * period (helper sets t0) */
+    int store;                         /* 0: PLY_TICK_SPIN, the helper never stores */
 } hr;
 static struct {
     _Alignas(64) uint64_t ticks, overruns, fresh; /* HELPER: written by the helper only */
@@ -124,6 +125,7 @@ static void *helper_main(void *arg)
         }
         uint64_t late = (now - next) / hr.period; /* whole periods slept through */
         next += (late + 1) * hr.period;
+        if (!hr.store) continue; /* PLY_TICK_SPIN: the same loop, no tick */
         hs.ticks++;
         hs.overruns += late;
         /* one exchange: the same single ownership request a plain store makes */
@@ -163,8 +165,9 @@ int ply_ticker_start(uint64_t period_ns, ply_tick_mode_t mode)
     atomic_store(&pending_since, 0);
     tick_mode = mode;
     hr.period = period_ns;
-    if (mode == PLY_TICK_HELPER) {
+    if (mode == PLY_TICK_HELPER || mode == PLY_TICK_SPIN) {
         hr.flag = &ito_coop_flag;
+        hr.store = mode == PLY_TICK_HELPER;
         atomic_store(&hr.stop, 0);
         memset(&hs, 0, sizeof hs);
         served_k = 0;
@@ -217,7 +220,7 @@ int ply_ticker_stop(ply_tick_stats_t *out)
         errno = EINVAL;
         return -1;
     }
-    if (tick_mode == PLY_TICK_HELPER) {
+    if (tick_mode == PLY_TICK_HELPER || tick_mode == PLY_TICK_SPIN) {
         atomic_store(&hr.stop, 1);
         pthread_join(helper, NULL);
         tick_on = 0;
@@ -255,6 +258,7 @@ static void record_served(uint64_t lat)
 
 int ply_ticker_served(void)
 {
+    if (tick_mode == PLY_TICK_SPIN) return 0;
     if (tick_mode == PLY_TICK_HELPER) {
         if (!tick_on) return 0;
         uint64_t now = ply_now_ns();

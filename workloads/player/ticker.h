@@ -11,6 +11,7 @@
  *                     (ply_ticker_preemptible). Otherwise the tick is deferred to the next one.
  *
  *   PLY_TICK_HELPER   no signal at all: a helper thread sets the flag (see the enum).
+ *   PLY_TICK_SPIN     the helper without its stores: no ticks, a busy neighbour CPU.
  *
  * Deadlines: a tick is pending until the consumer calls ply_ticker_served(). A tick that finds
  * the previous one still pending, and every expiry the kernel folded into one signal
@@ -31,6 +32,11 @@ typedef enum {
     PLY_TICK_HELPER = 2,  /* no signal: a helper kernel thread (on another core) polls the
                            * clock and stores 1 into the worker's ito_coop_flag, the nearest
                            * software has to the paper's free, predicated hardware timer */
+    PLY_TICK_SPIN = 3,    /* the HELPER thread, spinning the same way on its own CPU, that
+                           * never stores the flag: no ticks, but the consumer's neighbour
+                           * CPU is as busy as under the helper timer (a busy neighbour slows
+                           * a core on some hosts: bench/neighbour_tax), the baseline that
+                           * separates the helper's presence from its ticks */
 } ply_tick_mode_t;
 
 typedef struct ply_tick_stats {
