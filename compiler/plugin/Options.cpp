@@ -91,9 +91,15 @@ cl::opt<bool> DryRunOpt("ito-yield-dry-run",
                         cl::desc("decide and report the points, do not insert them"),
                         cl::init(false));
 
+cl::opt<bool> RetakeTlsOpt("ito-yield-retake-tls",
+                           cl::desc("take errno's and thread-local addresses anew after every "
+                                    "call or point where the ULT may have moved (default on)"),
+                           cl::init(true));
+
 } // namespace
 
 ito::YieldOptions ito::itoYieldOptions() {
   return {PolicyOpt, DistanceOpt, VariantOpt, PlaceOpt,  VarargsOpt, ReportOpt,
-          DryRunOpt, BoundOpt,    ExternCostOpt, TlsOpt, ProbeOpt, UnrollOpt, UnrollBodyOpt};
+          DryRunOpt, BoundOpt,    ExternCostOpt, TlsOpt, ProbeOpt, UnrollOpt, UnrollBodyOpt,
+          RetakeTlsOpt};
 }

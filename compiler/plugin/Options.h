@@ -27,6 +27,7 @@ struct YieldOptions {
   bool probe;              // measurement build: every point calls ito_probe_hit, no guard
   unsigned unroll;         // Policy::Bound: unroll small loops of unknown trip count by this
   unsigned unrollBody;     // ... when one iteration costs at most this many instructions
+  bool retakeTls;          // take errno's and TLS addresses anew after calls (ThreadAddr.h)
 };
 
 YieldOptions itoYieldOptions();

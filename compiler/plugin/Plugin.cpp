@@ -10,6 +10,8 @@
 // points sit in the final loop structure and do not block vectorisation or unrolling;
 // at -O0 clang also builds a pipeline that invokes OptimizerLast. A function attribute
 // "ito-yield-done" keeps a function from being instrumented twice should both hooks run.
+// Each instrumented function then takes its thread-specific addresses (errno, TLS) anew
+// after every point where the ULT may have moved (ThreadAddr.h).
 // The pass is required: it also runs on optnone functions (-O0).
 // opt: -load-pass-plugin=ItoYield.so -passes=ito-yield.
 #include "Bound.h"
@@ -17,6 +19,7 @@
 #include "Options.h"
 #include "Placement.h"
 #include "Safety.h"
+#include "ThreadAddr.h"
 
 #include "llvm/ADT/SCCIterator.h"
 #include "llvm/Analysis/CallGraph.h"
@@ -105,14 +108,21 @@ struct ItoYieldPass : PassInfoMixin<ItoYieldPass> {
       if (O.dryRun)
         continue;
       F.addFnAttr(DoneAttr);
-      if (Points.empty())
-        continue;
-      if (!Emitter)
-        Emitter.emplace(M, O);
-      for (const ito::YieldPoint &P : Points)
-        Emitter->emit(P.At);
-      FAM.invalidate(F, PreservedAnalyses::none());
-      Changed = true;
+      bool FChanged = false;
+      if (!Points.empty()) {
+        if (!Emitter)
+          Emitter.emplace(M, O);
+        for (const ito::YieldPoint &P : Points)
+          Emitter->emit(P.At);
+        FChanged = true;
+      }
+      // Also where F has no point: its calls may switch (see ThreadAddr.h).
+      if (O.retakeTls && !O.probe && ito::retakeThreadAddresses(F))
+        FChanged = true;
+      if (FChanged) {
+        FAM.invalidate(F, PreservedAnalyses::none());
+        Changed = true;
+      }
     }
     if (O.report && Bounded && Placer.violations())
       errs() << "ito-yield: " << M.getName() << ": " << Placer.violations()

@@ -62,9 +62,10 @@
  * with EBADF. A plain close(2) does not: use ito_close for descriptors that ULTs may be
  * waiting on.
  *
- * errno: a ULT that waits may resume on another kernel thread, and errno is per kernel
- * thread. glibc declares errno's address function const, so a compiler may compute the
- * address once per function and reuse it after the ULT has moved. This header therefore
+ * errno: its value belongs to the ULT (a switch saves and restores it, see thread.h), but
+ * glibc keeps it at a per-kernel-thread address, and a ULT that waits may resume on another
+ * kernel thread. glibc declares errno's address function const, so a compiler may compute
+ * the address once per function and reuse it after the ULT has moved. This header therefore
  * redefines errno as (*ito_errno_location()), which looks the address up at every use:
  * code that includes ito's headers reads and writes the errno of the thread it runs on
  * (define ITO_NO_ERRNO_OVERRIDE before including them to keep glibc's definition). A

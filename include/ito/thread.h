@@ -20,7 +20,11 @@
  *
  * Kernel threads: a ULT may resume on another worker (kernel thread) after any call that
  * can block or yield; do not keep the address of a thread-local variable across such
- * calls (errno is handled: see syscall.h). C++ exceptions are per ULT, not per kernel
+ * calls. errno belongs to the ULT: every switch saves the running ULT's errno and gives
+ * the incoming ULT its own (a new ULT starts with 0), so `errno = 0; x = strtol(...);
+ * if (errno)` holds across yields, blocking, preemption and moves between workers; its
+ * address is looked up anew at every use by ito's headers (see syscall.h) and by code that
+ * ito-cc builds (compiler/README.md). C++ exceptions are per ULT, not per kernel
  * thread: a ULT may switch (yield, block, be preempted, move to another worker) inside a
  * catch block and still rethrow its own exception there; an exception that escapes a
  * ULT's function calls std::terminate, as it does for a std::thread; other functions that

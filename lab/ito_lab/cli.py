@@ -5,6 +5,8 @@ import argparse
 import importlib
 import pkgutil
 import sys
+import time
+from pathlib import Path
 
 from . import experiments
 from .context import default_context
@@ -19,6 +21,26 @@ def discover():
         if hasattr(m, "NAME") and hasattr(m, "run"):
             mods[m.NAME] = m
     return mods
+
+
+def fmt_duration(seconds: float) -> str:
+    m, s = divmod(int(round(seconds)), 60)
+    h, m = divmod(m, 60)
+    return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s"
+
+
+def write_times(results, times, quick) -> None:
+    """How long each experiment of `ito-lab all` took: printed, and kept as
+    <results>/all_times.csv beside the reports (the README quotes it for `make demo`)."""
+    total = sum(t for _, t, _ in times)
+    print("== ito-lab all: " + ", ".join(f"{n} {fmt_duration(t)}" for n, t, _ in times)
+          + f"; total {fmt_duration(total)} ==", flush=True)
+    out = Path(results) / "all_times.csv"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    rows = ["experiment,seconds,status,quick"]
+    rows += [f"{n},{t:.1f},{'ok' if not r else 'failed'},{int(bool(quick))}" for n, t, r in times]
+    rows.append(f"total,{total:.1f},,{int(bool(quick))}")
+    out.write_text("\n".join(rows) + "\n")
 
 
 def main(argv=None) -> int:
@@ -42,17 +64,22 @@ def main(argv=None) -> int:
         return 0
     if args.cmd == "all":
         rc = 0
+        times = []
         for name, m in mods.items():
             print(f"== ito-lab {name} ==", flush=True)
             sub_args = ap.parse_args([*([f"--results={args.results}"] if args.results else []),
                                       *([f"--build={args.build}"] if args.build else []),
                                       *(["--quick"] if args.quick else []), name])
+            t0 = time.monotonic()
             try:
                 r = m.run(sub_args, ctx)
             except Exception as e:  # one failing experiment must not hide the others
                 print(f"ito-lab {name}: failed: {e}", file=sys.stderr)
                 r = 1
+            times.append((name, time.monotonic() - t0, r))
+            print(f"== ito-lab {name}: {'ok' if not r else 'FAILED'} in {fmt_duration(times[-1][1])} ==", flush=True)
             rc = rc or r
+        write_times(ctx.results_dir, times, args.quick)
         return rc
     return mods[args.cmd].run(args, ctx)
 

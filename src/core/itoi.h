@@ -182,7 +182,8 @@ typedef struct itoi_ult {
     _Atomic int io_call_busy;
     itoi_call_t io_call;
     void **inline_jb;            /* running inline in its joiner (thread.c): where ito_exit returns */
-    uint64_t eh[2];              /* its C++ exception state while switched out (cxxeh.h) */
+    uint64_t eh[2];              /* its C++ exception state while switched out (ultstate.h) */
+    int err;                     /* its errno while switched out (ultstate.h) */
 #if defined(ITOI_ASAN)
     void *asan_fake_stack;
 #endif
@@ -197,6 +198,7 @@ static inline void itoi_ult_init_state(itoi_ult_t *t)
     for (int i = 0; i < ITOI_ULT_SLOTS; i++) t->slot[i].w = 0;
     t->store = NULL;
     t->wait_result = 0;
+    t->err = 0;
     t->blocked_on = NULL;
     t->name[0] = 0;
     t->io_deadline = UINT64_MAX; /* ITO_FOREVER */
@@ -295,7 +297,8 @@ typedef struct itoi_worker {
     void *sched_fake;             /* ASan fake-stack handle of the scheduler context */
     void *dying_fiber;            /* TSan fiber of the ULT that just exited */
     void *eh;                     /* this kernel thread's C++ exception globals, or NULL
-                                   * without a C++ runtime (cxxeh.h) */
+                                   * without a C++ runtime (ultstate.h) */
+    int *errnop;                  /* this kernel thread's errno (ultstate.h) */
     /* counters: written by the owner only, read by anyone (relaxed) */
     _Atomic uint64_t n_created, n_finished, n_steals, n_steals_stackless, n_sleeps, n_idles, n_spin_ns;
     _Atomic uint64_t n_units_ready, n_units_run; /* stackless units made ready here / run here */

@@ -8,6 +8,7 @@
  * ito_finalize, from main: waits for live work (the rule is stated above ito_finalize
  * below), then stops and joins the workers and unmaps every stack. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -20,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cxxeh.h"
+#include "ultstate.h"
 #include "itoi.h"
 #include "sanitizer.h"
 
@@ -81,7 +82,7 @@ static void pin_self(int index)
     }
 }
 
-/* The C++ runtime's per-thread exception globals (cxxeh.h): a weak reference, NULL in a
+/* The C++ runtime's per-thread exception globals (ultstate.h): a weak reference, NULL in a
  * process without a C++ runtime. */
 extern void *__cxa_get_globals(void) __attribute__((weak));
 
@@ -100,6 +101,7 @@ static void *worker_main(void *arg)
     itoi_worker_t *w = arg;
     itoi_tls_worker = w;
     w->eh = itoi_eh_globals();
+    w->errnop = &errno;
     prctl(PR_SET_TIMERSLACK, WORKER_TIMERSLACK_NS);
     atomic_store(&w->tid, (int)syscall(SYS_gettid));
     pin_self(w->index);
@@ -357,6 +359,7 @@ int ito_init(const ito_config_t *cfg)
     w0->next_id = 1;
     itoi_tls_worker = w0;
     w0->eh = itoi_eh_globals(); /* main's own state stays there: main is running */
+    w0->errnop = &errno;
     atomic_store(&w0->tid, (int)syscall(SYS_gettid));
     saved_slack = prctl(PR_GET_TIMERSLACK);
     sigset_t urg = urg_only(), old_mask;

@@ -74,7 +74,7 @@
 #include <unistd.h>
 
 #include "ito/coop.h"
-#include "cxxeh.h"
+#include "ultstate.h"
 #include "itoi.h"
 #include "sanitizer.h"
 
@@ -530,7 +530,7 @@ static inline void switch_with(switch_fn sw, itoi_worker_t *w, itoi_ult_t *from,
 {
     void **save = from ? &from->sp : &w->sched_sp;
     void *load = to ? to->sp : w->sched_sp;
-    itoi_eh_switch(w, from, to);
+    itoi_state_switch(w, from, to);
     w->cur = to;
     w->prev = from;
     ITOI_BUMP(w->n_switches);
@@ -602,7 +602,7 @@ static inline int fast_switch(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to
     switch_to(w, from, to, NULL, NULL);
     return ITO_OK;
 #else
-    itoi_eh_switch(w, from, to);
+    itoi_state_switch(w, from, to);
     w->cur = to;
     w->prev = from;
     ITOI_BUMP(w->n_switches);
@@ -730,7 +730,7 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
     }
 #endif
     itoi_ult_t *next = pick_ult(w);
-    itoi_eh_switch(w, NULL, next); /* nothing to save: t has ended */
+    itoi_state_switch(w, NULL, next); /* nothing to save: t has ended */
     w->cur = next;
     w->prev = NULL;
     ITOI_BUMP(w->n_switches);
@@ -792,7 +792,7 @@ void *itoi_coop_next(void *sp)
     if (!next && !w->rq.head && !visit_anyway(w)) return sp;
     cur->sp = sp;
     itoi_queue_push(&w->rq, &cur->u);
-    itoi_eh_switch(w, cur, next);
+    itoi_state_switch(w, cur, next);
     w->cur = next;
     w->prev = cur;
     ITOI_BUMP(w->n_switches);

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cxxeh.h"
+#include "ultstate.h"
 #include "itoi.h"
 #include "sanitizer.h"
 
@@ -292,7 +292,7 @@ void itoi_ult_entry(void)
 {
     itoi_worker_t *w = itoi_self_worker();
     itoi_san_after(NULL);
-    itoi_eh_fresh(w);
+    itoi_state_fresh(w);
     itoi_ult_t *t = w->cur;
     t->ret = t->fn(t->arg);
     itoi_ult_release_store(t);
@@ -475,11 +475,11 @@ static __attribute__((noinline)) void run_inline(itoi_worker_t *w, itoi_ult_t *m
     void *jb[5];
     t->stack = stack;
     t->inline_jb = jb;
-    itoi_eh_switch(w, me, NULL);   /* the child starts with no C++ exception of the joiner's */
+    itoi_state_switch(w, me, NULL);   /* the child starts with no C++ exception of the joiner's */
     w->cur = t;
     if (__builtin_setjmp(jb) == 0) itoa_call_on(inline_body, t, stack->base + stack->size);
     w = itoi_self_worker();        /* it may have moved */
-    itoi_eh_switch(w, NULL, me);   /* and the joiner has its own back, on whichever worker */
+    itoi_state_switch(w, NULL, me);   /* and the joiner has its own back, on whichever worker */
     t->inline_jb = NULL;
     if (ITOI_UNLIKELY(t->on_exit != NULL)) t->on_exit(w, t);
     ITOI_BUMP(w->n_finished);

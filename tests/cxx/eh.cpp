@@ -1,4 +1,4 @@
-// tests/cxx/eh.cpp: C++ exceptions in ULTs that switch inside catch blocks (src/core/cxxeh.h).
+// tests/cxx/eh.cpp: C++ exceptions in ULTs that switch inside catch blocks (src/core/ultstate.h).
 // Run by tests/cxx_check.sh with g++ and clang++-19 (the name cxx_eh in ctest).
 //
 // The C++ ABI keeps the exceptions being handled per kernel thread. Two ULTs on one worker

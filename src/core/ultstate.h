@@ -25,8 +25,8 @@
  *
  * The globals are two words on x86-64 in both ABIs (a pointer and an unsigned count);
  * the padding after the count is copied too, harmlessly. */
-#ifndef ITOI_CXXEH_H
-#define ITOI_CXXEH_H
+#ifndef ITOI_ULTSTATE_H
+#define ITOI_ULTSTATE_H
 
 #include <string.h>
 
@@ -40,8 +40,11 @@ void *itoi_eh_globals(void);
 
 /* A switch on w from `from` to `to` (NULL: the scheduler context), made before the
  * context switch itself (the kernel thread is the same on both sides). */
-static inline void itoi_eh_switch(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to)
+static inline void itoi_state_switch(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to)
 {
+    int *e = w->errnop;
+    if (from) from->err = *e;
+    *e = to ? to->err : 0;
     void *g = w->eh;
     if (ITOI_LIKELY(g == NULL)) return;
     if (from) memcpy(from->eh, g, ITOI_EH_SIZE);
@@ -49,9 +52,10 @@ static inline void itoi_eh_switch(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t
     else memset(g, 0, ITOI_EH_SIZE);
 }
 
-/* A ULT that starts running: empty globals. */
-static inline void itoi_eh_fresh(itoi_worker_t *w)
+/* A ULT that starts running: errno 0, empty exception globals. */
+static inline void itoi_state_fresh(itoi_worker_t *w)
 {
+    *w->errnop = 0;
     if (ITOI_UNLIKELY(w->eh != NULL)) memset(w->eh, 0, ITOI_EH_SIZE);
 }
 

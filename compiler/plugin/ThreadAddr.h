@@ -1,0 +1,37 @@
+// ThreadAddr.h: thread-specific addresses taken anew after every point where a ULT may
+// have moved to another kernel thread.
+//
+// A ULT may resume on another worker after a yield point or after any call (the callee may
+// yield, block or be preempted at one of its own points), and a worker is a kernel thread
+// with its own TLS block and its own errno. To LLVM, though, the thread never changes
+// inside a function: llvm.threadlocal.address is memory(none), and glibc declares
+// __errno_location const, so the optimiser computes such an address once and keeps it in a
+// register across calls and loops (found by a probe: `errno = 0; strtol(...); ... if (errno)`
+// in a loop with points called __errno_location once before the loop; a -fPIC
+// thread_local counter's __tls_get_addr was hoisted out of a loop with points; after the
+// ULT moved, both read and wrote the old worker's variables, which other ULTs there use).
+// The pass runs last in the pipeline, after that caching; so, in every function it
+// instruments, each use of such an address is given a fresh copy of its defining call
+// placed just before the use (for a phi: before the incoming block's terminator), unless
+// the definition is in the same block with no call between the two. A copy costs nothing
+// for initial- and local-exec TLS (the address folds into %fs-relative addressing), one
+// call for errno and for general-dynamic TLS (-fPIC), as code without the caching would.
+//
+// Not covered: an address the program itself keeps across a call (`int *p = &errno;`
+// stored, then used after a yield), which thread.h tells programs not to do; a phi whose
+// incoming edge ends in an invoke (the invoke itself may switch).
+#ifndef ITO_COMPILER_THREADADDR_H
+#define ITO_COMPILER_THREADADDR_H
+
+namespace llvm {
+class Function;
+}
+
+namespace ito {
+
+// Re-takes F's thread-specific addresses at their uses; returns how many uses changed.
+unsigned retakeThreadAddresses(llvm::Function &F);
+
+} // namespace ito
+
+#endif

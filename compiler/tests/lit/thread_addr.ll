@@ -1,0 +1,62 @@
+; Thread-specific addresses are taken anew after every call or point where the ULT may have
+; moved to another kernel thread (ThreadAddr.h): the optimiser computed errno's address and
+; a thread_local's address once, before the loop; after the pass, every use after a call
+; has its own __errno_location / llvm.threadlocal.address right before it (uses of one
+; block with no call between share one). A use in the defining block with no call between
+; keeps the original. -ito-yield-retake-tls=false
+; keeps the caching (what the plugin did before).
+; RUN: %opt -load-pass-plugin=%plugin -passes=ito-yield -ito-yield-policy=loops -S %s | %FileCheck %s
+; RUN: %opt -load-pass-plugin=%plugin -passes=ito-yield -ito-yield-policy=loops -ito-yield-retake-tls=false -S %s \
+; RUN:   | %FileCheck %s --check-prefix=OFF
+; CHECK-LABEL: define i64 @loop(
+; CHECK: ito.cont:
+; CHECK-NEXT: %e = call ptr @__errno_location()
+; CHECK-NEXT: store i32 0, ptr %e
+; CHECK: body:
+; CHECK: call i64 @sink(
+; CHECK-NEXT: [[E1:%.*]] = call ptr @__errno_location()
+; CHECK-NEXT: %v = load i32, ptr [[E1]]
+; CHECK-NEXT: [[C1:%.*]] = call ptr @llvm.threadlocal.address.p0(ptr @counter)
+; CHECK-NEXT: %old = load i64, ptr [[C1]]
+; CHECK-NOT: call
+; CHECK: store i64 %new, ptr [[C1]]
+; CHECK-LABEL: define i64 @straight(
+; CHECK: %a = call ptr @llvm.threadlocal.address.p0(ptr @counter)
+; CHECK-NEXT: %x = load i64, ptr %a
+; CHECK-NEXT: ret i64 %x
+; OFF-LABEL: define i64 @loop(
+; OFF: body:
+; OFF: call i64 @sink(
+; OFF-NEXT: %v = load i32, ptr %e
+; OFF-NEXT: %old = load i64, ptr %c
+@counter = thread_local global i64 0
+declare ptr @__errno_location() nounwind memory(none)
+declare ptr @llvm.threadlocal.address.p0(ptr) nounwind memory(none)
+declare i64 @sink(i64)
+define i64 @loop(i64 %n) {
+entry:
+  %e = call ptr @__errno_location()
+  store i32 0, ptr %e
+  %c = call ptr @llvm.threadlocal.address.p0(ptr @counter)
+  br label %body
+body:
+  %i = phi i64 [ 0, %entry ], [ %i1, %body ]
+  %s = call i64 @sink(i64 %i)
+  %v = load i32, ptr %e
+  %old = load i64, ptr %c
+  %v64 = sext i32 %v to i64
+  %t = add i64 %old, %s
+  %new = add i64 %t, %v64
+  store i64 %new, ptr %c
+  %i1 = add i64 %i, 1
+  %done = icmp eq i64 %i1, %n
+  br i1 %done, label %exit, label %body
+exit:
+  ret i64 %new
+}
+define i64 @straight() {
+entry:
+  %a = call ptr @llvm.threadlocal.address.p0(ptr @counter)
+  %x = load i64, ptr %a
+  ret i64 %x
+}

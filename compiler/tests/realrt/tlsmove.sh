@@ -1,0 +1,26 @@
+#!/bin/sh
+# tlsmove.sh BIN_DIR: tlsmove built with the plugin (stub, bound, min, abi; -O0..-O3; PIC
+# and not) never uses another kernel thread's errno or thread_local after a ULT moved, and
+# never loses its errno; built without the plugin at -O2 it does (the check can fail).
+set -eu
+bin=$1
+fail() { echo "tlsmove: $*"; exit 1; }
+for exe in "$bin"/tlsmove-*; do
+  case $exe in *.out) continue ;; esac
+  name=${exe##*/}
+  # ULTs move only when the other worker steals them: a run in which none moved (a loaded
+  # machine) measured nothing, and is repeated up to 5 times.
+  for attempt in 1 2 3 4 5; do
+    "$exe" > "$exe.out" || fail "$name exited $?"
+    set -- $(cat "$exe.out")
+    [ "$1" = moves ] && [ "$3" = stale ] && [ "$5" = lost ] || fail "$name: bad output: $(cat "$exe.out")"
+    [ "$2" -gt 0 ] && break
+    echo "$name: attempt $attempt: no ULT moved, again"
+  done
+  [ "$2" -gt 0 ] || fail "$name: no ULT ever moved in 5 runs"
+  case $name in
+    tlsmove-off-*) [ "$4" -gt 0 ] || fail "$name: no stale address without the plugin ($*)" ;;
+    *) [ "$4" = 0 ] && [ "$6" = 0 ] || fail "$name: $*" ;;
+  esac
+  echo "$name: $*"
+done

@@ -1,0 +1,235 @@
+/* test_errno_ult: errno belongs to the ULT (src/core/ultstate.h), not to the worker's kernel
+ * thread: `errno = 0; call(); ...switch...; if (errno)` sees the ULT's own value whatever
+ * ran on its worker meanwhile and whichever worker it resumes on.
+ *  - a yield between two ULTs on one worker that set different values;
+ *  - a block (sleep) while another ULT on the worker sets errno;
+ *  - ULTs that move between workers (stolen while they yield) keep theirs;
+ *  - a new ULT starts with errno 0, also when its join runs it inline; main's errno survives
+ *    a join;
+ *  - preemption: FLAG mode with hand-written yield points (all trees), and SIGNAL mode (the
+ *    release tree; refused under the sanitizers).
+ * Before, errno was the kernel thread's: the first check read the other ULT's 2222. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "ito/ito.h"
+#include "ito_test.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static ito_attr_t on_worker(int w)
+{
+    ito_attr_t a;
+    ito_attr_init(&a);
+    a.worker = w;
+    return a;
+}
+
+/* ---- a yield between two ULTs of one worker ---- */
+static void *set_and_yield(void *arg)
+{
+    int v = (int)(intptr_t)arg;
+    errno = v;
+    for (int i = 0; i < 100; i++) {
+        CHECK_OK(ito_yield());
+        CHECK_EQ(errno, v);
+        errno = v + i + 1;
+        v = v + i + 1;
+    }
+    return NULL;
+}
+
+static void check_yield(void)
+{
+    ito_attr_t a = on_worker(1);
+    ito_thread_t x, y;
+    CHECK_OK(ito_create(&x, set_and_yield, (void *)(intptr_t)1111, &a));
+    CHECK_OK(ito_create(&y, set_and_yield, (void *)(intptr_t)2222, &a));
+    CHECK_OK(ito_join(x, NULL));
+    CHECK_OK(ito_join(y, NULL));
+}
+
+/* ---- a block while another ULT sets errno ---- */
+static _Atomic int sleeper_asleep;
+
+static void *sleeper(void *arg)
+{
+    (void)arg;
+    errno = 3333;
+    atomic_store(&sleeper_asleep, 1);
+    CHECK_OK(ito_sleep_ns(20 * 1000 * 1000));
+    CHECK_EQ(errno, 3333);
+    return NULL;
+}
+
+static void *clobberer(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&sleeper_asleep)) CHECK_OK(ito_yield());
+    double t0 = now();
+    while (now() - t0 < 0.03) {
+        errno = 4444;
+        CHECK_OK(ito_yield());
+    }
+    return NULL;
+}
+
+static void check_block(void)
+{
+    ito_attr_t a = on_worker(1);
+    ito_thread_t s, c;
+    CHECK_OK(ito_create(&s, sleeper, NULL, &a));
+    CHECK_OK(ito_create(&c, clobberer, NULL, &a));
+    CHECK_OK(ito_join(s, NULL));
+    CHECK_OK(ito_join(c, NULL));
+}
+
+/* ---- moving between workers ---- */
+#define MOVERS 32
+static _Atomic int moves, mismatches, movers_done;
+
+static void *mover(void *arg)
+{
+    int v = 10000 + (int)(intptr_t)arg;
+    int w = ito_worker_id();
+    double t0 = now();
+    volatile uint64_t x = 0;
+    /* until some mover has moved (or 10 s: then the check below fails rather than hangs) */
+    while ((atomic_load(&moves) < 4 || now() - t0 < 0.05) && now() - t0 < 10.0) {
+        errno = v;
+        for (int i = 0; i < 20000; i++) x += (uint64_t)i;
+        CHECK_OK(ito_yield());
+        if (errno != v) atomic_fetch_add(&mismatches, 1);
+        int here = ito_worker_id();
+        if (here != w) atomic_fetch_add(&moves, 1);
+        w = here;
+    }
+    atomic_fetch_add(&movers_done, 1);
+    return NULL;
+}
+
+static void *spawn_movers(void *arg)
+{
+    (void)arg;
+    ito_thread_t t[MOVERS];
+    for (int i = 0; i < MOVERS; i++) CHECK_OK(ito_create(&t[i], mover, (void *)(intptr_t)i, NULL));
+    for (int i = 0; i < MOVERS; i++) CHECK_OK(ito_join(t[i], NULL));
+    return NULL;
+}
+
+static void check_moves(void)
+{
+    ito_thread_t t;
+    CHECK_OK(ito_create(&t, spawn_movers, NULL, NULL));
+    CHECK_OK(ito_join(t, NULL));
+    CHECK_EQ(atomic_load(&movers_done), MOVERS);
+    CHECK(atomic_load(&moves) >= 4); /* the check measured something */
+    CHECK_EQ(atomic_load(&mismatches), 0);
+}
+
+/* ---- new ULTs, inline joins, main ---- */
+static void *report_errno(void *arg)
+{
+    (void)arg;
+    int e = errno;
+    errno = 5;
+    return (void *)(intptr_t)e;
+}
+
+static void check_fresh(void)
+{
+    void *r;
+    ito_thread_t t;
+    for (int i = 0; i < 20; i++) { /* created then joined at once: the join may run it inline */
+        errno = 77;
+        CHECK_OK(ito_create(&t, report_errno, NULL, NULL));
+        CHECK_OK(ito_join(t, &r));
+        CHECK_EQ((int)(intptr_t)r, 0);
+        CHECK_EQ(errno, 77); /* main's own, after the child set 5 */
+    }
+    ito_attr_t a = on_worker(1);
+    errno = 88;
+    CHECK_OK(ito_create(&t, report_errno, NULL, &a));
+    CHECK_OK(ito_yield());
+    CHECK_OK(ito_join(t, &r));
+    CHECK_EQ((int)(intptr_t)r, 0);
+    CHECK_EQ(errno, 88);
+}
+
+/* ---- preemption ---- */
+static _Atomic int spin_stop, spin_bad;
+static _Atomic long spin_rounds[2];
+
+static void *spinner(void *arg)
+{
+    int me = (int)(intptr_t)arg, v = 20000 + me;
+    errno = v;
+    volatile uint64_t x = 0;
+    while (!atomic_load_explicit(&spin_stop, memory_order_relaxed)) {
+        for (int i = 0; i < 1000; i++) x += (uint64_t)i;
+        ITO_COOP_POINT(); /* switches when FLAG mode's timer has set the flag */
+        if (errno != v) atomic_fetch_add(&spin_bad, 1);
+        atomic_fetch_add_explicit(&spin_rounds[me], 1, memory_order_relaxed);
+    }
+    return NULL;
+}
+
+/* Two CPU-bound ULTs on worker 1 under the preemption that is on: both make progress (so they
+ * were switched) and neither ever sees the other's errno. */
+static void preempted_pair(void)
+{
+    atomic_store(&spin_stop, 0);
+    atomic_store(&spin_bad, 0);
+    ito_preempt_stats_t s0, s1;
+    CHECK_OK(ito_preempt_stats(&s0));
+    ito_attr_t a = on_worker(1);
+    ito_thread_t t[2];
+    for (int i = 0; i < 2; i++) {
+        atomic_store(&spin_rounds[i], 0);
+        CHECK_OK(ito_create(&t[i], spinner, (void *)(intptr_t)i, &a));
+    }
+    double t0 = now();
+    while (now() - t0 < 0.2 || (now() - t0 < 10 && (!atomic_load(&spin_rounds[0]) || !atomic_load(&spin_rounds[1]))))
+        CHECK_OK(ito_sleep_ns(10 * 1000 * 1000));
+    atomic_store(&spin_stop, 1);
+    for (int i = 0; i < 2; i++) CHECK_OK(ito_join(t[i], NULL));
+    CHECK_OK(ito_preempt_stats(&s1));
+    CHECK(atomic_load(&spin_rounds[0]) > 0 && atomic_load(&spin_rounds[1]) > 0);
+    CHECK(s1.preemptions > s0.preemptions);
+    CHECK_EQ(atomic_load(&spin_bad), 0);
+}
+
+static void check_preempt(void)
+{
+    ito_preempt_config_t cfg = {.quantum_us = 1000, .mode = ITO_PREEMPT_FLAG};
+    CHECK_OK(ito_preempt_enable(&cfg));
+    preempted_pair();
+    CHECK_OK(ito_preempt_disable());
+    cfg.mode = ITO_PREEMPT_SIGNAL;
+    int rc = ito_preempt_enable(&cfg);
+    if (rc == ITO_ENOSYS) return; /* static library or a sanitizer tree: refused, documented */
+    CHECK_OK(rc);
+    preempted_pair();
+    CHECK_OK(ito_preempt_disable());
+}
+
+int main(void)
+{
+    ito_config_t cfg = {.workers = 2};
+    CHECK_OK(ito_init(&cfg));
+    check_yield();
+    check_block();
+    check_fresh();
+    check_moves();
+    check_preempt();
+    CHECK_OK(ito_finalize());
+    TEST_DONE();
+}
