@@ -157,6 +157,9 @@ typedef struct itoi_ult {
     _Atomic uintptr_t state;     /* ITOI_LIVE / DONE / DETACHED / joiner */
     _Atomic uint16_t gen;        /* handle generation, bumped at free (read by any thread that
                                   * checks a handle: relaxed loads and stores) */
+    int err;                     /* its errno while switched out (ultstate.h): in the hole
+                                  * before tag, on the second line, which switches touch less
+                                  * than the ones after it */
     _Atomic uintptr_t tag;       /* the current handle ^ itoi_arena.key (itoi_ult_set_gen) */
     uint64_t id;
     struct itoi_ult_store *store; /* thread-specific values (src/sync/tls.c), or NULL */
@@ -183,7 +186,6 @@ typedef struct itoi_ult {
     itoi_call_t io_call;
     void **inline_jb;            /* running inline in its joiner (thread.c): where ito_exit returns */
     uint64_t eh[2];              /* its C++ exception state while switched out (ultstate.h) */
-    int err;                     /* its errno while switched out (ultstate.h) */
 #if defined(ITOI_ASAN)
     void *asan_fake_stack;
 #endif
