@@ -11,9 +11,12 @@
 // thread_local counter's __tls_get_addr was hoisted out of a loop with points; after the
 // ULT moved, both read and wrote the old worker's variables, which other ULTs there use).
 // The pass runs last in the pipeline, after that caching; so, in every function it
-// instruments, each use of such an address is given a fresh copy of its defining call
-// placed just before the use (for a phi: before the incoming block's terminator), unless
-// the definition is in the same block with no call between the two. A copy costs nothing
+// instruments, each use of such an address, or of an address computed from one (a
+// getelementptr on it, a pointer cast: a field of a thread_local struct, C++'s dynamically
+// initialised thread_local reached through its wrapper), is given a fresh copy of the whole
+// computation placed just before the use (for a phi: before the incoming block's
+// terminator), unless all of it is in the use's block with no call between its first step
+// and the use. Uses of one block with no call between them share one copy. A copy costs nothing
 // for initial- and local-exec TLS (the address folds into %fs-relative addressing), one
 // call for errno and for general-dynamic TLS (-fPIC), as code without the caching would.
 //

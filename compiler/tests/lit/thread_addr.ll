@@ -24,12 +24,19 @@
 ; CHECK: %a = call ptr @llvm.threadlocal.address.p0(ptr @counter)
 ; CHECK-NEXT: %x = load i64, ptr %a
 ; CHECK-NEXT: ret i64 %x
+; An address computed from one (a field of a thread_local struct) is recomputed with it:
+; CHECK-LABEL: define i64 @field(
+; CHECK: call i64 @sink(
+; CHECK-NEXT: [[B:%.*]] = call ptr @llvm.threadlocal.address.p0(ptr @pair)
+; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr [[B]], i64 8
+; CHECK-NEXT: %v = load i64, ptr [[F]]
 ; OFF-LABEL: define i64 @loop(
 ; OFF: body:
 ; OFF: call i64 @sink(
 ; OFF-NEXT: %v = load i32, ptr %e
 ; OFF-NEXT: %old = load i64, ptr %c
 @counter = thread_local global i64 0
+@pair = thread_local global [2 x i64] zeroinitializer
 declare ptr @__errno_location() nounwind memory(none)
 declare ptr @llvm.threadlocal.address.p0(ptr) nounwind memory(none)
 declare i64 @sink(i64)
@@ -59,4 +66,19 @@ entry:
   %a = call ptr @llvm.threadlocal.address.p0(ptr @counter)
   %x = load i64, ptr %a
   ret i64 %x
+}
+define i64 @field(i64 %n) {
+entry:
+  %p = call ptr @llvm.threadlocal.address.p0(ptr @pair)
+  %f = getelementptr inbounds i8, ptr %p, i64 8
+  br label %body
+body:
+  %i = phi i64 [ 0, %entry ], [ %i1, %body ]
+  %s = call i64 @sink(i64 %i)
+  %v = load i64, ptr %f
+  %i1 = add i64 %i, %v
+  %done = icmp eq i64 %i1, %n
+  br i1 %done, label %exit, label %body
+exit:
+  ret i64 %v
 }

@@ -9,6 +9,7 @@
 #include "ito/ito.h"
 
 extern _Thread_local int tls_mark;
+extern _Thread_local struct pair { long a, b; } tls_pair;
 void probe(int rounds, int *stale, int *lost);
 
 #define ULTS 32
@@ -17,6 +18,7 @@ static _Atomic int moves;
 
 __attribute__((noinline)) int *here_errno(void) { return &errno; }
 __attribute__((noinline)) int *here_mark(void) { return &tls_mark; }
+__attribute__((noinline)) long *here_pair_b(void) { return &tls_pair.b; }
 
 void hop(void)
 {
