@@ -264,9 +264,12 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
                + reps * len(sc_names))
     sc: dict[str, list[dict]] = {}
     icount = ctx.build_dir / "compiler" / "icount"
+    # Single-stepping takes 20-40 minutes on the same tiny input whatever the size: not part
+    # of a fast look (--quick) nor of --skip-icount; the report says which.
+    ic_skip = ("--skip-icount" if getattr(args, "skip_icount", False)
+               else "--quick" if ctx.quick else None)
     ic_names = [(p, lab) for p, lab in ICOUNT
-                if icount.exists() and (pdir / f"player-{p}").exists()
-                and not getattr(args, "skip_icount", False)]
+                if icount.exists() and (pdir / f"player-{p}").exists() and not ic_skip]
     n_steps += len(ic_names)
     ic: dict[str, dict] = {}
     with steps(n_steps, "case study") as step:
@@ -485,7 +488,9 @@ on `player-tiny.ogg` (0.5 s) under ptrace, single-stepping every instruction, an
 machine instructions between consecutive checks (the probe's own ~20 included). Exact and
 independent of the machine's load. The longest interval's sites are named by addr2line.
 
-{markdown_table(ic_hdr, ic_rows)}
+{markdown_table(ic_hdr, ic_rows) if not ic_skip else
+ f"Not run ({ic_skip}: single-stepping takes 20-40 minutes); "
+ "`ito-lab cooperative --part case` runs it."}
 """),
         ("Cycles of a yield by what it saves", f"""
 `switchcost-<variant>` (workloads/player/switchcost.c, built like decoder.c): two ULTs run a loop

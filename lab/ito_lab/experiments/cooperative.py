@@ -64,7 +64,7 @@ def add_arguments(p):
                         "3 with --quick)")
     p.add_argument("--skip-icount", action="store_true",
                    help="skip the exact instruction intervals (icount single-steps the probe "
-                        "builds under ptrace: 20-40 minutes)")
+                        "builds under ptrace: 20-40 minutes; --quick skips them too)")
 
 
 def _plugin(ctx) -> Path | None:
