@@ -88,14 +88,9 @@ unsigned ito::retakeThreadAddresses(Function &F) {
     std::reverse(Chain.begin(), Chain.end());
     return Chain;
   };
-  // Whether M's whole chain runs in At's block with no call between its call and At.
-  auto validAt = [&](Instruction *M, Instruction *At) {
-    SmallVector<Instruction *, 4> Chain = chainOf(M);
-    for (Instruction *I : Chain)
-      if (I->getParent() != At->getParent())
-        return false;
-    return noSwitchBetween(Chain.front(), At);
-  };
+  // Whether M's whole chain runs in At's block with no call between its call and At (the
+  // rest of the chain lies between the two: the call dominates it, and it dominates At).
+  auto validAt = [&](Instruction *M, Instruction *At) { return noSwitchBetween(chainOf(M).front(), At); };
 
   unsigned Changed = 0;
   for (Instruction *M : Members) {

@@ -8,7 +8,6 @@
  * ito_finalize, from main: waits for live work (the rule is stated above ito_finalize
  * below), then stops and joins the workers and unmaps every stack. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -99,9 +98,7 @@ static void mark_thread(itoi_worker_t *w)
 static void *worker_main(void *arg)
 {
     itoi_worker_t *w = arg;
-    itoi_tls_worker = w;
-    w->eh = itoi_eh_globals();
-    w->errnop = &errno;
+    itoi_state_bind(w);
     prctl(PR_SET_TIMERSLACK, WORKER_TIMERSLACK_NS);
     atomic_store(&w->tid, (int)syscall(SYS_gettid));
     pin_self(w->index);
@@ -357,9 +354,7 @@ int ito_init(const ito_config_t *cfg)
     itoi_rt.main_ult = main_ult;
     w0->cur = main_ult;
     w0->next_id = 1;
-    itoi_tls_worker = w0;
-    w0->eh = itoi_eh_globals(); /* main's own state stays there: main is running */
-    w0->errnop = &errno;
+    itoi_state_bind(w0); /* main's own errno and exceptions stay there: main is running */
     atomic_store(&w0->tid, (int)syscall(SYS_gettid));
     saved_slack = prctl(PR_GET_TIMERSLACK);
     sigset_t urg = urg_only(), old_mask;

@@ -723,6 +723,7 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
         w->rq.n--;
         itoi_ult_t *next = (itoi_ult_t *)h;
         next->stack = stack;
+        itoi_state_switch(w, NULL, next); /* as below: t has ended */
         w->cur = next;
         w->prev = NULL;
         ITOI_BUMP(w->n_switches);

@@ -48,6 +48,7 @@
 #ifndef ITOI_ULTSTATE_H
 #define ITOI_ULTSTATE_H
 
+#include <errno.h>
 #include <string.h>
 
 #include "itoi.h"
@@ -72,11 +73,19 @@ static inline void itoi_state_switch(itoi_worker_t *w, itoi_ult_t *from, itoi_ul
     else memset(g, 0, ITOI_EH_SIZE);
 }
 
-/* A ULT that starts running: errno 0, empty exception globals. */
+/* A ULT that starts running: empty exception globals. (Its errno, 0 from
+ * itoi_ult_init_state, was loaded by the switch that started it.) */
 static inline void itoi_state_fresh(itoi_worker_t *w)
 {
-    *w->errnop = 0;
     if (ITOI_UNLIKELY(w->eh != NULL)) memset(w->eh, 0, ITOI_EH_SIZE);
+}
+
+/* The calling kernel thread serves w from now on: its state's addresses, found once. */
+static inline void itoi_state_bind(itoi_worker_t *w)
+{
+    itoi_tls_worker = w;
+    w->eh = itoi_eh_globals();
+    w->errnop = &errno;
 }
 
 #endif

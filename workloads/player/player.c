@@ -78,7 +78,7 @@ static unsigned char *slurp(const char *path, long *len)
 
 static void decode_timed(run_t *r)
 {
-    int spin = r->neighbour && !r->ticks;
+    int spin = r->neighbour; /* never with ticks: main() refuses that */
     if (spin && ply_ticker_start(r->period_ns, PLY_TICK_SPIN) != 0) {
         perror("player: neighbour");
         exit(2);
