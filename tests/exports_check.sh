@@ -17,7 +17,8 @@ if [ -n "$others" ]; then
     echo "FAIL: $(basename "$so") exports names outside ito_*:"; echo "$others" | sed 's/^/  /'
     status=1
 fi
-for need in ito_init ito_create ito_version ito_regwin_func_enter ito_coop_flag; do
+for need in ito_init ito_create ito_version ito_regwin_func_enter ito_coop_flag ito_coop_budget \
+        ito_coop_set_budget; do
     echo "$defined" | grep -qx "$need" || { echo "FAIL: $need is not exported"; status=1; }
 done
 hooks_defined=$(nm --defined-only --extern-only "$hooks" | awk 'NF == 3 {print $3}' | grep -Ev "$san" |

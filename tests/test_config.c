@@ -30,6 +30,10 @@ int main(void)
     refused("ITO_WORKERS", "0");
     refused("ITO_WSC_TRESHOLD", "8"); /* a typo in a family the runtime owns */
     refused("ITO_FAULT_NMAP", "1");
+    refused("ITO_COOP_BUDGET", "0");
+    refused("ITO_COOP_BUDGET", "2000000000");
+    refused("ITO_COOP_SLICE_NS", "-1");
+    refused("ITO_COOP_SLICES", "1"); /* not a name of the ITO_COOP_ family */
 
     /* names the runtime does not own are left alone */
     CHECK_OK(setenv("ITO_SOMETHING_ELSE", "whatever", 1));

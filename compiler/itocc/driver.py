@@ -3,6 +3,7 @@
     ito-cc [--ito-policy=every|loops|distance|bound] [--ito-distance=N] [--ito-bound=B]
            [--ito-extern-cost=N] [--ito-variant=min|abi|full|stub] [--ito-place=auto|begin|end]
            [--ito-tls=initial-exec|local-exec] [--ito-stubs=live|full]
+           [--ito-check=flag|budget]
            [--ito-allow-va-regions] [--ito-report]
            [--ito-probe] [--ito-off] [--ito-no-fallback] <clang arguments>
 
@@ -46,7 +47,7 @@ VALUE_OPTS = {  # ito-cc option -> plugin option
     "--ito-policy=": "-ito-yield-policy=", "--ito-distance=": "-ito-yield-distance=",
     "--ito-bound=": "-ito-yield-bound=", "--ito-extern-cost=": "-ito-yield-extern-cost=",
     "--ito-variant=": "-ito-yield-variant=", "--ito-place=": "-ito-yield-place=",
-    "--ito-tls=": "-ito-yield-tls=",
+    "--ito-tls=": "-ito-yield-tls=", "--ito-check=": "-ito-yield-check=",
 }
 STUB_SETS = ("live", "full")  # --ito-stubs=: what each site's stub saves
 BOOL_OPTS = {"--ito-allow-va-regions": "-ito-yield-allow-va-regions",

@@ -10,7 +10,8 @@ undefined when it reaches the archive, and the archive comes after every input t
 gave: a runtime linked anywhere on the command line (libito.so or libito.a, a custom
 runtime's objects or archive) resolves the symbols first and the member is never used.
 Only a program linked with no runtime at all gets it; nothing in such a program sets the
-flag, so its yields are never reached. Should one be (the runtime came in some other way,
+flag, so its yields are never reached (code built with --ito-check=budget reaches them
+when its countdown runs out: there they refill the countdown and return). Should one be (the runtime came in some other way,
 e.g. a shared library it was linked against, or dlopen), it writes why on stderr and
 traps rather than return. Not for -shared or -r (a weak definition in a shared library
 could take the place of the runtime's); `--ito-no-fallback` leaves it out.
@@ -29,9 +30,11 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-SYMBOLS = ("ito_coop_flag", "ito_coop_yield", "ito_coop_yield_abi", "ito_coop_yield_full")
+SYMBOLS = ("ito_coop_flag", "ito_coop_budget", "ito_coop_yield", "ito_coop_yield_abi",
+           "ito_coop_yield_full")
 SOURCE = r"""/* ito-cc's runtime fallback (compiler/itocc/fallback.py) */
 __attribute__((weak)) __thread volatile int ito_coop_flag;
+__attribute__((weak)) __thread volatile int ito_coop_budget;
 static const char ito_fallback_msg[] = "ito: a yield point was reached in a program linked "
     "without the ito runtime: link it (-lito)\n";
 __attribute__((noreturn)) static void ito_fallback(void) {
@@ -42,9 +45,16 @@ __attribute__((noreturn)) static void ito_fallback(void) {
 #endif
     __builtin_trap();
 }
-__attribute__((weak)) void ito_coop_yield(void) { ito_fallback(); }
-__attribute__((weak)) void ito_coop_yield_abi(void) { ito_fallback(); }
-__attribute__((weak)) void ito_coop_yield_full(void) { ito_fallback(); }
+/* Code built with the budget check reaches its yields by itself: without a runtime there
+ * is nothing to switch to, so the budget is refilled (for about 2^31 instructions). */
+static int ito_fallback_budget(void) {
+    if (ito_coop_flag) return 0;
+    ito_coop_budget = 0x7fffffff;
+    return 1;
+}
+__attribute__((weak)) void ito_coop_yield(void) { if (!ito_fallback_budget()) ito_fallback(); }
+__attribute__((weak)) void ito_coop_yield_abi(void) { if (!ito_fallback_budget()) ito_fallback(); }
+__attribute__((weak)) void ito_coop_yield_full(void) { if (!ito_fallback_budget()) ito_fallback(); }
 """
 # options that choose the target the object is built for
 TARGET_OPTS = ("--target=", "-m32", "-m64", "-mx32", "-m16")

@@ -50,20 +50,6 @@ struct LoopFacts {
   int64_t TripCount = 0, Iteration = 0; // trip count and costliest iteration
 };
 
-int64_t instrCost(const Instruction &I, const TargetTransformInfo &TTI) {
-  if (isa<PHINode>(I) || isa<DbgInfoIntrinsic>(I))
-    return 0;
-  if (const auto *A = dyn_cast<AllocaInst>(&I); A && A->isStaticAlloca())
-    return 0;
-  if (const auto *II = dyn_cast<IntrinsicInst>(&I))
-    if (II->isLifetimeStartOrEnd() || II->isAssumeLikeIntrinsic())
-      return 0;
-  InstructionCost C = TTI.getInstructionCost(&I, TargetTransformInfo::TCK_CodeSize);
-  if (!C.isValid())
-    return 1;
-  return std::max<int64_t>(0, *C.getValue());
-}
-
 // The function a call instruction calls directly (not an intrinsic), else nullptr.
 const Function *directCallee(const Instruction &I) {
   const auto *CB = dyn_cast<CallBase>(&I);
@@ -78,6 +64,21 @@ bool isOpaqueCall(const Instruction &I) {
 }
 
 } // namespace
+
+int64_t instrCost(const Instruction &I, const TargetTransformInfo &TTI) {
+  if (isa<PHINode>(I) || isa<DbgInfoIntrinsic>(I))
+    return 0;
+  if (const auto *A = dyn_cast<AllocaInst>(&I); A && A->isStaticAlloca())
+    return 0;
+  if (const auto *II = dyn_cast<IntrinsicInst>(&I))
+    if (II->isLifetimeStartOrEnd() || II->isAssumeLikeIntrinsic())
+      return 0;
+  InstructionCost C = TTI.getInstructionCost(&I, TargetTransformInfo::TCK_CodeSize);
+  if (!C.isValid())
+    return 1;
+  return std::max<int64_t>(0, *C.getValue());
+}
+
 
 const BoundSummary *BoundPlacer::summary(const Function &F) const {
   auto It = Sum.find(&F);

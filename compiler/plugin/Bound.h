@@ -51,6 +51,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/PassManager.h"
 
@@ -59,6 +60,9 @@
 #include <vector>
 
 namespace ito {
+
+// What one IR instruction counts: its TargetTransformInfo code-size cost (see above).
+int64_t instrCost(const llvm::Instruction &I, const llvm::TargetTransformInfo &TTI);
 
 struct BoundSummary {
   static constexpr int64_t None = -1;

@@ -1,11 +1,17 @@
 // Insert.cpp: the guard and the yield call (see Insert.h).
 #include "Insert.h"
+#include "Placement.h"
 
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
 using namespace llvm;
 
@@ -13,13 +19,13 @@ namespace ito {
 
 namespace {
 
-GlobalVariable *flagVariable(Module &M, TlsModel Tls) {
+// The runtime's TLS word the check reads: ito_coop_flag, or ito_coop_budget.
+GlobalVariable *tlsWord(Module &M, TlsModel Tls, StringRef Name) {
   Type *I32 = Type::getInt32Ty(M.getContext());
-  GlobalVariable *G = M.getGlobalVariable("ito_coop_flag");
+  GlobalVariable *G = M.getGlobalVariable(Name);
   if (!G)
     G = new GlobalVariable(M, I32, /*isConstant=*/false, GlobalValue::ExternalLinkage,
-                           nullptr, "ito_coop_flag", nullptr,
-                           GlobalValue::InitialExecTLSModel);
+                           nullptr, Name, nullptr, GlobalValue::InitialExecTLSModel);
   if (Tls == TlsModel::LocalExec) {
     if (G->isDeclaration()) {
       G->setLinkage(GlobalValue::WeakAnyLinkage);
@@ -34,8 +40,11 @@ GlobalVariable *flagVariable(Module &M, TlsModel Tls) {
 } // namespace
 
 YieldEmitter::YieldEmitter(Module &M, const YieldOptions &O)
-    : Flag(O.probe ? nullptr : flagVariable(M, O.tls)), CC(CallingConv::C), V(O.variant),
-      Probe(O.probe) {
+    : Flag(O.probe ? nullptr
+                   : tlsWord(M, O.tls,
+                             O.check == Check::Budget ? "ito_coop_budget" : "ito_coop_flag")),
+      CC(CallingConv::C), V(O.variant), Probe(O.probe), Budget(O.check == Check::Budget),
+      BudgetReg(O.budgetReg) {
   LLVMContext &C = M.getContext();
   if (V == Variant::Stub || Probe)
     return;
@@ -62,7 +71,7 @@ void YieldEmitter::emitStubCall(IRBuilder<> &B, const Twine &Target) {
   Call->setDoesNotThrow();
 }
 
-void YieldEmitter::emit(BasicBlock::iterator At) {
+void YieldEmitter::emit(BasicBlock::iterator At, unsigned Weight) {
   Function *F = At->getFunction();
   LLVMContext &C = F->getContext();
   DebugLoc DL;
@@ -74,22 +83,102 @@ void YieldEmitter::emit(BasicBlock::iterator At) {
     emitStubCall(B, "ito_probe_hit@PLT");
     return;
   }
-  Value *Addr = B.CreateThreadLocalAddress(Flag);
-  LoadInst *L = B.CreateLoad(Type::getInt32Ty(C), Addr, /*isVolatile=*/true, "ito.flag");
-  Value *Set = B.CreateICmpNE(L, B.getInt32(0), "ito.due");
+  Value *Set, *Left = nullptr;
+  Type *I32 = Type::getInt32Ty(C);
+  if (Slot) {
+    // The function's copy of the countdown (beginFunction): a register after promotion.
+    Left = B.CreateSub(B.CreateLoad(I32, Slot, "ito.budget"), B.getInt32(Weight), "ito.left");
+    B.CreateStore(Left, Slot);
+    Set = B.CreateICmpSLT(Left, B.getInt32(0), "ito.due");
+  } else if (Budget) {
+    Value *Addr = B.CreateThreadLocalAddress(Flag);
+    // Folded by the x86 back end into `addl $-W, %fs:ito_coop_budget@tpoff; js`.
+    LoadInst *L = B.CreateLoad(I32, Addr, /*isVolatile=*/true, "ito.budget");
+    Left = B.CreateSub(L, B.getInt32(Weight), "ito.left");
+    B.CreateStore(Left, Addr, /*isVolatile=*/true);
+    Set = B.CreateICmpSLT(Left, B.getInt32(0), "ito.due");
+  } else {
+    Value *Addr = B.CreateThreadLocalAddress(Flag);
+    LoadInst *L = B.CreateLoad(I32, Addr, /*isVolatile=*/true, "ito.flag");
+    Set = B.CreateICmpNE(L, B.getInt32(0), "ito.due");
+  }
   MDNode *Unlikely = MDBuilder(C).createUnlikelyBranchWeights();
   Instruction *Then = SplitBlockAndInsertIfThen(Set, At, /*Unreachable=*/false, Unlikely);
   Then->getParent()->setName("ito.yield");
   Then->getSuccessor(0)->setName("ito.cont");
   IRBuilder<> Y(Then);
   Y.SetCurrentDebugLocation(DL);
-  if (V == Variant::Stub) {
+  if (Slot) // the runtime reads the word: hand it over, and take back the refill
+    Y.CreateStore(Left, Y.CreateThreadLocalAddress(Flag), /*isVolatile=*/true);
+  if (V == Variant::Stub)
     emitStubCall(Y, ".Lito_ys_" + Twine(Sites++));
-    return;
+  else {
+    CallInst *Call = Y.CreateCall(Yield);
+    Call->setCallingConv(CC);
+    Call->setDoesNotThrow();
   }
-  CallInst *Call = Y.CreateCall(Yield);
-  Call->setCallingConv(CC);
-  Call->setDoesNotThrow();
+  if (Slot)
+    Y.CreateStore(Y.CreateLoad(I32, Y.CreateThreadLocalAddress(Flag), /*isVolatile=*/true), Slot);
+}
+
+// Budget.h, "The countdown in a register".
+void YieldEmitter::beginFunction(Function &F) {
+  Slot = nullptr;
+  Calls.clear();
+  Rets.clear();
+  if (!Budget || !BudgetReg || Probe)
+    return;
+  for (Instruction &I : instructions(F)) {
+    if (isa<InvokeInst>(I) || isa<CallBrInst>(I))
+      return; // their way out of the call is an edge: keep the countdown in memory
+    if (auto *CI = dyn_cast<CallInst>(&I)) {
+      if (CI->isMustTailCall())
+        return;
+      if (!isa<IntrinsicInst>(CI))
+        Calls.push_back(CI);
+    } else if (auto *R = dyn_cast<ReturnInst>(&I)) {
+      Rets.push_back(R);
+    }
+  }
+  BasicBlock &E = F.getEntryBlock();
+  Slot = new AllocaInst(Type::getInt32Ty(F.getContext()),
+                        F.getParent()->getDataLayout().getAllocaAddrSpace(), "ito.budget.slot",
+                        E.getFirstInsertionPt());
+}
+
+void YieldEmitter::endFunction(Function &F) {
+  if (!Slot)
+    return;
+  Type *I32 = Type::getInt32Ty(F.getContext());
+  auto toWord = [&](Instruction *Before) {
+    IRBuilder<> B(Before);
+    B.CreateStore(B.CreateLoad(I32, Slot), B.CreateThreadLocalAddress(Flag), /*isVolatile=*/true);
+  };
+  auto fromWord = [&](Instruction *Before) {
+    IRBuilder<> B(Before);
+    B.CreateStore(B.CreateLoad(I32, B.CreateThreadLocalAddress(Flag), /*isVolatile=*/true), Slot);
+  };
+  BasicBlock &E = F.getEntryBlock();
+  fromWord(&*beginPoint(E));
+  SmallPtrSet<ReturnInst *, 8> TailRets;
+  for (CallInst *CI : Calls) {
+    toWord(CI); // the callee's points count down the same word
+    Instruction *Next = CI->getNextNode();
+    if (auto *R = dyn_cast<ReturnInst>(Next)) {
+      TailRets.insert(R); // nothing to take back before the return: a tail call stays one
+      continue;
+    }
+    fromWord(Next);
+  }
+  for (ReturnInst *R : Rets)
+    if (!TailRets.contains(R))
+      toWord(R);
+  AllocaInst *A = Slot;
+  Slot = nullptr;
+  if (isAllocaPromotable(A)) {
+    DominatorTree DT(F);
+    PromoteMemToReg({A}, DT);
+  }
 }
 
 } // namespace ito

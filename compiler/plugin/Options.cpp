@@ -96,10 +96,26 @@ cl::opt<bool> RetakeTlsOpt("ito-yield-retake-tls",
                                     "call or point where the ULT may have moved (default on)"),
                            cl::init(true));
 
+cl::opt<ito::Check> CheckOpt(
+    "ito-yield-check", cl::desc("what a yield point tests"), cl::init(ito::Check::Flag),
+    cl::values(clEnumValN(ito::Check::Flag, "flag",
+                          "ito_coop_flag, which a timer sets (one load and a branch)"),
+               clEnumValN(ito::Check::Budget, "budget",
+                          "a countdown of estimated instructions in the TLS word "
+                          "ito_coop_budget: each point subtracts what ran since the previous "
+                          "one and yields when it goes negative (no timer, no line moving "
+                          "between cores; see Budget.h)")));
+
+cl::opt<bool> BudgetRegOpt("ito-yield-budget-reg",
+                           cl::desc("check=budget: each function keeps the countdown in a "
+                                    "register between its calls (default on; off: every "
+                                    "point is a read-modify-write of the TLS word)"),
+                           cl::init(true));
+
 } // namespace
 
 ito::YieldOptions ito::itoYieldOptions() {
   return {PolicyOpt, DistanceOpt, VariantOpt, PlaceOpt,  VarargsOpt, ReportOpt,
           DryRunOpt, BoundOpt,    ExternCostOpt, TlsOpt, ProbeOpt, UnrollOpt, UnrollBodyOpt,
-          RetakeTlsOpt};
+          RetakeTlsOpt, CheckOpt, BudgetRegOpt};
 }

@@ -12,6 +12,7 @@ enum class Policy { Every, Loops, Distance, Bound };
 enum class Variant { Min, Abi, Full, Stub };
 enum class Place { Auto, Begin, End };
 enum class TlsModel { InitialExec, LocalExec };
+enum class Check { Flag, Budget };
 
 struct YieldOptions {
   Policy policy;
@@ -28,6 +29,8 @@ struct YieldOptions {
   unsigned unroll;         // Policy::Bound: unroll small loops of unknown trip count by this
   unsigned unrollBody;     // ... when one iteration costs at most this many instructions
   bool retakeTls;          // take errno's and TLS addresses anew after calls (ThreadAddr.h)
+  Check check;             // what a point tests: the timer's flag or a local budget (Insert.h)
+  bool budgetReg;          // budget check: the function keeps the countdown in a register
 };
 
 YieldOptions itoYieldOptions();

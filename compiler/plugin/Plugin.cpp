@@ -15,6 +15,7 @@
 // The pass is required: it also runs on optnone functions (-O0).
 // opt: -load-pass-plugin=ItoYield.so -passes=ito-yield.
 #include "Bound.h"
+#include "Budget.h"
 #include "Insert.h"
 #include "Options.h"
 #include "Placement.h"
@@ -96,11 +97,20 @@ struct ItoYieldPass : PassInfoMixin<ItoYieldPass> {
       }
       std::vector<ito::YieldPoint> Points =
           Bounded ? Placer.place(F, Cycle) : ito::placeYieldPoints(F, O);
+      std::vector<unsigned> Weights;
+      if (O.check == ito::Check::Budget && !O.probe && !Points.empty())
+        Weights = ito::budgetWeights(F, Points, FAM.getResult<TargetIRAnalysis>(F),
+                                     FAM.getResult<LoopAnalysis>(F));
       if (O.report) {
-        for (const ito::YieldPoint &P : Points)
+        for (size_t K = 0; K < Points.size(); K++) {
+          const ito::YieldPoint &P = Points[K];
           errs() << "ito-yield: " << F.getName() << ": " << blockName(*P.Block) << " "
                  << (P.Pos ? P.Pos : P.AtBegin ? "begin" : "end") << " live_begin=" << P.LiveBegin
-                 << " live_end=" << P.LiveEnd << "\n";
+                 << " live_end=" << P.LiveEnd;
+          if (!Weights.empty())
+            errs() << " budget=" << Weights[K];
+          errs() << "\n";
+        }
         if (const ito::BoundSummary *S = Bounded ? Placer.summary(F) : nullptr)
           errs() << "ito-yield: " << F.getName() << ": summary P=" << S->P << " T=" << S->T
                  << " S=" << S->S << "\n";
@@ -112,8 +122,10 @@ struct ItoYieldPass : PassInfoMixin<ItoYieldPass> {
       if (!Points.empty()) {
         if (!Emitter)
           Emitter.emplace(M, O);
-        for (const ito::YieldPoint &P : Points)
-          Emitter->emit(P.At);
+        Emitter->beginFunction(F);
+        for (size_t K = 0; K < Points.size(); K++)
+          Emitter->emit(Points[K].At, Weights.empty() ? 1 : Weights[K]);
+        Emitter->endFunction(F);
         FChanged = true;
       }
       // Also where F has no point: its calls may switch (see ThreadAddr.h).

@@ -27,6 +27,39 @@ extern thread_local volatile int ito_coop_flag;
 extern _Thread_local volatile int ito_coop_flag;
 #endif
 
+/** A countdown of estimated instructions, per kernel thread: code built with
+ * `ito-cc --ito-check=budget` subtracts at each yield point what ran since the previous
+ * one and yields when it goes negative; every compiled yield refills it with the quantum
+ * (ito_coop_set_budget). No timer writes it. */
+#ifdef __cplusplus
+extern thread_local volatile int ito_coop_budget;
+#else
+extern _Thread_local volatile int ito_coop_budget;
+#endif
+
+/** The quantum until set otherwise (ito_coop_set_budget, ITO_COOP_BUDGET). */
+#define ITO_COOP_BUDGET_DEFAULT 50000
+/** The largest quantum ito_coop_set_budget takes. */
+#define ITO_COOP_BUDGET_MAX 1000000000L
+/** The longest slice ito_coop_set_budget takes (1000 s). */
+#define ITO_COOP_SLICE_MAX_NS 1000000000000ULL
+
+/**
+ * @brief Sets what code built with the budget check runs between yields: the quantum,
+ * in the plugin's estimated instructions, and a slice in nanoseconds. When a ULT's budget
+ * runs out it yields if slice_ns is 0; otherwise it looks at the clock and yields only if
+ * slice_ns have passed since its worker's last such yield (so the quantum is then how
+ * often it looks: a clock read per quantum). Not inside a preemption-safe region: there
+ * the budget is refilled and the ULT goes on. Process-wide; takes effect at each worker's
+ * next refill. The environment sets the same at ito_init (ITO_COOP_BUDGET,
+ * ITO_COOP_SLICE_NS; docs/ENVIRONMENT.md). Code built with the flag check ignores both.
+ * @param instructions 1 to ITO_COOP_BUDGET_MAX (default ITO_COOP_BUDGET_DEFAULT)
+ * @param slice_ns 0 (yield at every expiry; the default) to ITO_COOP_SLICE_MAX_NS
+ * @return ITO_OK; ITO_EINVAL if a value is out of range (nothing changes).
+ * @contexts any thread, before or after ito_init.
+ */
+int ito_coop_set_budget(long instructions, unsigned long long slice_ns);
+
 #if defined(__clang__) && __clang_major__ >= 19
 /**
  * @brief The minimal yield: switches to the next ready ULT saving only rsp and rbp (the

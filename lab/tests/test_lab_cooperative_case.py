@@ -44,6 +44,22 @@ def test_the_headline_pairs_compare_the_same_placement():
     names = {v[0]: v[2] for v in co.VARIANTS}
     for full, opt, place in co.PAIRS:
         assert names[full] == names[opt] == place
+    for full, opt, place in co.BUDGET_PAIRS:
+        assert names[full] == names[opt] and place.startswith(names[opt])
+        assert co.SWITCH_OF[full] == "stub-full" and co.SWITCH_OF[opt] == "stub"
+
+
+def test_budget_quantum_gives_the_papers_density_in_cycles():
+    # plain 35 ms at 2445 MHz = 85.6e6 cycles = 11,114 ticks of 7,700 cycles; the quantum
+    # 7,700 made 52,889 yields, so 36,645 makes about 11,114
+    q = co.budget_quantum(52_889, 35e6, 2445.0)
+    assert q == round(7700 * 52_889 / (35e6 * 2445.0 / 1000 / 7700))
+    assert 52_889 * 7700 / q == pytest.approx(35e6 * 2445.0 / 1000 / 7700, rel=1e-4)
+    with pytest.raises(ValueError):
+        co.budget_quantum(0, 35e6, 2445.0)
+    assert co.budget_args("quiet", 5) == ["--budget", str(co.BUDGET_OFF)]
+    assert co.budget_args("paper", 5) == ["--budget", "7700"]
+    assert co.budget_args("dense", 36645) == ["--budget", "36645"]
 
 
 def test_cycle_model_adds_checks_and_ticks():

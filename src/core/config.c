@@ -4,7 +4,7 @@
  * outside its accepted set makes ito_init fail with ITO_EINVAL and one line on stderr
  * naming the variable, its value and what is accepted. So does an unknown name in a
  * family the runtime owns (ITO_WSC_*, ITO_FAULT_*, ITO_FINALIZE_*), which is most likely a
- * typo (the families: ITO_WSC_*, ITO_FAULT_*, ITO_FINALIZE_*, ITO_FP_*). Other ITO_* names (the lab's ITO_BUILD_DIR, ...) are left alone. The table below
+ * typo (the families: ITO_WSC_*, ITO_FAULT_*, ITO_FINALIZE_*, ITO_FP_*, ITO_COOP_*). Other ITO_* names (the lab's ITO_BUILD_DIR, ...) are left alone. The table below
  * is the single list; docs/ENVIRONMENT.md describes each entry and must follow it. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +17,7 @@
 #include <linux/io_uring.h>
 #endif
 
+#include "ito/coop.h"
 #include "itoi.h"
 
 itoi_env_t itoi_env;
@@ -42,11 +43,13 @@ static const var_t vars[] = {
     {"ITO_FAULT_MALLOC", 0, 1000000000, NULL, &itoi_env.fault_malloc},
     {"ITO_FP_RESTORE", 0, 0, fp_restores, &itoi_env.fp_restore},
     {"ITO_AFFINITY", 0, 0, affinities, &itoi_env.affinity},
+    {"ITO_COOP_BUDGET", 1, ITO_COOP_BUDGET_MAX, NULL, &itoi_env.coop_budget},
+    {"ITO_COOP_SLICE_NS", 0, (long)ITO_COOP_SLICE_MAX_NS, NULL, &itoi_env.coop_slice_ns},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 
 /* Families whose every name must be in the table. */
-static const char *const owned[] = {"ITO_WSC_", "ITO_FAULT_", "ITO_FINALIZE_", "ITO_FP_"};
+static const char *const owned[] = {"ITO_WSC_", "ITO_FAULT_", "ITO_FINALIZE_", "ITO_FP_", "ITO_COOP_"};
 
 static int bad(const var_t *v, const char *val)
 {
@@ -101,7 +104,8 @@ static int check_uring(void)
 int itoi_env_load(void)
 {
     itoi_env = (itoi_env_t){.workers = 0, .wsc_backend = -1, .wsc_threshold = 0, .wsc_latency_us = -1,
-                            .finalize_grace_ms = -1, .fault_mmap = 0, .fault_malloc = 0, .fp_restore = 0, .affinity = 0};
+                            .finalize_grace_ms = -1, .fault_mmap = 0, .fault_malloc = 0, .fp_restore = 0, .affinity = 0,
+                            .coop_budget = -1, .coop_slice_ns = -1};
     for (size_t i = 0; i < NVARS; i++) {
         const char *val = getenv(vars[i].name);
         if (val && parse(&vars[i], val) != ITO_OK) return ITO_EINVAL;

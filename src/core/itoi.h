@@ -301,6 +301,7 @@ typedef struct itoi_worker {
     void *eh;                     /* this kernel thread's C++ exception globals, or NULL
                                    * without a C++ runtime (ultstate.h) */
     int *errnop;                  /* this kernel thread's errno (ultstate.h) */
+    uint64_t coop_t0;             /* owner only: its last switch through an expired budget (coop.c) */
     /* counters: written by the owner only, read by anyone (relaxed) */
     _Atomic uint64_t n_created, n_finished, n_steals, n_steals_stackless, n_sleeps, n_idles, n_spin_ns;
     _Atomic uint64_t n_units_ready, n_units_run; /* stackless units made ready here / run here */
@@ -420,6 +421,19 @@ void itoi_worker_loop(itoi_worker_t *w);        /* the scheduler context's loop 
 void itoi_wake_worker(itoi_worker_t *w);
 void itoi_wake_all(void);
 void *itoi_coop_next(void *sp);
+bool itoi_coop_expired(itoi_worker_t *w);      /* an expired budget: switch? (coop.c) */
+extern _Atomic int itoi_coop_quantum;         /* ito_coop_set_budget's, read relaxed */
+extern _Atomic unsigned long long itoi_coop_slice_ns;
+extern _Thread_local volatile int ito_coop_flag, ito_coop_budget;
+/* A compiled yield's first step (coop.c explains): clear the flag, refill the budget, and
+ * say whether to switch. Inline: it is on every compiled yield. */
+static inline bool itoi_coop_due(itoi_worker_t *w)
+{
+    int flag = ito_coop_flag, left = ito_coop_budget;
+    ito_coop_flag = 0;
+    ito_coop_budget = atomic_load_explicit(&itoi_coop_quantum, memory_order_relaxed);
+    return flag || left >= 0 || itoi_coop_expired(w);
+}
 
 /* threads (thread.c) */
 itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w);
@@ -639,6 +653,7 @@ typedef struct itoi_env {
     long workers, wsc_backend, wsc_threshold, wsc_latency_us, finalize_grace_ms, fault_mmap, fault_malloc;
     long fp_restore;            /* ITOA_FP_AUTO / ALWAYS / LAZY */
     long affinity;              /* ITO_AFFINITY: 0 off, 1 on (worker i on the i-th allowed CPU) */
+    long coop_budget, coop_slice_ns; /* ITO_COOP_*: -1 unset (ito_coop_set_budget) */
 } itoi_env_t;
 extern itoi_env_t itoi_env;
 int itoi_env_load(void); /* ITO_OK, or ITO_EINVAL with one line on stderr */

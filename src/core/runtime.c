@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ito/coop.h"
 #include "ultstate.h"
 #include "itoi.h"
 #include "sanitizer.h"
@@ -264,6 +265,9 @@ int ito_init(const ito_config_t *cfg)
         goto fail_early;
     }
     if ((rc = itoi_env_load()) != ITO_OK) goto fail_early;
+    if (itoi_env.coop_budget >= 0 || itoi_env.coop_slice_ns >= 0)
+        (void)ito_coop_set_budget(itoi_env.coop_budget >= 0 ? itoi_env.coop_budget : ITO_COOP_BUDGET_DEFAULT,
+                                  itoi_env.coop_slice_ns >= 0 ? (unsigned long long)itoi_env.coop_slice_ns : 0);
     if (n == 0) {
         /* The CPUs this process may run on (taskset, cgroups' cpusets), as Go and Tokio
          * count them; all online CPUs if the mask cannot be read. */

@@ -786,8 +786,7 @@ void *itoi_coop_next(void *sp)
 {
     itoi_worker_t *w = itoi_self_worker();
     itoi_ult_t *cur = w ? w->cur : NULL;
-    ito_coop_flag = 0;
-    if (!cur) return sp;
+    if (!itoi_coop_due(w) || !cur) return sp;
     itoi_tick_point(w);
     itoi_ult_t *next = pick_ult(w);
     if (!next && !w->rq.head && !visit_anyway(w)) return sp;

@@ -2,6 +2,7 @@
  * section 4, Table 3), one program per variant built from the same sources.
  *
  *   player-<variant> FILE.ogg [--period-us F] [--no-ticks] [--helper-timer] [--burst B] [--neighbour]
+ *   player-budget<...> FILE.ogg [--budget N]
  *
  * A decoder ULT (decoder.c, stb_vorbis) decodes the whole file into the feed as fast as it
  * can; a player ULT on the same worker must run once per sample period (1/44100 s by
@@ -18,6 +19,10 @@
  * --neighbour (runs without ticks: no threading, or --no-ticks) keeps that helper spinning
  * on the other core without ever storing the flag: the baseline with the same busy
  * neighbour CPU as the helper timer, so the helper's presence and its ticks are told apart.
+ * The budget variants (decoder.c built with ito-cc --ito-check=budget, PLY_BUDGET) have no
+ * timer: the decoder yields whenever it has run about N estimated instructions (--budget,
+ * default 7,700: the paper's one tick per 7,700 cycles of its simulator, where a cycle was
+ * an instruction); each yield is one "tick" for the player.
  *
  * Output, one key=value per line: the checksum over every decoded frame (identical in all
  * variants: the main ULT folds in the frames the player did not take), the decoding time,
@@ -44,6 +49,7 @@ typedef struct run {
     void *dec;
     uint64_t period_ns;
     int ticks, helper, neighbour;
+    long budget; /* budget variants: the quantum (ito_coop_set_budget) */
     unsigned burst, burst_left; /* --burst B: each tick is followed by B-1 more switches */
     long frames;
     uint64_t decode_ns;
@@ -143,6 +149,10 @@ static void run_threads(run_t *r)
         fprintf(stderr, "player: ito_init failed\n");
         exit(2);
     }
+    if (r->budget && ito_coop_set_budget(r->budget, 0) != ITO_OK) {
+        fprintf(stderr, "player: --budget %ld: out of range\n", r->budget);
+        exit(2);
+    }
     ito_attr_t da, pa;
     ito_attr_init(&da);
     da.worker = 0;
@@ -184,6 +194,8 @@ int main(int argc, char **argv)
             r.neighbour = 1;
         else if (!strcmp(argv[i], "--burst") && i + 1 < argc)
             r.burst = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--budget") && i + 1 < argc)
+            r.budget = strtol(argv[++i], NULL, 10);
         else if (argv[i][0] != '-' && !path)
             path = argv[i];
         else {
@@ -194,6 +206,19 @@ int main(int argc, char **argv)
     }
 #if PLY_MODE == 0
     if (r.neighbour) r.ticks = 0; /* no threading has no ticks; the neighbour only spins */
+#endif
+#ifdef PLY_BUDGET
+    if (r.budget == 0) r.budget = 7700;
+    if (r.budget < 0 || r.helper || r.neighbour) {
+        fprintf(stderr, "%s: a budget variant takes --budget N (N > 0) and no timer options\n", argv[0]);
+        return 2;
+    }
+    r.ticks = 0; /* no timer: the decoder's budget runs out by itself */
+#else
+    if (r.budget) {
+        fprintf(stderr, "%s: --budget needs a budget variant (player-budget*)\n", argv[0]);
+        return 2;
+    }
 #endif
     if (r.neighbour && r.ticks) {
         fprintf(stderr, "%s: --neighbour is a baseline without ticks: add --no-ticks\n", argv[0]);
@@ -235,7 +260,8 @@ int main(int argc, char **argv)
     printf("frames=%ld\nchannels=%d\nrate=%d\nchecksum=%016llx\ndecode_ns=%llu\n"
            "period_ns=%llu\nticks=%llu\nserved=%llu\nmissed=%llu\noverruns=%llu\n"
            "preempted=%llu\ndeferred=%llu\nmax_latency_ns=%llu\nmean_latency_ns=%llu\n"
-           "player_runs=%llu\nplayed=%zu\nunderruns=%llu\nfresh=%llu\nhelper_disjoint=%d\nneighbour=%d\n",
+           "player_runs=%llu\nplayed=%zu\nunderruns=%llu\nfresh=%llu\nhelper_disjoint=%d\nneighbour=%d\n"
+           "budget=%ld\n",
            r.frames, ch, r.feed.rate, (unsigned long long)r.hash,
            (unsigned long long)r.decode_ns, (unsigned long long)(r.ticks ? r.period_ns : 0),
            (unsigned long long)t->ticks, (unsigned long long)t->served,
@@ -244,7 +270,7 @@ int main(int argc, char **argv)
            (unsigned long long)t->max_latency_ns,
            (unsigned long long)(t->served ? t->sum_latency_ns / t->served : 0),
            (unsigned long long)r.runs, r.consumed, (unsigned long long)r.underruns,
-           (unsigned long long)t->fresh, t->helper_disjoint, r.neighbour);
+           (unsigned long long)t->fresh, t->helper_disjoint, r.neighbour, r.budget);
     ply_decoder_close(r.dec);
     free(r.feed.buf);
     free(ogg);

@@ -24,6 +24,32 @@ for v in full abi min min-begin preempt stub-full stub-begin stub bound-full bou
   [ "$(val served quiet "$bin/t.$v")" = 0 ] || { echo "$v: ticks without a timer"; exit 1; }
   echo "$v: checksum $sum, ticks served $served, player runs $runs"
 done
+# The budget variants (--ito-check=budget) need no timer: with a quantum of 7,700 estimated
+# instructions the decoder yields to the player by itself, the same number of times in
+# every run (the count depends on the code only); with a quantum longer than the whole
+# decode it yields at most twice (the first check finds the word empty); a timer option or
+# --budget on a flag variant is refused.
+for v in budget budget-full budget-begin budget-begin-full; do
+  "$bin/player-$v" "$ogg" --budget 7700 > "$bin/t.$v.out"
+  "$bin/player-$v" "$ogg" --budget 7700 > "$bin/t.$v.again"
+  "$bin/player-$v" "$ogg" --budget 1000000000 > "$bin/t.$v.quiet"
+  for kind in out again quiet; do
+    sum=$(val checksum $kind "$bin/t.$v")
+    [ "$sum" = "$ref" ] || { echo "$v ($kind): checksum $sum, expected $ref"; exit 1; }
+    [ "$(val ticks $kind "$bin/t.$v")" = 0 ] || { echo "$v ($kind): a timer ran"; exit 1; }
+  done
+  runs=$(val player_runs out "$bin/t.$v")
+  [ "$runs" -gt 100 ] || { echo "$v: no interleaving without a timer (player_runs=$runs)"; exit 1; }
+  [ "$(val player_runs again "$bin/t.$v")" = "$runs" ] ||
+    { echo "$v: yields differ between two runs ($runs, $(val player_runs again "$bin/t.$v"))"; exit 1; }
+  [ "$(val player_runs quiet "$bin/t.$v")" -le 2 ] ||
+    { echo "$v: yields with a quantum longer than the decode"; exit 1; }
+  echo "$v: checksum $sum, player runs $runs with --budget 7700, $(val player_runs quiet "$bin/t.$v") with 10^9"
+done
+if "$bin/player-budget" "$ogg" --helper-timer > /dev/null 2>&1 ||
+   "$bin/player-bound" "$ogg" --budget 100 > /dev/null 2>&1; then
+  echo "a timer option on a budget variant, or --budget on a flag variant, was accepted"; exit 1
+fi
 # The helper-thread timer (the case study's stand-in for a hardware timer), also with the
 # worker pinned. Two checks that do not depend on how busy the machine is:
 # - with the worker pinned, the helper's CPUs exclude the worker's (it once inherited the

@@ -323,6 +323,17 @@ def test_a_yield_reached_without_the_runtime_says_so(itocc, tmp_path):
     assert cp.returncode != 0 and "linked without the ito runtime" in cp.stderr
 
 
+def test_budget_checks_without_the_runtime_run_to_the_end(itocc, tmp_path):
+    """Code built with --ito-check=budget reaches its yields by itself (no timer): linked
+    without a runtime, the fallback refills the countdown instead of trapping."""
+    big = "int f(int n){ int s=0; for(int i=0;i<n;i++) s+=i%7; return s; }\n"
+    write(tmp_path, {"f.c": big, "m.c": '#include <stdio.h>\nint f(int);\n'
+                                        'int main(void){ printf("%d\\n", f(3000000)); return 0; }\n'})
+    for variant in (STUB, ()):  # the stub (local-exec TLS) and min (initial-exec) variants
+        itocc.ok(*variant, "--ito-check=budget", "m.c", "f.c", "-o", "p")
+        assert run(tmp_path / "p") == "8999994\n"
+
+
 def test_a_runtime_on_the_command_line_is_the_one_used(itocc, tmp_path):
     write(tmp_path, PROGRAM)
     subprocess.run([tool("llvm-ar"), "rcs", "librt.a", "rt.o"], cwd=tmp_path, check=True)

@@ -4,9 +4,12 @@
 # -O0..-O3, must print the same stdout, with the 20 us timer and with a yield taken at
 # every check (--every); the plugin builds must really interleave the two ULTs (switches
 # and interleavings on stderr), and no build may yield inside the signal handler or the
-# ito_noyield function (the violation counts on stdout are 0).
-# cxx: realrt_cxx built by ito-c++ without the plugin and with min, stub and bound at -O0
-# and -O2 must print the same stdout (no destructor skipped: "guards left: 0"), the plugin
+# ito_noyield function (the violation counts on stdout are 0). The budget builds
+# (--ito-check=budget) ignore the timer's flag: they yield when their countdown runs out,
+# every 2,000 estimated instructions here (ITO_COOP_BUDGET), and at every check with
+# ITO_COOP_BUDGET=1 (--every).
+# cxx: realrt_cxx built by ito-c++ without the plugin and with min, stub, bound and budget
+# at -O0 and -O2 must print the same stdout (no destructor skipped: "guards left: 0"), the plugin
 # builds really interleaving the two ULTs, and so must the build without the plugin under
 # signal preemption.
 set -eu
@@ -33,8 +36,10 @@ if [ "$lang" = cxx ]; then
     chmod +x "$off-signal"
     same_interleaved "off --signal -O$O" "$off.out" "$off-signal" 20 # a tick in libstdc++ waits
     echo "C++ -O$O off under signal preemption: same output; $summary"
-    for V in min stub bound; do
+    for V in min stub bound budget; do
+      case $V in budget) export ITO_COOP_BUDGET=2000 ;; esac
       same_interleaved "$V -O$O" "$off.out" "$bin/realrt_cxx-$V-O$O"
+      unset ITO_COOP_BUDGET
       echo "C++ -O$O $V: same output; $summary"
     done
   done
@@ -46,11 +51,14 @@ for O in 0 1 2 3; do
   grep -qx "noyield violations: 0" "$bin/off$O.out" || fail "off -O$O: $(cat "$bin/off$O.out")"
   grep -qx "handler violations: 0" "$bin/off$O.out" || fail "off -O$O: handler"
   grep -qx "handler runs: 12" "$bin/off$O.out" || fail "off -O$O: handler runs"
-  for V in min abi full stub bound; do
+  for V in min abi full stub bound budget budgetbound budgetmin; do
     b=$bin/realrt-$V-O$O
+    case $V in budget*) export ITO_COOP_BUDGET=2000 ;; esac
     same_interleaved "$V -O$O" "$bin/off$O.out" "$b"
     # a yield at every check: many more switches than the two rearmers alone make
+    case $V in budget*) export ITO_COOP_BUDGET=1 ;; esac
     "$b" --every > "$b.every.out" 2> "$b.every.err" || fail "$V --every -O$O exited $?"
+    unset ITO_COOP_BUDGET
     cmp -s "$bin/offE$O.out" "$b.every.out" || fail "$V --every -O$O: output differs"
     swoff=$(sed -n 's/^switches //p' "$bin/offE$O.err")
     swe=$(sed -n 's/^switches //p' "$b.every.err")

@@ -13,7 +13,11 @@ workloads/player builds one program per variant from the same sources; only deco
   4. wall time: the decoding phase, min/median/max over interleaved repetitions, without a
      timer, with the helper-thread timer at 1/44100 s, and with it at the paper's density (a
      tick per 7,700 TSC cycles): Table 3 measured, not composed (wall time needs a quiet
-     machine: the load average is recorded with the numbers).
+     machine: the load average is recorded with the numbers);
+  5. the budget check (ito-cc --ito-check=budget, no timer): the same decode where each check
+     counts down estimated instructions and the decoder yields when its quantum has run, at
+     the paper's density in instructions (a quantum of 7,700) and in cycles (the quantum that
+     gives one yield per 7,700 cycles of the plain build, from the yields counted at 7,700).
 
 Inputs (fixed): the variants' build options (workloads/player/CMakeLists.txt), the paper's
 numbers below. Results: everything else.
@@ -40,7 +44,8 @@ SAMPLE_PERIOD_US = 1e6 / 44100    # the player must run once per sample period
 CG_PERIOD_US = 200                # timer period under callgrind (few signals get through)
 CG_BURST = 64                     # switches per tick under callgrind (see player.c --burst)
 BOUND = 5000                      # the bound B of the bounded variants (estimated instr.)
-# name, label, group, kind ("none" | "coop" | "preempt")
+BUDGET_OFF = 1_000_000_000        # a quantum longer than any decode: the checks alone
+# name, label, group, kind ("none" | "coop" | "preempt" | "budget": no timer, see player.c)
 VARIANTS = [
     ("nothr", "no threading", "-", "none"),
     ("stub-full", "full save (every GPR + XSAVE)", "every block", "coop"),
@@ -52,6 +57,10 @@ VARIANTS = [
     ("min-begin", "preserve_none call, beginnings (earlier design)", "every block", "coop"),
     ("bound-full", "full save (every GPR + XSAVE)", f"bound B={BOUND}", "coop"),
     ("bound", "optimized: live-set stubs", f"bound B={BOUND}", "coop"),
+    ("budget-begin-full", "full save, budget check", "every block", "budget"),
+    ("budget-begin", "optimized: live-set stubs, beginnings, budget check", "every block", "budget"),
+    ("budget-full", "full save, budget check", f"bound B={BOUND}", "budget"),
+    ("budget", "optimized: live-set stubs, budget check", f"bound B={BOUND}", "budget"),
     ("preempt", "timer-signal preemption, no checks", "-", "preempt"),
 ]
 PROBES = [("probe-every", "every block (paper)"), ("probe-bound", f"bound B={BOUND}")]
@@ -64,9 +73,12 @@ SWITCHCOST = [("stub", "live-set stub"), ("stub-full", "full-save stub (every GP
 # Which switchcost build gives the cycles of a switch of each case-study variant.
 SWITCH_OF = {"stub-full": "stub-full", "stub-begin": "stub", "stub": "stub", "full": "full",
              "abi": "abi", "min": "min", "min-begin": "min", "bound-full": "stub-full",
-             "bound": "stub"}
+             "bound": "stub", "budget-begin-full": "stub-full", "budget-begin": "stub",
+             "budget-full": "stub-full", "budget": "stub"}
 # The headline pairs: (full save, optimized) with the same checks.
 PAIRS = [("stub-full", "stub-begin", "every block"), ("bound-full", "bound", f"bound B={BOUND}")]
+BUDGET_PAIRS = [("budget-begin-full", "budget-begin", "every block, budget check"),
+                ("budget-full", "budget", f"bound B={BOUND}, budget check")]
 
 
 def parse_kv(text: str) -> dict[str, str]:
@@ -123,6 +135,24 @@ def dense_period_us(tsc_mhz: float, tick_cycles: float = PAPER_TICK_CYCLES) -> f
     if tsc_mhz <= 0:
         raise ValueError("the TSC rate must be positive")
     return tick_cycles / tsc_mhz
+
+
+def budget_quantum(yields_at_paper: int, nothr_ns: float, tsc_mhz: float,
+                   tick_cycles: float = PAPER_TICK_CYCLES) -> int:
+    """The quantum that makes a budget variant yield about once per `tick_cycles` cycles of
+    the plain build's decode (`nothr_ns` at the TSC rate), from the yields it made with the
+    paper's quantum of `tick_cycles` estimated instructions (the yields scale as 1/quantum)."""
+    if yields_at_paper <= 0 or nothr_ns <= 0 or tsc_mhz <= 0:
+        raise ValueError("yields, decode time and TSC rate must be positive")
+    ticks = nothr_ns * tsc_mhz / 1000.0 / tick_cycles
+    return max(1, round(tick_cycles * yields_at_paper / ticks))
+
+
+def budget_args(mode: str, quantum: int) -> list[str]:
+    """A budget variant's player options per mode: the checks alone, the paper's quantum, or
+    the one computed for the paper's density in cycles."""
+    q = {"quiet": BUDGET_OFF, "paper": PAPER_TICK_CYCLES, "dense": quantum}[mode]
+    return ["--budget", str(q)]
 
 
 def headline_verdict(f: float, o: float) -> list:
@@ -254,14 +284,15 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
     kind = {v[0]: v[3] for v in VARIANTS}
     exe = {n: pdir / f"player-{n}" for n in names}
     coop = [n for n in names if kind[n] == "coop"]
+    budget = [n for n in names if kind[n] == "budget"]
     wall_names = [n for n in names if n != "preempt"]
     cg: dict[str, dict] = {}
     wall: dict[tuple[str, str], list[dict]] = {}
     probes: dict[str, dict] = {}
     load_before = _load()
     sc_names = [s for s, _ in SWITCHCOST if (pdir / f"switchcost-{s}").exists()]
-    n_steps = (len(names) + len(coop) + len(PROBES) + reps * (len(wall_names) + 2 * len(coop))
-               + reps * len(sc_names))
+    n_steps = (len(names) + len(coop) + len(budget) + len(PROBES) + 1
+               + reps * (len(wall_names) + 2 * len(coop) + 2 * len(budget)) + reps * len(sc_names))
     sc: dict[str, list[dict]] = {}
     icount = ctx.build_dir / "compiler" / "icount"
     # Single-stepping takes 20-40 minutes on the same tiny input whatever the size: not part
@@ -275,13 +306,15 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
     with steps(n_steps, "case study") as step:
         for n in names:
             step(f"callgrind {n} quiet")
-            ir, kv = _callgrind(exe[n], [str(ogg), "--no-ticks"])
+            ir, kv = _callgrind(exe[n], [str(ogg), *(budget_args("quiet", 0) if n in budget
+                                                      else ["--no-ticks"])])
             cg[n] = {"base": ir, "base_runs": int(kv.get("player_runs", 0)), "kv": kv}
         ref_sum = cg["nothr"]["kv"]["checksum"]
-        for n in coop:
+        for n in coop + budget:
             step(f"callgrind {n} ticked")
-            ir, kv = _callgrind(exe[n], [str(ogg), "--period-us", str(CG_PERIOD_US),
-                                         "--burst", str(CG_BURST)])
+            ir, kv = _callgrind(exe[n], [str(ogg), *(budget_args("paper", 0) if n in budget else
+                                                     ["--period-us", str(CG_PERIOD_US),
+                                                      "--burst", str(CG_BURST)])])
             if kv["checksum"] != ref_sum:
                 raise RuntimeError(f"{n}: checksum {kv['checksum']} differs from no threading")
             cg[n].update(ticked=ir, ticked_runs=int(kv["player_runs"]),
@@ -308,17 +341,30 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
             ic[p]["where"] = "; ".join(_longest(pdir / f"player-{p}", ic[p]))
         tsc = float(next(iter(probes.values()))["probe_tsc_per_us"]) if probes else 0.0
         dense_us = dense_period_us(tsc) if tsc else 0.0
+        # The budget variants' quantum for the paper's density in cycles: the yields they made
+        # with the paper's quantum (deterministic: callgrind's ticked run above) against the
+        # plain build's fastest of five timer-less decodes.
+        step("budget quantum")
+        quantum = {}
+        if budget and tsc:
+            t_cal = min(int(parse_kv(_run([str(exe["nothr"]), str(ogg)],
+                                          env=dict(os.environ, ITO_AFFINITY="on")).stdout)
+                            ["decode_ns"]) for _ in range(5))
+            quantum = {n: budget_quantum(cg[n]["ticked_runs"], t_cal, tsc) for n in budget}
         for r in range(reps):  # interleaved: every variant once per repetition
             for s in sc_names:
                 step(f"switchcost {s} rep {r + 1}")
                 sc.setdefault(s, []).append(parse_kv(_run([str(pdir / f"switchcost-{s}")]).stdout))
             for n in wall_names:
                 modes = ["quiet"] + (["helper"] + (["dense"] if dense_us else [])
-                                     if n in coop else [])
+                                     if n in coop else
+                                     ["paper"] + (["dense"] if n in quantum else [])
+                                     if n in budget else [])
                 for m in modes:
                     step(f"rep {r + 1} {n} {m}")
                     period = dense_us if m == "dense" else SAMPLE_PERIOD_US
-                    extra = (["--no-ticks"] if m == "quiet" else
+                    extra = (budget_args(m, quantum.get(n, 0)) if n in budget else
+                             ["--no-ticks"] if m == "quiet" else
                              ["--period-us", f"{period:.3f}", "--helper-timer"])
                     # the worker pinned (the helper timer takes the other CPU)
                     kv = parse_kv(_run([str(exe[n]), str(ogg), *extra],
@@ -356,7 +402,7 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
     write_csv(out / "case_callgrind.csv", hdr, rows)
 
     ratio_rows = []
-    for full, opt, place in PAIRS:
+    for full, opt, place in PAIRS + BUDGET_PAIRS:
         if full in ov and opt in ov:
             ratio_rows.append([place, round(ov[full], 2), round(ov[opt], 2),
                                round(ov[opt] / ov[full], 3) if ov[full] else "",
@@ -406,7 +452,7 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
     cm_hdr = ["variant", "placement", "switch (switchcost build)", "checks (%)",
               "switches (%)", "total (%)"]
     cm_pairs = [[place, round(cm[f][2], 1), round(cm[o][2], 1), *headline_verdict(cm[f][2], cm[o][2])]
-                for f, o, place in PAIRS if f in cm and o in cm]
+                for f, o, place in PAIRS + BUDGET_PAIRS if f in cm and o in cm]
     write_csv(out / "case_cycle_model.csv", cm_hdr, cm_rows)
 
     ic_rows = [[lab, int(ic[p]["icount_instructions"]), int(ic[p]["icount_checks"]),
@@ -428,21 +474,27 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
                        _median([int(k["served"]) for k in kvs]),
                        _median([int(k["missed"]) for k in kvs]), round(mean_lat, 2),
                        round(max(int(k["max_latency_ns"]) for k in kvs) / 1e3, 1)])
-        if m == "dense":
+        if m == "dense" and n not in budget:
             wall_plot[n] = (overhead_pct(ts[0], t_plain["min"]), overhead_pct(med, t0))
     # Table 3 measured: decode time with ticks at the paper's density over the plain build's,
     # by the minimum (this host's fast mode) and by the median.
-    def _dense(n, stat):
-        ts = [int(k["decode_ns"]) for k in wall.get((n, "dense"), [])]
+    def _at(n, mode, stat):
+        ts = [int(k["decode_ns"]) for k in wall.get((n, mode), [])]
         return stat(ts) if ts else None
     wh_rows = []
-    for full, opt, place in PAIRS:
-        for sname, stat in (("min", min), ("median", _median)):
-            f, o = _dense(full, stat), _dense(opt, stat)
-            if f is not None and o is not None:
-                wh_rows.append([place, sname, *wall_headline(t_plain[sname], f, o)])
-    wh_hdr = ["placement", "statistic", "full save (%)", "optimized (%)", "optimized / full",
-              "<= half (paper 0.53)", "optimized <= 5 %"]
+    density = {"dense": f"a tick per {PAPER_TICK_CYCLES} cycles",
+               "paper": f"a yield per {PAPER_TICK_CYCLES} estimated instructions"}
+    for pairs, modes in ((PAIRS, ("dense",)), (BUDGET_PAIRS, ("dense", "paper"))):
+        for full, opt, place in pairs:
+            for m in modes:
+                yields = _median([int(k["player_runs"]) for k in wall.get((opt, m), [])] or [0])
+                for sname, stat in (("min", min), ("median", _median)):
+                    f, o = _at(full, m, stat), _at(opt, m, stat)
+                    if f is not None and o is not None:
+                        wh_rows.append([place, density[m], yields, sname,
+                                        *wall_headline(t_plain[sname], f, o)])
+    wh_hdr = ["placement", "density", "switches (optimized)", "statistic", "full save (%)",
+              "optimized (%)", "optimized / full", "<= half (paper 0.53)", "optimized <= 5 %"]
     write_csv(out / "case_wall_headline.csv", wh_hdr, wh_rows)
 
     w_hdr = ["variant", "timer", "runs", "decode ms min", "median", "max", "overhead (%)",
@@ -521,6 +573,13 @@ together, against the plain build's timer-less decode ({reps} interleaved repeti
 minimum is what survives load and this host's slow phases, the median needs a quiet machine).
 
 {markdown_table(wh_hdr, wh_rows)}
+
+The budget rows have no timer at all: the decoder built with `--ito-check=budget` counts its
+estimated instructions down in a register and yields when its quantum has run (a yield per
+{PAPER_TICK_CYCLES} estimated instructions, the paper's simulator density, or the quantum
+{", ".join(f"{n} {q}" for n, q in quantum.items()) or "(not computed: no TSC rate)"} computed
+for one yield per {PAPER_TICK_CYCLES} cycles of the plain build), so nothing moves a cache line
+between cores per tick.
 """),
         ("Wall time (native)", f"""
 Decoding phase, {reps} interleaved repetitions; `helper` is a thread on the other core that
