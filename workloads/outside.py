@@ -26,6 +26,9 @@ POLICIES = {
     "every": STUB,
     "loops": STUB + ["--ito-policy=loops"],
     "bound": STUB + ["--ito-policy=bound", "--ito-bound=5000"],
+    # the bound's checks counting down estimated instructions (no timer: the runtime's
+    # quantum, ITO_COOP_BUDGET, default 50,000, decides when a ULT yields)
+    "budget": STUB + ["--ito-policy=bound", "--ito-bound=5000", "--ito-check=budget"],
 }
 
 

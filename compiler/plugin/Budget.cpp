@@ -3,61 +3,60 @@
 #include "Bound.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/IR/CFG.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace llvm;
 
 namespace ito {
 
 std::vector<unsigned> budgetWeights(Function &F, const std::vector<YieldPoint> &Points,
-                                    const TargetTransformInfo &TTI, const LoopInfo &LI) {
-  constexpr int64_t Cap = 1000000;
-  constexpr unsigned Rounds = 8;
+                                    const TargetTransformInfo &TTI, const BlockFrequencyInfo &BFI,
+                                    const BranchProbabilityInfo &BPI) {
+  constexpr double Cap = 1e6;
+  constexpr unsigned Rounds = 200;
   DenseMap<const Instruction *, size_t> PointAt;
   for (size_t K = 0; K < Points.size(); K++)
     PointAt[&*Points[K].At] = K;
-  std::vector<int64_t> W(Points.size(), 0);
-  DenseSet<const Loop *> Checked; // loops with a point inside
-  for (const YieldPoint &P : Points)
-    for (const Loop *L = LI.getLoopFor(P.Block); L; L = L->getParentLoop())
-      Checked.insert(L);
+  std::vector<double> W(Points.size(), 0.0);
   ReversePostOrderTraversal<Function *> RPO(&F);
-  DenseMap<const BasicBlock *, int64_t> Out;
+  DenseMap<const BasicBlock *, double> Out; // expected distance at a block's end
   for (unsigned R = 0; R < Rounds; R++) {
-    bool Changed = false;
+    double Moved = 0;
     for (BasicBlock *B : RPO) {
-      int64_t D = 0;
-      const Loop *L = LI.getLoopFor(B);
-      bool Iteration = L && L->getHeader() == B && Checked.contains(L);
-      for (const BasicBlock *P : predecessors(B))
-        if (Iteration && !L->contains(P))
-          continue; // the way into a checked loop is charged once, not per iteration
-        else if (auto It = Out.find(P); It != Out.end())
-          D = std::max(D, It->second);
+      // The expected distance at entry: the predecessors' distances weighted by how often
+      // each edge is taken (the static profile: branch weights, else LLVM's heuristics).
+      double In = 0, Sum = 0;
+      for (BasicBlock *P : predecessors(B)) {
+        double Edge = static_cast<double>(BFI.getBlockFreq(P).getFrequency()) *
+                      BPI.getEdgeProbability(P, B).getNumerator() /
+                      BranchProbability::getDenominator();
+        auto It = Out.find(P);
+        In += Edge * (It == Out.end() ? 0.0 : It->second);
+        Sum += Edge;
+      }
+      double D = Sum > 0 ? In / Sum : 0.0;
       for (Instruction &I : *B) {
         if (auto It = PointAt.find(&I); It != PointAt.end()) {
-          W[It->second] = std::max(W[It->second], D);
+          W[It->second] = D;
           D = 0;
         }
-        D = std::min(Cap, D + instrCost(I, TTI));
+        D = std::min(Cap, D + static_cast<double>(instrCost(I, TTI)));
       }
-      auto [It, New] = Out.try_emplace(B, D);
-      if (New || D > It->second) {
-        It->second = D;
-        Changed = true;
-      }
+      double &O = Out[B];
+      Moved = std::max(Moved, std::fabs(D - O));
+      O = D;
     }
-    if (!Changed)
+    if (Moved < 0.01)
       break;
   }
   std::vector<unsigned> Out32;
   Out32.reserve(W.size());
-  for (int64_t V : W)
-    Out32.push_back(static_cast<unsigned>(std::clamp<int64_t>(V, 1, Cap)));
+  for (double V : W)
+    Out32.push_back(static_cast<unsigned>(std::clamp(std::lround(V), 1L, static_cast<long>(Cap))));
   return Out32;
 }
 

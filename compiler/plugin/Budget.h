@@ -7,27 +7,26 @@
 // another core writes the word, so no cache line moves per tick (the cost the flag check
 // pays with a software timer, docs/reproductions/cooperative.md).
 //
-// A point's weight is the most estimated instructions (instrCost, Bound.h) on any path of
-// the function from the previous point, or from the function's entry, to it: a forward
-// dataflow over the blocks (the distance at a block's entry is the maximum over its
-// predecessors, back edges included), reset at each point. The maximum makes the count
-// an over-estimate on the shorter paths. One exception: the header of a loop that holds a
-// point takes only its back edges (an iteration), since a point there runs once per
-// iteration and the way into the loop, charged at each iteration, would count the code
-// before the loop over and over (measured on the case study: the bound placement's loop
-// headers then subtracted up to B per iteration of a 20-instruction loop); that way in is
-// not charged at all. Not covered either: calls (a callee with points subtracts its own
-// instructions; one without counts as its call instruction only) and loops that hold no
-// point (the bound policy's collapsed loops count one iteration). So the quantum is an
-// estimate; what it achieves is measured (cooperative.md). The rounds stop when
-// nothing changes, at most 8 (a loop without a point would otherwise grow its distance
-// every round); a weight is at least 1 and at most 1,000,000.
+// A point's weight is the expected number of estimated instructions (instrCost, Bound.h)
+// run since the previous point of the function (or its entry), by the static profile: a
+// forward dataflow in which a block's entry distance is its predecessors' end distances
+// weighted by the frequencies of the edges (BlockFrequencyInfo x BranchProbabilityInfo:
+// branch weights where the code has them, LLVM's heuristics elsewhere), reset at each point,
+// iterated until it settles (a loop's way in is then spread over its iterations). Expected,
+// not longest: a countdown measures a rate, the bound policy already caps the longest
+// path. (The longest path, the first version, charges every turn of a loop with its
+// costliest branch: on zlib 8x as many yields as the instructions run asked for, on the case
+// study's decoder 20 % more.) Not covered: calls (a callee with
+// points subtracts its own instructions; one without counts as its call instruction only).
+// So the quantum is an estimate; what it achieves is measured (cooperative.md). A weight is
+// at least 1 and at most 1,000,000.
 #ifndef ITO_COMPILER_BUDGET_H
 #define ITO_COMPILER_BUDGET_H
 
 #include "Placement.h"
 
-#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/BlockFrequencyInfo.h"
+#include "llvm/Analysis/BranchProbabilityInfo.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/IR/Function.h"
 
@@ -38,7 +37,8 @@ namespace ito {
 // One weight per point of Points, in the same order (computed before any is emitted).
 std::vector<unsigned> budgetWeights(llvm::Function &F, const std::vector<YieldPoint> &Points,
                                     const llvm::TargetTransformInfo &TTI,
-                                    const llvm::LoopInfo &LI);
+                                    const llvm::BlockFrequencyInfo &BFI,
+                                    const llvm::BranchProbabilityInfo &BPI);
 
 } // namespace ito
 

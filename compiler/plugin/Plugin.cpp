@@ -100,7 +100,8 @@ struct ItoYieldPass : PassInfoMixin<ItoYieldPass> {
       std::vector<unsigned> Weights;
       if (O.check == ito::Check::Budget && !O.probe && !Points.empty())
         Weights = ito::budgetWeights(F, Points, FAM.getResult<TargetIRAnalysis>(F),
-                                     FAM.getResult<LoopAnalysis>(F));
+                                     FAM.getResult<BlockFrequencyAnalysis>(F),
+                                     FAM.getResult<BranchProbabilityAnalysis>(F));
       if (O.report) {
         for (size_t K = 0; K < Points.size(); K++) {
           const ito::YieldPoint &P = Points[K];

@@ -7,11 +7,13 @@ Fetches Debian's zlib source (`apt-get source --download-only zlib`: the Debian 
 the registry; nothing is committed) into DIR/src once, then builds programs of zlib's
 library sources, its tests test/example.c and test/infcover.c (their output redirected into
 per-ULT buffers) and zharness.c, and runs each: the plugin builds must print exactly what the
-plain build prints, exit 0, and really switch (the FLAG timer at 100 us on 2 workers).
+plain build prints, exit 0, and really switch (the FLAG timer at 100 us on 2 workers; the
+`budget` build ignores it and yields at the runtime's default quantum).
 
 Builds (name: ito-cc options): `off` (no plugin) and, per policy, the stub variant with the
-flag in local-exec TLS. The reduced matrix (ctest): off at -O2, `bound` at -O0..-O3, `every`
-at -O2. --full: every policy (every, loops, bound) at -O0..-O3.
+flag in local-exec TLS (`budget`: the bound's checks counting down instructions). The reduced
+matrix (ctest): off at -O2, `bound` at -O0..-O3, `every` and `budget` at -O2. --full: every
+policy (every, loops, bound, budget) at -O0..-O3.
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ LIB_SOURCES = ["adler32", "compress", "crc32", "deflate", "gzclose", "gzlib", "g
 REDIRECT = ["-Dprintf=zh_printf", "-Dfprintf=zh_fprintf", "-Dfputs=zh_fputs"]
 TESTS = {"example": ["-Dmain=zlib_example_main"], "infcover": ["-Dmain=zlib_infcover_main"]}
 REDUCED = [("off", "-O2"), ("bound", "-O0"), ("bound", "-O1"), ("bound", "-O2"),
-           ("bound", "-O3"), ("every", "-O2")]
+           ("bound", "-O3"), ("every", "-O2"), ("budget", "-O2")]
 FULL = [(p, o) for p in POLICIES for o in ("-O0", "-O1", "-O2", "-O3")]
 
 

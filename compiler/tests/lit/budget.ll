@@ -1,7 +1,10 @@
 ; The budget check (-ito-yield-check=budget, Budget.h and Insert.h): each point subtracts
 ; the estimated instructions since the previous point from the TLS word ito_coop_budget
-; and yields when it goes negative. A loop header's point subtracts one iteration, not the
-; way into the loop (7 multiplications before it). By default the function keeps the
+; and yields when it goes negative. The weights are expected values by the static profile
+; (Budget.h): the entry's point, at the end of the entry block, counts the 7 multiplications
+; before it; the loop header's, one iteration (its share of the way in is ~0); in @skewed an
+; iteration is 8 on average (8 on the common path, 29 through the branch taken 1 in 100),
+; where the longest path would charge 29 every time. By default the function keeps the
 ; countdown in a register: copied in at entry and after calls, out before calls, returns
 ; and yields; a call right before ret takes nothing back (it stays a tail call); a
 ; function with a musttail call counts down the word in memory, as all do with
@@ -18,6 +21,7 @@
 ;
 ; W: ito-yield: sum: entry end live_begin={{[0-9]+}} live_end={{[0-9]+}} budget=7
 ; W-NEXT: ito-yield: sum: head begin live_begin={{[0-9]+}} live_end={{[0-9]+}} budget=6
+; W: ito-yield: skewed: head begin live_begin={{[0-9]+}} live_end={{[0-9]+}} budget=8
 ;
 ; REG-LABEL: define i32 @sum(
 ; REG-NOT: alloca
@@ -100,3 +104,46 @@ entry:
   %r = musttail call i32 @g(i32 %x)
   ret i32 %r
 }
+define i32 @skewed(ptr %p, i32 %n) {
+entry:
+  br label %head
+head:
+  %i = phi i32 [ 0, %entry ], [ %i1, %latch ]
+  %s = phi i32 [ 0, %entry ], [ %s2, %latch ]
+  %q = getelementptr i32, ptr %p, i32 %i
+  %v = load i32, ptr %q
+  %rare = icmp eq i32 %v, 12345
+  br i1 %rare, label %slow, label %latch, !prof !0
+slow:
+  %a0 = mul i32 %v, %v
+  %a1 = mul i32 %a0, %v
+  %a2 = mul i32 %a1, %v
+  %a3 = mul i32 %a2, %v
+  %a4 = mul i32 %a3, %v
+  %a5 = mul i32 %a4, %v
+  %a6 = mul i32 %a5, %v
+  %a7 = mul i32 %a6, %v
+  %a8 = mul i32 %a7, %v
+  %a9 = mul i32 %a8, %v
+  %b0 = mul i32 %a9, %v
+  %b1 = mul i32 %b0, %v
+  %b2 = mul i32 %b1, %v
+  %b3 = mul i32 %b2, %v
+  %b4 = mul i32 %b3, %v
+  %b5 = mul i32 %b4, %v
+  %b6 = mul i32 %b5, %v
+  %b7 = mul i32 %b6, %v
+  %b8 = mul i32 %b7, %v
+  %b9 = mul i32 %b8, %v
+  br label %latch
+latch:
+  %t = phi i32 [ %b9, %slow ], [ %v, %head ]
+  %s2 = add i32 %s, %t
+  %i1 = add i32 %i, 1
+  %c = icmp slt i32 %i1, %n
+  br i1 %c, label %head, label %out, !prof !1
+out:
+  ret i32 %s2
+}
+!0 = !{!"branch_weights", i32 1, i32 99}
+!1 = !{!"branch_weights", i32 999, i32 1}
