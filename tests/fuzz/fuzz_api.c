@@ -4,6 +4,7 @@
  * yield_to / thread id and name, mutex and condition variable operations, streams and
  * channels (create, destroy, try operations, close, stats), frames (create, set,
  * continue, rearm, destroy, data), bulk creation, groups (create, add, destroy, stats),
+ * the budget of compiled yields (ito_coop_set_budget, hand-written countdown checks),
  * finalize and init again in the middle — with live, stale (joined, destroyed, earlier
  * runtime's), forged and wrongly typed handles and out-of-range numbers; and storage
  * that is or is not a synchronization object (never initialised: random or zero bytes;
@@ -171,7 +172,7 @@ static void run(ito_thread_t *t, ito_frame_t **f, ito_group_t **g, ito_mutex_t *
                 ito_stream_t **s, ito_chan_t **ch, int *held)
 {
     for (int steps = 0; steps < 64 && in_at < in_n; steps++) {
-        unsigned op = byte() % 34, a = byte();
+        unsigned op = byte() % 35, a = byte();
         char buf[64];
         size_t got;
         uint64_t id;
@@ -228,6 +229,15 @@ static void run(ito_thread_t *t, ito_frame_t **f, ito_group_t **g, ito_mutex_t *
         case 31: { ito_chan_stats_t cs; check(a & 1 ? ito_chan_close(pick_chan(ch, s)) : ito_chan_stats(pick_chan(ch, s), &cs)); break; }
         case 32: junk_set(a); break;
         case 33: junk_use(a); break;
+        case 34: { /* the budget (coop.h): any quantum and slice, valid or not, then the
+                    * checks code built with --ito-check=budget makes, by hand */
+            long q = (long)(int8_t)byte() * (a & 1 ? 1 : 100000000L);
+            unsigned long long sl = a & 2 ? (unsigned long long)byte() << (byte() % 48) : 0;
+            check(ito_coop_set_budget(q, sl));
+            for (unsigned k = 0; k < a % 16; k++)
+                if ((ito_coop_budget -= (int)(byte() % 64)) < 0) ito_coop_yield_abi();
+            break;
+        }
         }
     }
 }
@@ -255,6 +265,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(ito_mutex_destroy(&m));
         int rc = ito_finalize();
         if (rc != ITO_OK) abort(); /* nothing was left waiting: finalize must succeed */
+        check(ito_coop_set_budget(ITO_COOP_BUDGET_DEFAULT, 0)); /* process-wide: reset */
         /* t, f and g keep their values: the next round uses them as stale handles; streams
          * and channels outlive a runtime (any thread may use them) */
     }
