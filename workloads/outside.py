@@ -86,8 +86,10 @@ def report(name: str, label: str, cp: subprocess.CompletedProcess, ref: str, ok:
 def arguments(doc: str) -> argparse.ArgumentParser:
     """--build-dir (sources, builds), --itocc, --libito, --include (ito's headers)."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
-    ap.add_argument("--build-dir", required=True, type=Path)
-    ap.add_argument("--itocc", required=True)
-    ap.add_argument("--libito", required=True)
-    ap.add_argument("--include", required=True)
+    # absolute: the scripts run configure and compilers in folders of their own (a relative
+    # --build-dir made sqlite_ults.py look for configure in the wrong place)
+    ap.add_argument("--build-dir", required=True, type=lambda p: Path(p).resolve())
+    ap.add_argument("--itocc", required=True, type=lambda p: str(Path(p).resolve()))
+    ap.add_argument("--libito", required=True, type=lambda p: str(Path(p).resolve()))
+    ap.add_argument("--include", required=True, type=lambda p: str(Path(p).resolve()))
     return ap
