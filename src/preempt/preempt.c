@@ -493,6 +493,17 @@ int ito_psafe_begin(void)
     return ITO_OK;
 }
 
+/* A region with a delayed switch has ended: clear the pending mark, count the delay on
+ * the worker, and return it (the caller charges it to the ULT's group). */
+static uint64_t settle_pending(itoi_worker_t *w, itoi_ult_t *t)
+{
+    ITOI_PSAFE_PENDING(t) = 0;
+    uint64_t extra = mono_ns() - ITOI_PSAFE_SINCE(t);
+    itoi_pworker_t *pw = itoi_pworker(w);
+    if (pw) atomic_fetch_add(&pw->st.delay_ns, extra);
+    return extra;
+}
+
 int ito_psafe_end(void)
 {
     itoi_worker_t *w = itoi_self_worker();
@@ -501,15 +512,9 @@ int ito_psafe_end(void)
     if (ITOI_UNLIKELY(ITOI_PSAFE(t) == 0)) return ITO_ESTATE;
     if (--ITOI_PSAFE(t) == 0 && ITOI_UNLIKELY(ITOI_PRE_GET(gang) && itoi_group_of(t))) {
         itoi_group_t *g = itoi_group_of(t);
-        if (ITOI_UNLIKELY(ITOI_PSAFE_PENDING(t))) {
-            /* FLAG mode delays a gang ULT's own switch too (the tick's psafe_delay): its
-             * time is the group's delay, while the turn's compensation stays gang.c's. */
-            ITOI_PSAFE_PENDING(t) = 0;
-            uint64_t extra = mono_ns() - ITOI_PSAFE_SINCE(t);
-            itoi_pworker_t *pw = itoi_pworker(w);
-            if (pw) atomic_fetch_add(&pw->st.delay_ns, extra);
-            atomic_fetch_add(&g->st.delay_ns, extra);
-        }
+        /* FLAG mode delays a gang ULT's own switch too (the tick's psafe_delay): its time
+         * is the group's delay, while the turn's compensation stays gang.c's. */
+        if (ITOI_UNLIKELY(ITOI_PSAFE_PENDING(t))) atomic_fetch_add(&g->st.delay_ns, settle_pending(w, t));
         if (g->turn_delayed) {
             itoi_gang_region_ended(g);
             if (atomic_load(&itoi_gang_group) != (void *)g) itoi_yield_worker(w); /* its turn is over */
@@ -518,11 +523,7 @@ int ito_psafe_end(void)
     }
     if (ITOI_PSAFE(t) == 0 && ITOI_UNLIKELY(ITOI_PSAFE_PENDING(t))) {
         /* The quantum expired inside the region: switch now, and charge the extra time. */
-        ITOI_PSAFE_PENDING(t) = 0;
-        uint64_t extra = mono_ns() - ITOI_PSAFE_SINCE(t);
-        itoi_pworker_t *pw = itoi_pworker(w);
-        if (pw) atomic_fetch_add(&pw->st.delay_ns, extra);
-        charge(t, extra, 0);
+        charge(t, settle_pending(w, t), 0);
         itoi_yield_worker(w);
     }
     return ITO_OK;
