@@ -40,7 +40,7 @@ int ito_coop_set_budget(long instructions, unsigned long long slice_ns)
 
 bool itoi_coop_expired(itoi_worker_t *w)
 {
-    if (!w || !w->cur || w->cur->slot[ITOI_USLOT_PSAFE].w) return false;
+    if (!w || !w->cur || ITOI_PSAFE(w->cur)) return false;
     uint64_t slice = atomic_load_explicit(&itoi_coop_slice_ns, memory_order_relaxed);
     if (slice == 0) return true;
     uint64_t now = itoi_now_ns();

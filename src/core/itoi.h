@@ -114,7 +114,8 @@ typedef struct itoi_ult_common {
                                                                   * (on worker w), or NULL */
 } itoi_ult_common_t;
 
-/* Per-ULT words owned by mechanisms, zero when a ULT is created; core never reads them.
+/* Per-ULT words owned by mechanisms, zero when a ULT is created; core reads one of them,
+ * through ITOI_PSAFE below (coop.c: an expired budget never switches inside a region).
  * A word holds a number (.w) or a pointer (.p), as its owner chooses. */
 typedef union itoi_uslot {
     uintptr_t w;
@@ -132,6 +133,10 @@ enum {
     ITOI_USLOT_RDHOLDS,          /* src/sync/rwlock.c: read holds it has on any rwlock */
     ITOI_ULT_SLOTS
 };
+/* A ULT's preemption-safe region depth: written by the ULT itself (src/preempt) and read
+ * by the signal handler on the same worker and by core's compiled-yield path (volatile:
+ * the handler interrupts the ULT, no atomics needed). */
+#define ITOI_PSAFE(t) (*(volatile uintptr_t *)&(t)->slot[ITOI_USLOT_PSAFE].w)
 
 typedef struct itoi_ult {
     /* Layout: what ito_create writes lies in the first four cache lines (the descriptor

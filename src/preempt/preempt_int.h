@@ -31,10 +31,10 @@ static inline itoi_pworker_t *itoi_pworker(itoi_worker_t *w)
     return (itoi_pworker_t *)__atomic_load_n(&w->slot[ITOI_WSLOT_PREEMPT], __ATOMIC_ACQUIRE);
 }
 
-/* A ULT's preemption state, in its slot words (src/core/itoi.h): written by the ULT
- * itself and read by the signal handler on the same worker (volatile: the handler
- * interrupts the ULT, no atomics needed); the group is set by ito_group_add. */
-#define ITOI_PSAFE(t) (*(volatile uintptr_t *)&(t)->slot[ITOI_USLOT_PSAFE].w)
+/* A ULT's preemption state, in its slot words (src/core/itoi.h, which defines the region
+ * depth ITOI_PSAFE): written by the ULT itself and read by the signal handler on the same
+ * worker (volatile: the handler interrupts the ULT, no atomics needed); the group is set
+ * by ito_group_add. */
 #define ITOI_PSAFE_PENDING(t) (*(volatile uintptr_t *)&(t)->slot[ITOI_USLOT_PSAFE_PENDING].w) /* 0, or the thread's CPU ns | 1 at the first delayed tick */
 #define ITOI_PSAFE_SINCE(t) ((t)->slot[ITOI_USLOT_PSAFE_SINCE].w)
 static inline struct itoi_group *itoi_group_of(const itoi_ult_t *t)
