@@ -290,6 +290,20 @@ int main(void)
     CHECK_OK(ito_psafe_end());
     CHECK_OK(ito_preempt_disable());
     CHECK_OK(ito_finalize());
+    /* The flag taken back at a gang ULT's region (gang_flag_before_region) with one group,
+     * whose turn never ends: no tick is needed, so the TSan tree runs it too. */
+    {
+        ito_config_t two1 = {.workers = 2};
+        CHECK_OK(ito_init(&two1));
+        ito_group_t *g1;
+        CHECK_OK(ito_group_create(&g1));
+        ito_preempt_config_t gc1 = {.quantum_us = 2000, .gang = 1, .mode = ITO_PREEMPT_FLAG};
+        CHECK_OK(ito_preempt_enable(&gc1));
+        gang_flag_before_region(g1);
+        CHECK_OK(ito_group_destroy(g1));
+        CHECK_OK(ito_preempt_disable());
+        CHECK_OK(ito_finalize());
+    }
     /* Gang scheduling in flag mode (the regression test of the gang rotation runs in
      * the ASan tree too). Not under TSan: TSan defers a signal handler until the thread
      * leaves the system call it is in, and an idle worker's futex wait is restarted
