@@ -256,7 +256,7 @@ out:
  * two rt_sigprocmask calls per sleep, only while preemption is on (a sleep already costs a
  * futex or epoll wait and the wake-up). */
 static _Atomic int hold_while_asleep; /* set at enable (without gang), cleared at disable */
-static _Thread_local bool urg_held;
+static _Thread_local bool urg_held __attribute__((tls_model("initial-exec"))); /* no __tls_get_addr */
 
 static bool tick_hold(itoi_worker_t *w)
 {

@@ -60,7 +60,7 @@ static uint32_t free_head;         /* index + 1 of the first free slot, 0 = none
 static itoi_spinlock_t tab_lock;
 static int epfd = -1;
 static _Atomic int nopen;          /* devices open: the poller is a no-op at 0 */
-static _Thread_local unsigned poll_tick;
+static _Thread_local unsigned poll_tick __attribute__((tls_model("initial-exec"))); /* no __tls_get_addr */
 static _Atomic int busy_mode;      /* ITO_DEVICE_BUSY requested */
 static int busy_raised;            /* side_shared holds our +1 (under tab_lock) */
 
