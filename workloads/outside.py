@@ -12,6 +12,7 @@ committed), the ito-cc options of each yield policy, and running a compiler.
 from __future__ import annotations
 
 import argparse
+import functools
 import glob
 import re
 import subprocess
@@ -42,6 +43,18 @@ def cc(cmd: list[str]) -> None:
         raise RuntimeError(f"{' '.join(cmd)}\n{cp.stderr[-3000:]}")
 
 
+def source_versions(pkg: str) -> list[str]:
+    """The versions of source package `pkg` that apt knows, newest first."""
+    cp = subprocess.run(["apt-cache", "showsrc", pkg], capture_output=True, text=True)
+    vs = []
+    for line in cp.stdout.splitlines():
+        if line.startswith("Version: ") and line[9:].strip() not in vs:
+            vs.append(line[9:].strip())
+    key = functools.cmp_to_key(lambda a, b: 0 if a == b else (1 if subprocess.run(
+        ["dpkg", "--compare-versions", a, "gt", b]).returncode == 0 else -1))
+    return sorted(vs, key=key, reverse=True)
+
+
 def fetch(pkg: str, dl: Path, marker: str) -> Path:
     """The folder of `dl` whose `marker` file exists (e.g. "zlib-*/zlib.h"), after
     `apt-get source --download-only pkg` and unpacking the orig tarball if needed."""
@@ -52,6 +65,16 @@ def fetch(pkg: str, dl: Path, marker: str) -> Path:
     cp = subprocess.run(["apt-get", "source", "--download-only", pkg], cwd=dl,
                         capture_output=True, text=True)
     tars = sorted(glob.glob(str(dl / f"{pkg}_*.orig.tar.*")))
+    if cp.returncode != 0 or not tars:
+        # The newest version may be on a pool the mirror does not serve (a machine here
+        # got 404 for bookworm-security's zlib while bookworm's own was there): try the
+        # other versions the source index lists, newest first.
+        for v in source_versions(pkg)[1:]:
+            cp = subprocess.run(["apt-get", "source", "--download-only", f"{pkg}={v}"], cwd=dl,
+                                capture_output=True, text=True)
+            tars = sorted(glob.glob(str(dl / f"{pkg}_*.orig.tar.*")))
+            if cp.returncode == 0 and tars:
+                break
     if cp.returncode != 0 or not tars:
         raise FetchError(f"apt-get source {pkg} failed (needs a deb-src entry, see "
                          f"tools/setup-deps.sh): {cp.stderr.strip()[-400:]}")
