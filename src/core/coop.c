@@ -26,22 +26,22 @@
 _Thread_local volatile int ito_coop_flag;
 _Thread_local volatile int ito_coop_budget;
 
-_Atomic int itoi_coop_quantum = ITO_COOP_BUDGET_DEFAULT;
-_Atomic unsigned long long itoi_coop_slice_ns;
+_Alignas(16) itoi_coop_conf_t itoi_coop_conf = {.quantum = ITO_COOP_BUDGET_DEFAULT};
 
 int ito_coop_set_budget(long instructions, unsigned long long slice_ns)
 {
     if (instructions < 1 || instructions > ITO_COOP_BUDGET_MAX || slice_ns > ITO_COOP_SLICE_MAX_NS)
         return ITO_EINVAL;
-    atomic_store_explicit(&itoi_coop_quantum, (int)instructions, memory_order_relaxed);
-    atomic_store_explicit(&itoi_coop_slice_ns, slice_ns, memory_order_relaxed);
+    atomic_store_explicit(&itoi_coop_conf.quantum, (int)instructions, memory_order_relaxed);
+    atomic_store_explicit(&itoi_coop_conf.slice_ns, slice_ns, memory_order_relaxed);
     return ITO_OK;
 }
 
 bool itoi_coop_expired(itoi_worker_t *w)
 {
-    if (!w || !w->cur || ITOI_PSAFE(w->cur)) return false;
-    uint64_t slice = atomic_load_explicit(&itoi_coop_slice_ns, memory_order_relaxed);
+    if (!w || !w->cur) return false;
+    if (atomic_load_explicit(&itoi_coop_conf.regions, memory_order_relaxed) && ITOI_PSAFE(w->cur)) return false;
+    uint64_t slice = atomic_load_explicit(&itoi_coop_conf.slice_ns, memory_order_relaxed);
     if (slice == 0) return true;
     uint64_t now = itoi_now_ns();
     if (now - w->coop_t0 < slice) return false;

@@ -285,11 +285,21 @@ typedef struct itoi_worker {
     itoi_ult_t *pending;          /* the ULT ito_create made last, not yet queued: a join that
                                    * comes first runs it inline (thread.c); any scheduling
                                    * point queues it first (itoi_flush_pending) */
+    /* the second line: what every switch and every compiled yield's scheduling point
+     * (itoi_tick_point) read besides the first; before they were gathered here a compiled
+     * yield touched six lines of its worker */
     void *sched_sp;               /* saved context of the scheduler context */
     size_t io_pending;            /* requests a poller must look for (src/wsc sets it): a ULT
                                    * that yields with nothing else ready still lets the
                                    * pollers run */
+    void *eh;                     /* this kernel thread's C++ exception globals, or NULL
+                                   * without a C++ runtime (ultstate.h) */
+    int *errnop;                  /* this kernel thread's errno (ultstate.h) */
+    uint64_t coop_t0;             /* owner only: its last switch through an expired budget (coop.c) */
     itoi_ult_t *free_ult;         /* descriptor pool */
+    _Atomic uint64_t timer_next;  /* timers (timer.c): earliest deadline, ITO_FOREVER if none;
+                                   * owner-written, read relaxed by others */
+    _Atomic int watched;          /* fds watched by the idle epoll (idlewait.c) */
     size_t free_ult_n;
     itoi_stack_t *free_stack;     /* stack pool (default size only) */
     _Atomic size_t free_stack_n;  /* owner writes (ITOI_OWN_ADD); ito_stats reads */
@@ -303,10 +313,6 @@ typedef struct itoi_worker {
     size_t sched_size;
     void *sched_fake;             /* ASan fake-stack handle of the scheduler context */
     void *dying_fiber;            /* TSan fiber of the ULT that just exited */
-    void *eh;                     /* this kernel thread's C++ exception globals, or NULL
-                                   * without a C++ runtime (ultstate.h) */
-    int *errnop;                  /* this kernel thread's errno (ultstate.h) */
-    uint64_t coop_t0;             /* owner only: its last switch through an expired budget (coop.c) */
     /* counters: written by the owner only, read by anyone (relaxed) */
     _Atomic uint64_t n_created, n_finished, n_steals, n_steals_stackless, n_sleeps, n_idles, n_spin_ns;
     _Atomic uint64_t n_units_ready, n_units_run; /* stackless units made ready here / run here */
@@ -316,11 +322,10 @@ typedef struct itoi_worker {
                                    * something: an awake worker that only polls (busy-polled
                                    * devices) runs nothing (finalize's pending test) */
     void *slot[ITOI_WORKER_SLOTS];
-    /* timers (timer.c): owner-only heap; timer_next read relaxed by others */
+    /* timers (timer.c): owner-only heap (timer_next is in the second line) */
     itoi_timer_t *timers;         /* root of the pairing heap */
     size_t ntimers;
     _Atomic size_t ntimers_work;  /* armed timers that are work (not bounds_wait), for finalize */
-    _Atomic uint64_t timer_next;  /* earliest deadline, ITO_FOREVER if none */
     _Atomic uint64_t n_timers_fired, n_wakeups;
     /* shared */
     _Alignas(ITOI_CACHELINE) itoi_spinlock_t inbox_lock;
@@ -334,8 +339,7 @@ typedef struct itoi_worker {
                                                        * IN_EPOLL: see sched.c's sleep protocol */
     /* sleeping on kernel events (idlewait.c): while fds are watched, an idle worker
      * sleeps in epoll_wait on idle_ep (which also holds wake_fd) instead of the futex */
-    int idle_ep, wake_fd;
-    _Atomic int watched;
+    int idle_ep, wake_fd;         /* (`watched`, the count of fds, is in the second line) */
     /* set up by runtime.c */
     void *sched_stack_map;        /* the scheduler context's own stack (worker 0 only) */
     size_t sched_stack_size;
@@ -427,8 +431,17 @@ void itoi_wake_worker(itoi_worker_t *w);
 void itoi_wake_all(void);
 void *itoi_coop_next(void *sp);
 bool itoi_coop_expired(itoi_worker_t *w);      /* an expired budget: switch? (coop.c) */
-extern _Atomic int itoi_coop_quantum;         /* ito_coop_set_budget's, read relaxed */
-extern _Atomic unsigned long long itoi_coop_slice_ns;
+/* What every compiled yield reads, relaxed, in one cache line (16 bytes, 16-aligned; apart
+ * they were two lines in .data and .bss): ito_coop_set_budget's quantum and slice, and
+ * whether any ULT has entered a preemption-safe region yet (set once by ito_psafe_begin;
+ * until then an expired budget need not read the region depth, which is on a line of the
+ * descriptor that a switch does not otherwise touch). */
+typedef struct itoi_coop_conf {
+    _Atomic int quantum;
+    _Atomic int regions;
+    _Atomic unsigned long long slice_ns;
+} itoi_coop_conf_t;
+extern _Alignas(16) itoi_coop_conf_t itoi_coop_conf;
 /* Initial-exec, as itoi_tls_worker: these are exported (an instrumented executable's own
  * definitions interpose them), so the default model in the shared libito was general
  * dynamic, two __tls_get_addr calls per compiled yield (callgrind: 22 instructions and 0.8
@@ -442,7 +455,7 @@ static inline bool itoi_coop_due(itoi_worker_t *w)
 {
     int flag = ito_coop_flag, left = ito_coop_budget;
     ito_coop_flag = 0;
-    ito_coop_budget = atomic_load_explicit(&itoi_coop_quantum, memory_order_relaxed);
+    ito_coop_budget = atomic_load_explicit(&itoi_coop_conf.quantum, memory_order_relaxed);
     return flag || left >= 0 || itoi_coop_expired(w);
 }
 
