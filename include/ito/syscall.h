@@ -60,7 +60,11 @@
  * (they get -EBADF; ito_poll reports POLLNVAL for that descriptor), then closes it: also
  * a wait that begins on another worker while ito_close runs (after its pass there) ends
  * with EBADF. A plain close(2) does not: use ito_close for descriptors that ULTs may be
- * waiting on.
+ * waiting on. Only the waits in progress end: a wrapper called with the number after
+ * ito_close returned uses whatever the number names then, as with close(2) (a new socket,
+ * pipe or file may have taken it). To stop a loop such as an accept loop without that
+ * race, cancel its ULT (ito_cancel_io: a cancellation asked while it is not waiting is
+ * kept for its next wrapper call), join it, then close.
  *
  * errno: its value belongs to the ULT (a switch saves and restores it, see thread.h), but
  * glibc keeps it at a per-kernel-thread address, and a ULT that waits may resume on another
