@@ -83,3 +83,12 @@ def test_wall_headline_compares_measured_overheads():
     assert co.wall_headline(100.0, 110.0, 107.0) == [10.0, 7.0, 0.7, "no", "no"]
     # a plain build slower than the variant (this host's slow phase caught it): no result
     assert co.wall_headline(100.0, 90.0, 95.0)[2:] == ["", "no result", "no result"]
+
+
+def test_paired_median_excess_pairs_runs_of_one_repetition():
+    # the third repetition ran in a slow phase: both builds slower, the difference the same
+    assert co.paired_median_excess([10.0, 10.0, 16.0], [11.0, 12.0, 18.0]) == 2.0
+    # unpaired statistics would mix the phases: median 12 - median 10 = 2, min 11 - 10 = 1
+    assert co.paired_median_excess([10.0, 20.0], [13.0, 21.0]) == 2.0
+    with pytest.raises(ValueError):
+        co.paired_median_excess([1.0], [1.0, 2.0])
