@@ -39,8 +39,7 @@ int ito_coop_set_budget(long instructions, unsigned long long slice_ns)
 
 bool itoi_coop_expired(itoi_worker_t *w)
 {
-    if (!w || !w->cur) return false;
-    if (atomic_load_explicit(&itoi_coop_conf.regions, memory_order_relaxed) && ITOI_PSAFE(w->cur)) return false;
+    if (!w || !w->cur || ITOI_PSAFE(w->cur)) return false;
     uint64_t slice = atomic_load_explicit(&itoi_coop_conf.slice_ns, memory_order_relaxed);
     if (slice == 0) return true;
     uint64_t now = itoi_now_ns();

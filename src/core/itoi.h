@@ -432,13 +432,9 @@ void itoi_wake_all(void);
 void *itoi_coop_next(void *sp);
 bool itoi_coop_expired(itoi_worker_t *w);      /* an expired budget: switch? (coop.c) */
 /* What every compiled yield reads, relaxed, in one cache line (16 bytes, 16-aligned; apart
- * they were two lines in .data and .bss): ito_coop_set_budget's quantum and slice, and
- * whether any ULT has entered a preemption-safe region yet (set once by ito_psafe_begin;
- * until then an expired budget need not read the region depth, which is on a line of the
- * descriptor that a switch does not otherwise touch). */
+ * they were two lines in .data and .bss): ito_coop_set_budget's quantum and slice. */
 typedef struct itoi_coop_conf {
     _Atomic int quantum;
-    _Atomic int regions;
     _Atomic unsigned long long slice_ns;
 } itoi_coop_conf_t;
 extern _Alignas(16) itoi_coop_conf_t itoi_coop_conf;

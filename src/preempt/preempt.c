@@ -474,8 +474,6 @@ int ito_psafe_begin(void)
     itoi_worker_t *w = itoi_self_worker();
     if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
     itoi_ult_t *t = w->cur;
-    if (ITOI_UNLIKELY(!atomic_load_explicit(&itoi_coop_conf.regions, memory_order_relaxed)))
-        atomic_store_explicit(&itoi_coop_conf.regions, 1, memory_order_relaxed); /* coop.c: once */
     ITOI_PSAFE(t)++;
     itoi_pworker_t *pw;
     if (ITOI_UNLIKELY(ito_coop_flag) && ITOI_PSAFE(t) == 1 && (pw = itoi_pworker(w)) != NULL) {
