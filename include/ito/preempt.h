@@ -28,7 +28,10 @@
  * involuntary preemption, charged the same way); it resumes still inside its region.
  * The bound is CPU time of the worker's kernel thread since the first delayed tick, not
  * wall time: while the OS has the thread descheduled (or it sleeps in the kernel) the
- * region does not run and the bound does not advance; a tick that finds the ULT in a
+ * region does not run and the bound does not advance. Each tick counts at most one
+ * quantum, so a jump of the thread's clock without ticks (a virtual CPU the hypervisor
+ * preempted, a long stay in the kernel) counts as one: forcing takes at least
+ * max_delay_quanta ticks inside the region. A tick that finds the ULT in a
  * system call or just back from one (e.g. waiting for the pthread mutex the region is
  * about to hold) starts the count again: the bound is on the CPU time the region ran
  * since it last waited in the kernel, and the kernel work of a contended wait (the

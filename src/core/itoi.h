@@ -126,6 +126,7 @@ enum {
     ITOI_USLOT_PSAFE,            /* src/preempt: region depth (preempt_int.h) */
     ITOI_USLOT_PSAFE_PENDING,    /* src/preempt: a switch was delayed by a region */
     ITOI_USLOT_PSAFE_SINCE,      /* src/preempt: when the delayed switch was due */
+    ITOI_USLOT_PSAFE_RAN,        /* src/preempt: CPU time the region ran since */
     ITOI_USLOT_GROUP,            /* src/preempt: the ULT's group */
     ITOI_USLOT_GANG_RAN,         /* src/preempt: the gang epoch in which it last began to run */
     ITOI_USLOT_BULK,             /* src/spawn: the bulk creation it belongs to */

@@ -98,39 +98,19 @@ static uint64_t cpu_ns(void)
 }
 
 /* A tick inside a preemption-safe region: the first delays the switch (pending from now);
- * later ones keep delaying it until the bound. Returns 1 while delayed, 0 at the bound.
- * PENDING holds the worker thread's CPU time at the first tick (| 1: never 0), and the
- * bound is max_delay_quanta quanta of CPU time spent since, not of wall time: while the
- * OS has the worker's kernel thread descheduled the ULT does not run. A wall-time bound
- * forced a switch inside a region of a few microseconds whenever the thread was
- * descheduled there (and counting ticks is no better: after a descheduling the timer
- * delivers two expiries within microseconds), which deadlocks a program whose region
- * holds a kernel lock: the next ULT on the worker blocks the kernel thread on it. A ULT
- * that moved to another worker inside its region (it blocked there) starts counting
- * again on its new thread; so does a ULT that a tick finds waiting in a system call
- * (in_kernel): the bound is on CPU time spent running the region since it last waited. */
+ * later ones keep delaying it until the bound. Returns 1 while delayed, 0 at the bound,
+ * which itoi_psafe_count (preempt_int.h) keeps: max_delay_quanta quanta of CPU time that
+ * the region ran, each tick counting at most one. */
 static int psafe_delay_at(itoi_pworker_t *pw, itoi_ult_t *t, uint64_t now, int in_kernel)
 {
-    uintptr_t since = ITOI_PSAFE_PENDING(t);
-    uint64_t cpu = cpu_ns();
-    if (!since) {
-        ITOI_PSAFE_PENDING(t) = (uintptr_t)cpu | 1u;
+    int first = !ITOI_PSAFE_PENDING(t);
+    int delayed = itoi_psafe_count(t, cpu_ns(), in_kernel, ITOI_PRE_GET(quantum_ns), ITOI_PRE_GET(max_delay_ns));
+    if (first) {
         ITOI_PSAFE_SINCE(t) = now;
         ITOI_BUMP(pw->st.delayed);
         if (itoi_group_of(t)) atomic_fetch_add(&(itoi_group_of(t))->st.delayed, 1);
-        return 1;
     }
-    if (cpu < since || in_kernel) {
-        /* Another kernel thread's clock, or the ULT waits in a system call (for a kernel
-         * lock taken inside the region, say): count from here. Waiting is not running
-         * the region, but the ticks' own handling is CPU time of the thread, and a ULT
-         * that waited long for a pthread mutex had used up its bound on them by the
-         * time it got the lock: the next tick forced it out holding the lock, and the
-         * worker's next ULT blocked the thread on that lock for ever. */
-        ITOI_PSAFE_PENDING(t) = (uintptr_t)cpu | 1u;
-        return 1;
-    }
-    return cpu - since < ITOI_PRE_GET(max_delay_ns);
+    return delayed;
 }
 
 /* The bound was reached: the switch happens inside the region; charge the delay. */

@@ -35,8 +35,45 @@ static inline itoi_pworker_t *itoi_pworker(itoi_worker_t *w)
  * depth ITOI_PSAFE): written by the ULT itself and read by the signal handler on the same
  * worker (volatile: the handler interrupts the ULT, no atomics needed); the group is set
  * by ito_group_add. */
-#define ITOI_PSAFE_PENDING(t) (*(volatile uintptr_t *)&(t)->slot[ITOI_USLOT_PSAFE_PENDING].w) /* 0, or the thread's CPU ns | 1 at the first delayed tick */
-#define ITOI_PSAFE_SINCE(t) ((t)->slot[ITOI_USLOT_PSAFE_SINCE].w)
+#define ITOI_PSAFE_PENDING(t) (*(volatile uintptr_t *)&(t)->slot[ITOI_USLOT_PSAFE_PENDING].w) /* 0, or the thread's CPU ns | 1 at the last delayed tick */
+#define ITOI_PSAFE_SINCE(t) ((t)->slot[ITOI_USLOT_PSAFE_SINCE].w) /* wall ns of the first delayed tick */
+#define ITOI_PSAFE_RAN(t) ((t)->slot[ITOI_USLOT_PSAFE_RAN].w) /* CPU ns the region ran since (preempt.c) */
+
+/* The bound of a delayed switch (preempt.c's psafe_delay_at, at each tick inside a
+ * region; cpu: the worker thread's CPU clock). Returns 1 while the switch may wait, 0 once
+ * the region ran `bound` ns of CPU time. Each tick adds the CPU time since the previous
+ * one (PENDING holds that reading, | 1: never 0), at most one quantum, into RAN:
+ *  - the thread's CPU clock also advances while the thread runs nothing of the region:
+ *    on a KVM guest it counts the time the hypervisor has the virtual CPU preempted as
+ *    the running thread's, and no tick comes meanwhile (on the 2-vCPU guests we test on,
+ *    507 us passed so in a critical section of 3 us, and the first tick after it forced
+ *    the holder of a pthread mutex out: test_preempt_region part 5 hung 2 runs in 400);
+ *    a long stay in the kernel does the same. Capped, such a gap counts one quantum, and
+ *    forcing takes at least bound / quantum ticks that found the region running. A
+ *    wall-time bound (before) forced short regions whenever the OS descheduled them, and
+ *    a tick count is no better: after a descheduling two expiries come microseconds
+ *    apart;
+ *  - a region that truly runs gets a tick per quantum of wall time, each adding the CPU
+ *    share it got: forced after `bound` of CPU time, later when the thread shares a CPU;
+ *  - a ULT that moved to another worker inside its region (it blocked there) reads
+ *    another thread's clock: a jump up counts at most a quantum, one down starts afresh;
+ *  - a tick that finds the ULT waiting in a system call (in_kernel) starts afresh too: a
+ *    ULT that waited long for a pthread mutex had used its bound up on the ticks' own
+ *    handling by the time it got the lock, and the next tick forced it out holding it.
+ * The bound is on CPU time spent running the region since it last waited. */
+static inline int itoi_psafe_count(itoi_ult_t *t, uint64_t cpu, int in_kernel, uint64_t quantum, uint64_t bound)
+{
+    uintptr_t pending = ITOI_PSAFE_PENDING(t), last = pending & ~(uintptr_t)1;
+    ITOI_PSAFE_PENDING(t) = (uintptr_t)cpu | 1u;
+    if (!pending || cpu < last || in_kernel) {
+        ITOI_PSAFE_RAN(t) = 0;
+        return 1;
+    }
+    uint64_t ran = cpu - last;
+    ITOI_PSAFE_RAN(t) += ran < quantum ? ran : quantum;
+    return ITOI_PSAFE_RAN(t) < bound;
+}
+
 static inline struct itoi_group *itoi_group_of(const itoi_ult_t *t)
 {
     return (struct itoi_group *)t->slot[ITOI_USLOT_GROUP].p;
