@@ -92,3 +92,16 @@ def test_paired_median_excess_pairs_runs_of_one_repetition():
     assert co.paired_median_excess([10.0, 20.0], [13.0, 21.0]) == 2.0
     with pytest.raises(ValueError):
         co.paired_median_excess([1.0], [1.0, 2.0])
+
+
+def test_dense_quanta_fixed_or_calibrated():
+    runs = {"budget": 52_889, "budget-abi": 52_889}
+    cal = co.dense_quanta(list(runs), runs, 35e6, 2445.0)
+    assert cal == {n: co.budget_quantum(52_889, 35e6, 2445.0) for n in runs}
+    # a slower calibration decode gives a smaller quantum (more yields)
+    assert co.dense_quanta(["budget"], runs, 50e6, 2445.0)["budget"] < cal["budget"]
+    assert co.dense_quanta(list(runs), runs, 50e6, 2445.0, fixed=11_137) == {
+        "budget": 11_137, "budget-abi": 11_137}
+    assert co.dense_quanta(["budget"], runs, 0.0, 2445.0) == {}
+    with pytest.raises(ValueError):
+        co.dense_quanta(["budget"], runs, 35e6, 2445.0, fixed=0)

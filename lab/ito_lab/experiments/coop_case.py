@@ -148,6 +148,20 @@ def budget_quantum(yields_at_paper: int, nothr_ns: float, tsc_mhz: float,
     return max(1, round(tick_cycles * yields_at_paper / ticks))
 
 
+def dense_quanta(names, ticked_runs: dict, t_cal: float, tsc_mhz: float,
+                 fixed: int | None = None) -> dict:
+    """Each budget variant's quantum for the paper's density in cycles: `fixed` for all when
+    given (runs in different phases of the host then share it), else calibrated from the
+    yields each made at the paper's quantum and the plain build's decode time `t_cal` (ns)."""
+    if fixed is not None:
+        if fixed < 1:
+            raise ValueError(f"--dense-quantum must be at least 1, not {fixed}")
+        return {n: fixed for n in names}
+    if not tsc_mhz or not t_cal:
+        return {}
+    return {n: budget_quantum(ticked_runs[n], t_cal, tsc_mhz) for n in names}
+
+
 def budget_args(mode: str, quantum: int) -> list[str]:
     """A budget variant's player options per mode: the checks alone, the paper's quantum, or
     the one computed for the paper's density in cycles."""
@@ -356,12 +370,18 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
         # with the paper's quantum (deterministic: callgrind's ticked run above) against the
         # plain build's fastest of five timer-less decodes.
         step("budget quantum")
-        quantum = {}
-        if budget and tsc:
+        fixed_q = getattr(args, "dense_quantum", None)
+        n_cal = max(1, getattr(args, "calibrate", 5) or 5)
+        t_cal = 0.0
+        if budget and tsc and fixed_q is None:
             t_cal = min(int(parse_kv(_run([str(exe["nothr"]), str(ogg)],
                                           env=dict(os.environ, ITO_AFFINITY="on")).stdout)
-                            ["decode_ns"]) for _ in range(5))
-            quantum = {n: budget_quantum(cg[n]["ticked_runs"], t_cal, tsc) for n in budget}
+                            ["decode_ns"]) for _ in range(n_cal))
+        quantum = dense_quanta(budget, {n: cg[n]["ticked_runs"] for n in budget}, t_cal, tsc,
+                               fixed_q) if budget else {}
+        q_source = (f"fixed by `--dense-quantum {fixed_q}`" if fixed_q is not None else
+                    f"calibrated on the fastest of {n_cal} plain decodes, {t_cal / 1e6:.2f} ms"
+                    if t_cal else "not computed")
         for r in range(reps):  # interleaved: every variant once per repetition
             for s in sc_names:
                 step(f"switchcost {s} rep {r + 1}")
@@ -596,9 +616,10 @@ in the same repetition, over the plain build's median: a pair shares the host's 
 The budget rows have no timer at all: the decoder built with `--ito-check=budget` counts its
 estimated instructions down in a register and yields when its quantum has run (a yield per
 {PAPER_TICK_CYCLES} estimated instructions, the paper's simulator density, or the quantum
-{", ".join(f"{n} {q}" for n, q in quantum.items()) or "(not computed: no TSC rate)"} computed
-for one yield per {PAPER_TICK_CYCLES} cycles of the plain build), so nothing moves a cache line
-between cores per tick.
+{", ".join(f"{n} {q}" for n, q in quantum.items()) or "(not computed: no TSC rate)"} for one
+yield per {PAPER_TICK_CYCLES} cycles of the plain build: {q_source}), so nothing moves a cache
+line between cores per tick. A calibration that meets the host's slow phase gives a smaller
+quantum and more yields; `--dense-quantum` fixes it across runs.
 """),
         ("Wall time (native)", f"""
 Decoding phase, {reps} interleaved repetitions; `helper` is a thread on the other core that

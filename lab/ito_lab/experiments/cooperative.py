@@ -62,6 +62,13 @@ def add_arguments(p):
     p.add_argument("--runs", type=int, default=None,
                    help="interleaved wall-clock rounds of the case study's variants (default 5; "
                         "3 with --quick)")
+    p.add_argument("--dense-quantum", type=int, default=None, metavar="Q",
+                   help="the budget variants' quantum for a yield per 7,700 cycles, fixed "
+                        "(e.g. 30100, what an earlier run calibrated) instead of calibrated on "
+                        "this run's plain decodes: runs in different phases of the host then "
+                        "compare")
+    p.add_argument("--calibrate", type=int, default=5, metavar="N",
+                   help="plain decodes whose fastest calibrates the dense quantum (default 5)")
     p.add_argument("--skip-icount", action="store_true",
                    help="skip the exact instruction intervals (icount single-steps the probe "
                         "builds under ptrace: 20-40 minutes; --quick skips them too)")
