@@ -67,6 +67,13 @@ __attribute__((unused)) static uint64_t ito_test_now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+/* The calling kernel thread's CPU time in nanoseconds. */
+__attribute__((unused)) static uint64_t ito_test_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 #endif
 
 /* Signal-mode preemption is refused in the sanitizer trees (preempt.h). */

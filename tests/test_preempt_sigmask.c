@@ -14,13 +14,6 @@
 #include "ito/ito.h"
 #include "ito_test.h"
 
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int urg_blocked(void)
 {
     sigset_t cur;
@@ -36,9 +29,9 @@ static uint64_t ticks_in_a_run(void)
     ito_preempt_stats_t s1; /* a runtime's first enable counts afresh (preempt.c) */
     ito_preempt_config_t pc = {.quantum_us = 1000, .mode = ITO_PREEMPT_FLAG};
     CHECK_OK(ito_preempt_enable(&pc));
-    double t0 = cpu_now();
+    uint64_t t0 = ito_test_cpu_ns();
     volatile unsigned long spin = 0;
-    while (cpu_now() - t0 < 0.020) spin++;
+    while (ito_test_cpu_ns() - t0 < 20000000) spin++;
     CHECK_OK(ito_preempt_disable());
     CHECK_OK(ito_preempt_stats(&s1));
     CHECK_OK(ito_finalize());

@@ -371,7 +371,7 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
         # plain build's fastest of five timer-less decodes.
         step("budget quantum")
         fixed_q = getattr(args, "dense_quantum", None)
-        n_cal = max(1, getattr(args, "calibrate", 5) or 5)
+        n_cal = max(1, getattr(args, "calibrate", 5))
         t_cal = 0.0
         if budget and tsc and fixed_q is None:
             t_cal = min(int(parse_kv(_run([str(exe["nothr"]), str(ogg)],
