@@ -204,10 +204,11 @@ static void gang_regions(ito_group_t *g[2])
         run_region(&len, g[0], g[1]);
         CHECK_OK(ito_group_stats(g[0], &gs1));
         CHECK_OK(ito_preempt_stats(&all1));
-        /* Unless a preemption inside a region was forced: by the bound (the group's
-         * count), or because the holder's turn had ended while it could not be preempted
-         * (its PC in the runtime: deferred) and it entered the region off its turn, and
-         * was then made to leave inside it (the worker's count; on a loaded machine). */
+        /* Unless a preemption inside a region was forced by a bound: the turn's (the
+         * group's count) or the region's own (the worker's). A holder whose turn ended
+         * while it could not be preempted (its PC in the runtime: deferred) no longer
+         * enters the region off its turn: ito_psafe_begin waits for the next one (before
+         * 2026-12-02 it entered, and was made to leave inside it). */
         if (gs1.forced == gs0.forced && all1.forced == all0.forced) CHECK_EQ(atomic_load(&other_ran_in_region), 0);
         if (gs1.delayed > gs0.delayed) break;
     }

@@ -63,7 +63,11 @@
  *
  * Groups ("programs"): with gang scheduling on, in each time slice only the ULTs of one
  * group run, on all workers at once; groups take turns round-robin; ULTs in no group
- * always run.
+ * always run. A region of the running group extends the turn (up to max_delay_quanta
+ * quanta of wall time). A ULT inside a region when its group's turn ends keeps its worker
+ * until ito_psafe_end (within the same per-ULT bound as without groups), so a kernel lock
+ * it holds is released before it is parked; ito_psafe_begin of a ULT whose group's turn is
+ * over waits for the group's next turn.
  */
 #ifndef ITO_PREEMPT_H
 #define ITO_PREEMPT_H

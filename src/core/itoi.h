@@ -301,6 +301,8 @@ typedef struct itoi_worker {
     _Atomic uint64_t timer_next;  /* timers (timer.c): earliest deadline, ITO_FOREVER if none;
                                    * owner-written, read relaxed by others */
     _Atomic int watched;          /* fds watched by the idle epoll (idlewait.c) */
+    uint64_t sleep_cap;           /* owner only: a presleep hook may lower the idle sleep's
+                                   * deadline below the timers' (idle() resets it) */
     size_t free_ult_n;
     itoi_stack_t *free_stack;     /* stack pool (default size only) */
     _Atomic size_t free_stack_n;  /* owner writes (ITOI_OWN_ADD); ito_stats reads */

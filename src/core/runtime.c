@@ -308,6 +308,7 @@ int ito_init(const ito_config_t *cfg)
         w->index = i;
         w->idle_ep = w->wake_fd = -1;
         atomic_init(&w->timer_next, ITO_FOREVER);
+        w->sleep_cap = ITO_FOREVER;
         itoi_spin_init(&w->inbox_lock);
         itoi_spin_init(&w->steal_lock);
     }

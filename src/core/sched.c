@@ -825,16 +825,21 @@ static void idle(itoi_worker_t *w)
     atomic_store(&w->sleep_state, ITOI_SLEEPING);
     atomic_fetch_sub(&itoi_rt.spinning, 1);
     if (!work_visible(w)) {
-        /* Sleep until woken, a kernel event, or the earliest timer of this worker. */
-        uint64_t until = atomic_load_explicit(&w->timer_next, memory_order_relaxed);
+        /* Sleep until woken, a kernel event, the earliest timer of this worker, or the
+         * cap a sleep hook set. */
         ITOI_BUMP(w->n_sleeps);
-        if (!itoi_sleep_begin(w)) { /* the hooks found nothing arrived meanwhile */
+        w->sleep_cap = ITO_FOREVER;
+        bool busy = itoi_sleep_begin(w);
+        uint64_t until = atomic_load_explicit(&w->timer_next, memory_order_relaxed);
+        if (w->sleep_cap < until) until = w->sleep_cap;
+        if (!busy) { /* the hooks found nothing arrived meanwhile */
             int sleeping = ITOI_SLEEPING;
             if (atomic_load(&w->watched) > 0) { /* kernel events wake it too */
                 if (atomic_compare_exchange_strong(&w->sleep_state, &sleeping, ITOI_IN_EPOLL))
                     itoi_idlewait_sleep(w, until); /* else a waker came first */
             } else {
-                while (atomic_load(&w->sleep_state) == ITOI_SLEEPING && !timer_due(w))
+                while (atomic_load(&w->sleep_state) == ITOI_SLEEPING && !timer_due(w) &&
+                       (until == ITO_FOREVER || itoi_now_ns() < until))
                     futex_wait(&w->sleep_state, ITOI_SLEEPING, until);
             }
         }

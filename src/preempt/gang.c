@@ -9,7 +9,12 @@
  * Preemption-safe regions act on the whole gang, as in the paper: while any ULT of the
  * running group is inside a region, worker 0's tick extends the group's turn (a delayed
  * switch, recorded) instead of ending it, up to the bound, then ends it anyway (forced).
- * The ito_psafe_end that leaves the group's last region ends the turn at once.
+ * The ito_psafe_end that leaves the group's last region ends the turn at once. A ULT
+ * still inside a region when its group's turn ends keeps its worker (preempt.c: on_tick,
+ * under the per-ULT bound) and leaves at its ito_psafe_end; ito_psafe_begin off the turn
+ * first waits for the next one. If worker 0's tick is a quantum overdue, an idle worker
+ * with parked ULTs makes its decision (tick_overdue). turn_next: written under turn_lock,
+ * read by anyone.
  * Compensation: the time a turn overran becomes the group's debt; when its turn comes it
  * sits the turn out while its debt is at least a quantum (the debt shrinks by a quantum
  * per turn). */
@@ -20,6 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../core/sanitizer.h"
 #include "preempt_int.h"
 
 _Atomic(void *) itoi_gang_group;
@@ -35,6 +41,7 @@ static itoi_spinlock_t groups_lock;
 
 static itoi_spinlock_t turn_lock; /* taken with trylock in signal handlers: never waits there */
 static int turn;                  /* index of the running group (under turn_lock) */
+static _Atomic uint64_t turn_next; /* when the next tick is due to decide on the turn */
 
 static void advance(uint64_t now, int forced);
 
@@ -227,25 +234,46 @@ static bool gang_leave(itoi_worker_t *w, itoi_ult_t *t)
     return g && tg && tg != g;
 }
 
+/* Worker 0's tick is overdue by a quantum: it sleeps where its signal waits (under TSan,
+ * which holds a signal back until the thread calls an intercepted function, and an idle
+ * worker sleeps in a raw futex call: every group's ULTs parked, all workers asleep, the
+ * program hung). An idle worker with parked ULTs then makes the tick's decision itself. */
+static bool tick_overdue(void)
+{
+    return itoi_now_ns() >= atomic_load_explicit(&turn_next, memory_order_relaxed) + ITOI_PRE_GET(quantum_ns);
+}
+
 /* An idle worker with parked ULTs whose turn has come must not sleep; its poller
  * (below) gives them back. */
 static bool gang_probe(itoi_worker_t *w)
 {
     itoi_pworker_t *pw = itoi_pworker(w);
     return pw && pw->parked.head &&
-           (atomic_load(&itoi_gang_epoch) != pw->gang_seen || !atomic_load(&itoi_gang_group));
+           (atomic_load(&itoi_gang_epoch) != pw->gang_seen || !atomic_load(&itoi_gang_group) || tick_overdue());
+}
+
+/* ... and sleeps no longer than until that tick would be overdue. */
+static bool gang_presleep(itoi_worker_t *w)
+{
+    itoi_pworker_t *pw = itoi_pworker(w);
+    if (pw && pw->parked.head && atomic_load(&itoi_gang_group))
+        w->sleep_cap = atomic_load_explicit(&turn_next, memory_order_relaxed) + ITOI_PRE_GET(quantum_ns);
+    return false;
 }
 
 static size_t gang_poll(itoi_worker_t *w, size_t budget)
 {
     (void)budget;
+    itoi_pworker_t *pw = itoi_pworker(w);
+    if (pw && pw->parked.head && atomic_load(&itoi_gang_group) && tick_overdue()) itoi_gang_tick();
     return unpark(w);
 }
 
-void itoi_gang_start(void)
+int itoi_gang_start(void)
 {
-    itoi_poller_add(gang_poll);
-    itoi_idle_probe_add(gang_probe);
+    if (itoi_poller_add(gang_poll) != ITO_OK || itoi_idle_probe_add(gang_probe) != ITO_OK ||
+        itoi_sleep_hooks_add(gang_presleep, NULL) != ITO_OK)
+        return ITO_ENOMEM;
     atomic_store(&itoi_pick_filter, gang_filter);
     atomic_store(&itoi_must_leave, gang_leave);
     itoi_hooks_changed();
@@ -253,6 +281,7 @@ void itoi_gang_start(void)
     itoi_spin_lock(&turn_lock);
     advance(itoi_mono_ns(), 0);
     itoi_spin_unlock(&turn_lock);
+    return ITO_OK;
 }
 
 void itoi_gang_stop(void)
@@ -265,14 +294,25 @@ void itoi_gang_stop(void)
     itoi_wake_all();
 }
 
-/* Is any ULT of g inside a preemption-safe region right now? Reads every worker's
- * running ULT; descriptors live until ito_finalize, so a stale one is still memory. */
+/* Whether worker i runs a ULT of g (inside a preemption-safe region, if `region`). Reads
+ * the worker's running ULT and its region depth, which their owners write without atomics
+ * (the switch, the region's calls); a stale view only moves a decision by a tick, and
+ * descriptors live until ito_finalize, so a stale one is still memory. So the reads are
+ * hidden from TSan (sanitizer.h). */
+static int runs_of(int i, itoi_group_t *g, int region)
+{
+    ITOI_SAN_IGNORE_BEGIN();
+    itoi_ult_t *c = __atomic_load_n(&itoi_rt.workers[i].cur, __ATOMIC_RELAXED);
+    int yes = c && itoi_group_of(c) == g && (!region || ITOI_PSAFE(c));
+    ITOI_SAN_IGNORE_END();
+    return yes;
+}
+
+/* Is any ULT of g inside a preemption-safe region right now? */
 static int in_region(itoi_group_t *g)
 {
-    for (int i = 0; i < itoi_rt.nworkers; i++) {
-        itoi_ult_t *c = __atomic_load_n(&itoi_rt.workers[i].cur, __ATOMIC_RELAXED);
-        if (c && itoi_group_of(c) == g && ITOI_PSAFE(c)) return 1;
-    }
+    for (int i = 0; i < itoi_rt.nworkers; i++)
+        if (runs_of(i, g, 1)) return 1;
     return 0;
 }
 
@@ -283,21 +323,21 @@ static void kick_others(itoi_group_t *old)
     itoi_worker_t *self = itoi_tls_worker;
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         itoi_worker_t *w = &itoi_rt.workers[i];
-        itoi_ult_t *c = __atomic_load_n(&w->cur, __ATOMIC_RELAXED);
-        if (w != self && c && itoi_group_of(c) == old) syscall(SYS_tgkill, pid, atomic_load(&w->tid), SIGURG);
+        if (w != self && runs_of(i, old, 0)) syscall(SYS_tgkill, pid, atomic_load(&w->tid), SIGURG);
     }
 }
 
 /* The next group's turn; the caller holds turn_lock. */
 static void advance(uint64_t now, int forced)
 {
+    atomic_store_explicit(&turn_next, now + ITOI_PRE_GET(quantum_ns), memory_order_relaxed);
     itoi_group_t *cur = atomic_load(&itoi_gang_group);
-    if (cur && cur->turn_delayed) { /* compensation: the program sits out what it overran */
+    if (cur && atomic_load_explicit(&cur->turn_delayed, memory_order_relaxed)) { /* compensation: the program sits out what it overran */
         uint64_t extra = now - cur->delay_since;
         atomic_fetch_add(&cur->st.delay_ns, extra);
         atomic_fetch_add(&cur->debt_ns, extra);
         if (forced) atomic_fetch_add(&cur->st.forced, 1);
-        cur->turn_delayed = 0;
+        atomic_store_explicit(&cur->turn_delayed, 0, memory_order_relaxed);
     }
     itoi_group_t *next = NULL;
     for (int k = 1; k <= ITOI_MAX_GROUPS; k++) {
@@ -320,18 +360,20 @@ static void advance(uint64_t now, int forced)
     if (cur) kick_others(cur);
 }
 
-/* Runs in worker 0's signal handler: atomics, syscalls and a trylock only. The turn of a
- * group with a ULT inside a preemption-safe region is extended (recorded), up to the
- * bound; then it ends anyway (forced). */
+/* Runs in worker 0's signal handler (or on an idle worker whose ULTs wait for a tick that
+ * is overdue): atomics, syscalls and a trylock only. The turn of a group with a ULT inside
+ * a preemption-safe region is extended (recorded), up to the bound; then it ends anyway
+ * (forced). */
 void itoi_gang_tick(void)
 {
     if (!itoi_spin_trylock(&turn_lock)) return; /* ito_psafe_end is advancing it: next tick */
     uint64_t now = itoi_mono_ns();
     itoi_group_t *cur = atomic_load(&itoi_gang_group);
     int forced = 0;
+    atomic_store_explicit(&turn_next, now + ITOI_PRE_GET(quantum_ns), memory_order_relaxed);
     if (cur && in_region(cur)) {
-        if (!cur->turn_delayed) {
-            cur->turn_delayed = 1;
+        if (!atomic_load_explicit(&cur->turn_delayed, memory_order_relaxed)) {
+            atomic_store_explicit(&cur->turn_delayed, 1, memory_order_relaxed);
             cur->delay_since = now;
             atomic_fetch_add(&cur->st.delayed, 1);
             itoi_spin_unlock(&turn_lock);
@@ -352,7 +394,7 @@ void itoi_gang_tick(void)
 void itoi_gang_region_ended(itoi_group_t *g)
 {
     if (!itoi_spin_trylock(&turn_lock)) return; /* the tick is deciding: it will see it */
-    if (atomic_load(&itoi_gang_group) == (void *)g && g->turn_delayed && !in_region(g))
+    if (atomic_load(&itoi_gang_group) == (void *)g && atomic_load_explicit(&g->turn_delayed, memory_order_relaxed) && !in_region(g))
         advance(itoi_mono_ns(), 0);
     itoi_spin_unlock(&turn_lock);
 }

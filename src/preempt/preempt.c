@@ -185,21 +185,23 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
     int forced = 0, leave = 0;
     if (ITOI_PRE_GET(gang) && itoi_group_of(t)) {
         /* Gang scheduling decides at the group's level (gang.c): a ULT of the running
-         * group keeps its worker while in a region; a ULT of another group leaves now,
-         * forced if its group's turn ended while it was inside a region. */
+         * group keeps its worker while in a region (the turn is extended, up to its
+         * bound); a ULT of another group leaves now (off its worker even if nothing else
+         * is ready here), unless it is inside a region: then it stays, under the same
+         * per-ULT bound as without gangs, and leaves at the region's end. Making it leave
+         * inside its region when the turn's bound forced the turn to end parked a holder
+         * of a pthread mutex while the next group's ULTs blocked their workers' threads
+         * on that mutex: the program hung (16 ULTs in two groups on 4 workers, 6 runs in 6). */
         if (itoi_group_of(t) == atomic_load(&itoi_gang_group)) {
             if (ITOI_PSAFE(t)) goto out;
-        } else {
-            leave = 1; /* off its worker even if nothing else is ready here */
-            if (ITOI_PSAFE(t)) ITOI_BUMP(pw->st.forced);
+            goto preempt;
         }
-        goto preempt;
+        leave = 1;
     }
     if (ITOI_PSAFE(t)) {
         if (psafe_delay_at(pw, t, now, in_syscall(ucv))) goto out;
         forced = 1; /* the bound is reached: preempt anyway */
     }
-    /* With gang scheduling, a ULT of a group whose turn is over must go now. */
 preempt:;
     /* Compiled yield points switch at their next check (not inside a region: a check
      * there would switch a ULT that holds a kernel lock) */
@@ -356,8 +358,13 @@ static int enable_locked(const ito_preempt_config_t *cfg)
     handler_on = true;
     for (int i = 0; i < n; i++)
         __atomic_store_n(&itoi_rt.workers[i].slot[ITOI_WSLOT_PREEMPT], (void *)&itoi_pre.pw[i], __ATOMIC_RELEASE);
-    if (itoi_pre.gang) itoi_gang_start();
-    else if (itoi_sleep_hooks_add(tick_hold, tick_release) == ITO_OK)
+    if (itoi_pre.gang) {
+        if (itoi_gang_start() != ITO_OK) { /* no room for its hooks */
+            itoi_pre.on = 1;
+            disable_locked();
+            return ITO_ENOMEM;
+        }
+    } else if (itoi_sleep_hooks_add(tick_hold, tick_release) == ITO_OK)
         atomic_store(&hold_while_asleep, 1); /* else (no room) sleepers take ticks, as before */
     for (int i = 0; i < n; i++) {
         if (arm(&itoi_rt.workers[i], itoi_pre.quantum_ns) != ITO_OK) {
@@ -449,11 +456,26 @@ int ito_preempt_stats(ito_preempt_stats_t *out)
 
 /* ---- preemption-safe regions ---- */
 
+/* A gang ULT whose group's turn is over (its tick was deferred, or a FLAG-mode check has
+ * not come yet) waits for its next turn before it enters a region: inside one it would
+ * keep its worker (on_tick) while the next group runs. A turn can still end between this
+ * look and the region's first instruction; the per-ULT bound covers that window. */
+static itoi_worker_t *gang_region_entry(itoi_worker_t *w, itoi_ult_t *t)
+{
+    for (;;) {
+        void *run = atomic_load(&itoi_gang_group);
+        if (!run || run == (void *)itoi_group_of(t)) return w;
+        itoi_yield_worker(w); /* the pick filter parks it until its turn (gang.c) */
+        w = itoi_self_worker();
+    }
+}
+
 int ito_psafe_begin(void)
 {
     itoi_worker_t *w = itoi_self_worker();
     if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
     itoi_ult_t *t = w->cur;
+    if (ITOI_UNLIKELY(ITOI_PRE_GET(gang)) && ITOI_PSAFE(t) == 0 && itoi_group_of(t)) w = gang_region_entry(w, t);
     ITOI_PSAFE(t)++;
     itoi_pworker_t *pw;
     if (ITOI_UNLIKELY(ito_coop_flag) && ITOI_PSAFE(t) == 1 && (pw = itoi_pworker(w)) != NULL) {
@@ -495,10 +517,11 @@ int ito_psafe_end(void)
         /* FLAG mode delays a gang ULT's own switch too (the tick's psafe_delay): its time
          * is the group's delay, while the turn's compensation stays gang.c's. */
         if (ITOI_UNLIKELY(ITOI_PSAFE_PENDING(t))) atomic_fetch_add(&g->st.delay_ns, settle_pending(w, t));
-        if (g->turn_delayed) {
-            itoi_gang_region_ended(g);
-            if (atomic_load(&itoi_gang_group) != (void *)g) itoi_yield_worker(w); /* its turn is over */
-        }
+        if (atomic_load_explicit(&g->turn_delayed, memory_order_relaxed)) itoi_gang_region_ended(g);
+        /* Its turn is over (ended by the region's end above, or forced while the ULT was
+         * inside, which kept it here): leave now. */
+        void *run = atomic_load(&itoi_gang_group);
+        if (run && run != (void *)g) itoi_yield_worker(w);
         return ITO_OK;
     }
     if (ITOI_PSAFE(t) == 0 && ITOI_UNLIKELY(ITOI_PSAFE_PENDING(t))) {

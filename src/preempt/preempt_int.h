@@ -82,7 +82,7 @@ static inline struct itoi_group *itoi_group_of(const itoi_ult_t *t)
 #define ITOI_MAX_GROUPS 64
 typedef struct itoi_group {
     _Atomic int members;
-    int turn_delayed;           /* its turn was extended for a preemption-safe region */
+    _Atomic int turn_delayed;   /* its turn was extended for a preemption-safe region (written under turn_lock, read without) */
     uint64_t delay_since;       /* when the turn should have ended (ns) */
     _Atomic uint64_t debt_ns;   /* time to sit out: the compensation of delayed switches */
     itoi_pstats_t st;
@@ -106,7 +106,7 @@ extern itoi_preempt_t itoi_pre;
 
 void itoi_preempt_fini(void);
 void itoi_preempt_add(itoi_pstats_t *to, itoi_pstats_t *from);
-void itoi_gang_start(void);
+int itoi_gang_start(void); /* ITO_ENOMEM: no room for its scheduler hooks */
 void itoi_gang_stop(void);
 void itoi_gang_tick(void);      /* worker 0's timer: the next group's turn */
 void itoi_gang_region_ended(itoi_group_t *g); /* from ito_psafe_end: end a delayed turn now */
