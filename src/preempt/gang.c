@@ -279,7 +279,7 @@ int itoi_gang_start(void)
     itoi_hooks_changed();
     turn = -1;
     itoi_spin_lock(&turn_lock);
-    advance(itoi_mono_ns(), 0);
+    advance(itoi_now_ns(), 0);
     itoi_spin_unlock(&turn_lock);
     return ITO_OK;
 }
@@ -367,7 +367,7 @@ static void advance(uint64_t now, int forced)
 void itoi_gang_tick(void)
 {
     if (!itoi_spin_trylock(&turn_lock)) return; /* ito_psafe_end is advancing it: next tick */
-    uint64_t now = itoi_mono_ns();
+    uint64_t now = itoi_now_ns();
     itoi_group_t *cur = atomic_load(&itoi_gang_group);
     int forced = 0;
     atomic_store_explicit(&turn_next, now + ITOI_PRE_GET(quantum_ns), memory_order_relaxed);
@@ -395,6 +395,6 @@ void itoi_gang_region_ended(itoi_group_t *g)
 {
     if (!itoi_spin_trylock(&turn_lock)) return; /* the tick is deciding: it will see it */
     if (atomic_load(&itoi_gang_group) == (void *)g && atomic_load_explicit(&g->turn_delayed, memory_order_relaxed) && !in_region(g))
-        advance(itoi_mono_ns(), 0);
+        advance(itoi_now_ns(), 0);
     itoi_spin_unlock(&turn_lock);
 }

@@ -37,15 +37,7 @@
 
 itoi_preempt_t itoi_pre;
 
-uint64_t itoi_mono_ns(void);
-static uint64_t mono_ns(void) { return itoi_mono_ns(); }
-
-uint64_t itoi_mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+static uint64_t mono_ns(void) { return itoi_now_ns(); } /* CLOCK_MONOTONIC (timer.c) */
 
 /* The executable's own code: the only place a ULT may be interrupted and switched. */
 static int find_exe(struct dl_phdr_info *info, size_t size, void *data)

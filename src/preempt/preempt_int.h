@@ -110,7 +110,6 @@ int itoi_gang_start(void); /* ITO_ENOMEM: no room for its scheduler hooks */
 void itoi_gang_stop(void);
 void itoi_gang_tick(void);      /* worker 0's timer: the next group's turn */
 void itoi_gang_region_ended(itoi_group_t *g); /* from ito_psafe_end: end a delayed turn now */
-uint64_t itoi_mono_ns(void);
 
 /* Gang scheduling's state (gang.c): the group whose turn it is (NULL: gang scheduling is
  * off) and a counter bumped at every change of turn. */
