@@ -5,6 +5,8 @@
  * channels (create, destroy, try operations, close, stats), frames (create, set,
  * continue, rearm, destroy, data), bulk creation, groups (create, add, destroy, stats),
  * the budget of compiled yields (ito_coop_set_budget, hand-written countdown checks),
+ * preemption (enable with any configuration, gang scheduling included, disable, stats,
+ * preemption-safe regions in the main ULT and in the threads, balanced or not),
  * finalize and init again in the middle — with live, stale (joined, destroyed, earlier
  * runtime's), forged and wrongly typed handles and out-of-range numbers; and storage
  * that is or is not a synchronization object (never initialised: random or zero bytes;
@@ -31,7 +33,10 @@
 static void *body(void *arg)
 {
     uintptr_t k = (uintptr_t)arg & 3;
+    int region = ((uintptr_t)arg & 4) != 0; /* yields inside a preemption-safe region */
+    if (region && ito_psafe_begin() != ITO_OK) abort();
     for (uintptr_t i = 0; i < k; i++) ito_yield();
+    if (region && ito_psafe_end() != ITO_OK) abort();
     return arg;
 }
 
@@ -169,10 +174,10 @@ static void junk_use(unsigned a)
 }
 
 static void run(ito_thread_t *t, ito_frame_t **f, ito_group_t **g, ito_mutex_t *m, ito_cond_t *c,
-                ito_stream_t **s, ito_chan_t **ch, int *held)
+                ito_stream_t **s, ito_chan_t **ch, int *held, int *regions)
 {
     for (int steps = 0; steps < 64 && in_at < in_n; steps++) {
-        unsigned op = byte() % 35, a = byte();
+        unsigned op = byte() % 38, a = byte();
         char buf[64];
         size_t got;
         uint64_t id;
@@ -229,6 +234,26 @@ static void run(ito_thread_t *t, ito_frame_t **f, ito_group_t **g, ito_mutex_t *
         case 31: { ito_chan_stats_t cs; check(a & 1 ? ito_chan_close(pick_chan(ch, s)) : ito_chan_stats(pick_chan(ch, s), &cs)); break; }
         case 32: junk_set(a); break;
         case 33: junk_use(a); break;
+        case 35: { /* preemption with any configuration: valid or not, gang or not */
+            ito_preempt_config_t pc = {.quantum_us = a & 1 ? 100u + byte() * 40u : (unsigned)byte() * 1000u,
+                                       .mode = (int)(byte() % 3),
+                                       .max_delay_quanta = a & 2 ? byte() % 8 : (unsigned)byte() * 8u,
+                                       .gang = (a >> 2) & 1};
+            check(a & 0x80 ? ito_preempt_enable(NULL) : ito_preempt_enable(&pc));
+            break;
+        }
+        case 36: {
+            ito_preempt_stats_t ps;
+            check(a & 1 ? ito_preempt_disable() : ito_preempt_stats(a & 2 ? &ps : NULL));
+            break;
+        }
+        case 37: /* regions in the main ULT, an end without a begin among them */
+            if (a & 1) {
+                if (ito_psafe_begin() == ITO_OK) ++*regions;
+            } else if (ito_psafe_end() == ITO_OK) {
+                --*regions;
+            } else if (*regions) abort(); /* a begun region must end */
+            break;
         case 34: { /* the budget (coop.h): any quantum and slice, valid or not, then the
                     * checks code built with --ito-check=budget makes, by hand */
             long q = (long)(int8_t)byte() * (a & 1 ? 1 : 100000000L);
@@ -257,9 +282,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ito_cond_t c;
         check(ito_mutex_init(&m));
         check(ito_cond_init(&c));
-        int held = 0;
-        run(t, f, g, &m, &c, s, ch, &held);
+        int held = 0, regions = 0;
+        run(t, f, g, &m, &c, s, ch, &held, &regions);
         if (held) check(ito_mutex_unlock(&m));
+        for (; regions > 0; regions--) check(ito_psafe_end());
         for (int i = 0; i < NT; i++) (void)ito_join(t[i], NULL); /* joinable ones end here */
         check(ito_cond_destroy(&c));
         check(ito_mutex_destroy(&m));
