@@ -121,7 +121,8 @@ int ito_preempt_disable(void);
 
 /**
  * @brief Enters a preemption-safe region (nestable): a plain store to the ULT's own state
- * (see the file comment for the rare clock read).
+ * (see the file comment for the rare clock read). With gang scheduling, a ULT of a group
+ * whose turn is over first waits (parked) for its group's next turn.
  * @return ITO_OK; ITO_ENOTULT outside a ULT.
  * @contexts ULT only.
  */
