@@ -117,11 +117,11 @@ bool itoi_queue_remove(itoi_queue_t *q, itoi_unit_t *u)
 /* ---- sleeping and waking ---- */
 
 /* Sleep on *addr while it holds val, until `deadline` (ITO_FOREVER: no limit). */
-static void futex_wait(_Atomic int *addr, int val, uint64_t deadline)
+/* Sleep while *addr == val, at most `d` ns (ITO_FOREVER: no bound). */
+static void futex_wait(_Atomic int *addr, int val, uint64_t d)
 {
     struct timespec ts, *tp = NULL;
-    if (deadline != ITO_FOREVER) {
-        uint64_t now = itoi_now_ns(), d = deadline > now ? deadline - now : 0;
+    if (d != ITO_FOREVER) {
         ts.tv_sec = (time_t)(d / 1000000000u);
         ts.tv_nsec = (long)(d % 1000000000u);
         tp = &ts;
@@ -830,17 +830,22 @@ static void idle(itoi_worker_t *w)
         ITOI_BUMP(w->n_sleeps);
         w->sleep_cap = ITO_FOREVER;
         bool busy = itoi_sleep_begin(w);
-        uint64_t until = atomic_load_explicit(&w->timer_next, memory_order_relaxed);
-        if (w->sleep_cap < until) until = w->sleep_cap;
         if (!busy) { /* the hooks found nothing arrived meanwhile */
             int sleeping = ITOI_SLEEPING;
             if (atomic_load(&w->watched) > 0) { /* kernel events wake it too */
+                uint64_t until = atomic_load_explicit(&w->timer_next, memory_order_relaxed);
+                if (w->sleep_cap < until) until = w->sleep_cap;
                 if (atomic_compare_exchange_strong(&w->sleep_state, &sleeping, ITOI_IN_EPOLL))
                     itoi_idlewait_sleep(w, until); /* else a waker came first */
             } else {
-                while (atomic_load(&w->sleep_state) == ITOI_SLEEPING && !timer_due(w) &&
-                       (until == ITO_FOREVER || itoi_now_ns() < until))
-                    futex_wait(&w->sleep_state, ITOI_SLEEPING, until);
+                /* Timers may be armed meanwhile: the bound is taken again at each
+                 * wake-up, with one clock read. */
+                while (atomic_load(&w->sleep_state) == ITOI_SLEEPING) {
+                    uint64_t due = atomic_load_explicit(&w->timer_next, memory_order_relaxed), now = 0;
+                    if (w->sleep_cap < due) due = w->sleep_cap;
+                    if (due != ITO_FOREVER && (now = itoi_now_ns()) >= due) break;
+                    futex_wait(&w->sleep_state, ITOI_SLEEPING, due == ITO_FOREVER ? ITO_FOREVER : due - now);
+                }
             }
         }
         itoi_sleep_end(w);

@@ -172,6 +172,9 @@ int ito_group_stats(ito_group_t *gp, ito_preempt_stats_t *out)
 
 /* ---- the scheduler's side: parking ULTs whose group's turn it is not ---- */
 
+/* Whether w holds ULTs parked for another group's turn. */
+static bool has_parked(const itoi_pworker_t *pw) { return pw && pw->parked.head; }
+
 /* Give back the parked ULTs when another group's turn has come (or gang scheduling
  * stopped): they waited a whole turn, so they go first, the ones that ran in the most
  * recent turn among them last. When a turn is one quantum, one member of a group runs
@@ -184,7 +187,7 @@ int ito_group_stats(ito_group_t *gp, ito_preempt_stats_t *out)
 static size_t unpark(itoi_worker_t *w)
 {
     itoi_pworker_t *pw = itoi_pworker(w);
-    if (!pw || !pw->parked.head) return 0;
+    if (!has_parked(pw)) return 0;
     uint64_t e = atomic_load_explicit(&itoi_gang_epoch, memory_order_acquire);
     if (e == pw->gang_seen && atomic_load_explicit(&itoi_gang_group, memory_order_relaxed)) return 0;
     pw->gang_seen = e;
@@ -243,20 +246,25 @@ static bool tick_overdue(void)
     return itoi_now_ns() >= atomic_load_explicit(&turn_next, memory_order_relaxed) + ITOI_PRE_GET(quantum_ns);
 }
 
+/* ... and whether they wait for a turn (with no group running, unpark gives them back). */
+static bool waits_for_turn(const itoi_pworker_t *pw)
+{
+    return has_parked(pw) && atomic_load(&itoi_gang_group);
+}
+
 /* An idle worker with parked ULTs whose turn has come must not sleep; its poller
  * (below) gives them back. */
 static bool gang_probe(itoi_worker_t *w)
 {
     itoi_pworker_t *pw = itoi_pworker(w);
-    return pw && pw->parked.head &&
+    return has_parked(pw) &&
            (atomic_load(&itoi_gang_epoch) != pw->gang_seen || !atomic_load(&itoi_gang_group) || tick_overdue());
 }
 
 /* ... and sleeps no longer than until that tick would be overdue. */
 static bool gang_presleep(itoi_worker_t *w)
 {
-    itoi_pworker_t *pw = itoi_pworker(w);
-    if (pw && pw->parked.head && atomic_load(&itoi_gang_group))
+    if (waits_for_turn(itoi_pworker(w)))
         w->sleep_cap = atomic_load_explicit(&turn_next, memory_order_relaxed) + ITOI_PRE_GET(quantum_ns);
     return false;
 }
@@ -264,8 +272,7 @@ static bool gang_presleep(itoi_worker_t *w)
 static size_t gang_poll(itoi_worker_t *w, size_t budget)
 {
     (void)budget;
-    itoi_pworker_t *pw = itoi_pworker(w);
-    if (pw && pw->parked.head && atomic_load(&itoi_gang_group) && tick_overdue()) itoi_gang_tick();
+    if (waits_for_turn(itoi_pworker(w)) && tick_overdue()) itoi_gang_tick();
     return unpark(w);
 }
 
@@ -370,22 +377,21 @@ void itoi_gang_tick(void)
     uint64_t now = itoi_now_ns();
     itoi_group_t *cur = atomic_load(&itoi_gang_group);
     int forced = 0;
-    atomic_store_explicit(&turn_next, now + ITOI_PRE_GET(quantum_ns), memory_order_relaxed);
     if (cur && in_region(cur)) {
-        if (!atomic_load_explicit(&cur->turn_delayed, memory_order_relaxed)) {
+        bool first = !atomic_load_explicit(&cur->turn_delayed, memory_order_relaxed);
+        if (first) {
             atomic_store_explicit(&cur->turn_delayed, 1, memory_order_relaxed);
             cur->delay_since = now;
             atomic_fetch_add(&cur->st.delayed, 1);
-            itoi_spin_unlock(&turn_lock);
-            return;
         }
-        if (now - cur->delay_since < ITOI_PRE_GET(max_delay_ns)) {
+        if (first || now - cur->delay_since < ITOI_PRE_GET(max_delay_ns)) { /* extended: decide next tick */
+            atomic_store_explicit(&turn_next, now + ITOI_PRE_GET(quantum_ns), memory_order_relaxed);
             itoi_spin_unlock(&turn_lock);
             return;
         }
         forced = 1;
     }
-    advance(now, forced);
+    advance(now, forced); /* sets turn_next too */
     itoi_spin_unlock(&turn_lock);
 }
 

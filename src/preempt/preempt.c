@@ -37,8 +37,6 @@
 
 itoi_preempt_t itoi_pre;
 
-static uint64_t mono_ns(void) { return itoi_now_ns(); } /* CLOCK_MONOTONIC (timer.c) */
-
 /* The executable's own code: the only place a ULT may be interrupted and switched. */
 static int find_exe(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -118,7 +116,7 @@ static void psafe_force(itoi_pworker_t *pw, itoi_ult_t *t, uint64_t now)
 /* FLAG mode: returns 1 while the region delays the switch, else forces it (0). */
 static int psafe_delay(itoi_pworker_t *pw, itoi_ult_t *t, int in_kernel)
 {
-    uint64_t now = mono_ns();
+    uint64_t now = itoi_now_ns();
     if (psafe_delay_at(pw, t, now, in_kernel)) return 1;
     psafe_force(pw, t, now);
     return 0;
@@ -173,7 +171,7 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
     }
     itoi_ult_t *t = w->cur;
     if (!t) goto out;
-    uint64_t now = mono_ns();
+    uint64_t now = itoi_now_ns();
     int forced = 0, leave = 0;
     if (ITOI_PRE_GET(gang) && itoi_group_of(t)) {
         /* Gang scheduling decides at the group's level (gang.c): a ULT of the running
@@ -482,7 +480,7 @@ int ito_psafe_begin(void)
          * here (the group's `delayed`) left it without its time, since ito_psafe_end settles
          * a gang ULT's region through the turn only (test_preempt part 6, 2 runs in 25 under
          * two CPU hogs: delayed counted, delay_ns never). */
-        if (!(ITOI_PRE_GET(gang) && itoi_group_of(t))) (void)psafe_delay_at(pw, t, mono_ns(), 0);
+        if (!(ITOI_PRE_GET(gang) && itoi_group_of(t))) (void)psafe_delay_at(pw, t, itoi_now_ns(), 0);
     }
     return ITO_OK;
 }
@@ -492,7 +490,7 @@ int ito_psafe_begin(void)
 static uint64_t settle_pending(itoi_worker_t *w, itoi_ult_t *t)
 {
     ITOI_PSAFE_PENDING(t) = 0;
-    uint64_t extra = mono_ns() - ITOI_PSAFE_SINCE(t);
+    uint64_t extra = itoi_now_ns() - ITOI_PSAFE_SINCE(t);
     itoi_pworker_t *pw = itoi_pworker(w);
     if (pw) atomic_fetch_add(&pw->st.delay_ns, extra);
     return extra;
