@@ -70,14 +70,15 @@ static inline __attribute__((always_inline)) itoi_sysrec_t *rec_get(itoi_worker_
     if (ITOI_LIKELY(r != NULL)) {
         a->free = r->next;
     } else {
-        r = itoi_malloc(sizeof *r);
+        r = itoi_fault_alloc() ? NULL : aligned_alloc(_Alignof(itoi_sysrec_t), sizeof *r);
         if (!r) return NULL;
         r->owner = (int16_t)w->index;
     }
     r->next = r->wnext = NULL;
     r->wait = NULL;
     r->why = WHY_NONE;
-    r->cancel_sent = r->retry = false;
+    r->cancel_sent = false;
+    r->retry = false;
     r->state = REC_DONE;
     live_add(a, r);
     return r;
@@ -95,6 +96,17 @@ static inline void rec_put(itoi_wscw_t *a, itoi_sysrec_t *r)
 
 void itoi_wsc_rec_put(itoi_wscw_t *a, itoi_sysrec_t *r) { rec_put(a, r); }
 
+static inline __attribute__((always_inline)) void rec_fill(itoi_sysrec_t *r, const ito_sysreq_t *q)
+{
+    r->op = (uint8_t)q->op;
+    r->fd = q->fd;
+    r->result = q->result;
+    r->frame = q->frame;
+    r->entry = q->entry;
+}
+
+void itoi_wsc_rec_fill(itoi_sysrec_t *r, const ito_sysreq_t *q) { rec_fill(r, q); }
+
 /* ---- setup and teardown ---- */
 
 static void wsc_teardown(void)
@@ -108,7 +120,7 @@ static void wsc_teardown(void)
         /* Finalize waited for every request; a record still live here belonged to a
          * ZWT continuation that nothing will run: its result says so. */
         for (itoi_sysrec_t *r = a->live.lnext; r != &a->live; r = r->lnext)
-            if (r->req.result) *r->req.result = -ECANCELED;
+            if (r->result) *r->result = -ECANCELED;
         itoi_rt.workers[i].slot[ITOI_WSLOT_WSC] = NULL;
         if (a->uring) itoi_uring_teardown(&itoi_rt.workers[i], a);
         itoi_ready_teardown(&itoi_rt.workers[i], a);
@@ -142,7 +154,10 @@ static int areas_setup(void)
         if (!atomic_load(&latency_set))
             atomic_store(&itoi_wsc_latency_us,
                          itoi_env.wsc_latency_us >= 0 ? (unsigned)itoi_env.wsc_latency_us : DEFAULT_LATENCY_US);
-        itoi_wscw_t *p = itoi_calloc((size_t)itoi_rt.nworkers, sizeof *p);
+        /* aligned: an area holds a record (its live list's sentinel), records are */
+        size_t bytes = (size_t)itoi_rt.nworkers * sizeof(itoi_wscw_t);
+        itoi_wscw_t *p = itoi_fault_alloc() ? NULL : aligned_alloc(_Alignof(itoi_wscw_t), bytes);
+        if (p) memset(p, 0, bytes);
         if (!p || itoi_poller_add(wsc_poll) != ITO_OK || itoi_fini_add(wsc_teardown) != ITO_OK ||
             itoi_fini_ops_add(&fini_ops) != ITO_OK)
             rc = ITO_ENOMEM;
@@ -265,10 +280,10 @@ void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long 
     }
     ITOI_BUMP(a->st.completed);
     ITOI_BUMP(w->n_side_run);
-    if (r->req.result) *r->req.result = res;
+    if (r->result) *r->result = res;
     itoi_iowait_t *wt = r->wait;
-    ito_frame_t *f = r->req.frame;
-    int entry = r->req.entry;
+    ito_frame_t *f = r->frame;
+    int entry = r->entry;
     rec_put(a, r);
     if (wt) iowait_done(w, a, wt, r);
     if (f) ito_continue_value(f, entry, (uint64_t)res);
@@ -392,17 +407,19 @@ static void flush_timer_fire(itoi_worker_t *w, itoi_timer_t *t)
     itoi_wsc_flush(w, a, FLUSH_LATENCY);
 }
 
-static inline __attribute__((always_inline)) void submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
+static inline __attribute__((always_inline)) void submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r,
+                                                         const ito_sysreq_t *q)
 {
     ITOI_BUMP(a->st.posted);
     ITOI_BUMP(w->n_side_queued);
-    if (!a->uring && r->req.op == ITO_SYS_POLL) { /* the sync backend waits in its epoll */
-        r->events = (uint32_t)(uint16_t)r->req.events;
-        itoi_ready_wait(w, a, r);
-        return;
-    }
     bool started = a->sq_pending || a->bucket_n;
-    if (!a->uring || itoi_uring_queue(a, r) != 0) {
+    if (!a->uring || itoi_uring_queue(a, r, q) != 0) {
+        if (q != &r->req) r->req = *q; /* ito runs it itself: the whole request */
+        if (!a->uring && q->op == ITO_SYS_POLL) { /* the sync backend waits in its epoll */
+            r->events = (uint32_t)(uint16_t)q->events;
+            itoi_ready_wait(w, a, r);
+            return;
+        }
         r->state = REC_BUCKET;
         r->next = NULL;
         if (a->bucket_tail) a->bucket_tail->next = r; else a->bucket = r;
@@ -417,7 +434,10 @@ static inline __attribute__((always_inline)) void submit(itoi_worker_t *w, itoi_
     if (!started && lat) itoi_timer_arm(w, &a->flush_timer, itoi_now_ns() + (uint64_t)lat * 1000u, flush_timer_fire);
 }
 
-void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r) { submit(w, a, r); }
+void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q)
+{
+    submit(w, a, r, q);
+}
 
 void itoi_wsc_submit_retry(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long first, uint32_t events)
 {
@@ -443,8 +463,8 @@ int ito_sys_post(const ito_sysreq_t *req)
     if (!a) return itoi_wsc_area_error();
     itoi_sysrec_t *r = rec_get(w, a);
     if (!r) return ITO_ENOMEM;
-    r->req = *req;
-    submit(w, a, r); /* inlined, as the check */
+    rec_fill(r, req);
+    submit(w, a, r, req); /* inlined, as the check */
     return ITO_OK;
 }
 
@@ -476,21 +496,20 @@ static size_t wsc_poll(itoi_worker_t *w, size_t budget)
 
 /* ---- finalize: cancel what can never complete by itself ---- */
 
-static bool on_regular_file(const itoi_sysrec_t *r)
+static bool on_regular_file(int op, int fd)
 {
     struct stat st;
-    switch (r->req.op) {
+    switch (op) {
     case ITO_SYS_OPENAT: case ITO_SYS_NOP: case ITO_SYS_GETPID: return true; /* end by themselves */
     default: break;
     }
-    return fstat(r->req.fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode));
+    return fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode));
 }
 
 bool itoi_wsc_finalizing(const ito_sysreq_t *q)
 {
     if (ITOI_LIKELY(!atomic_load_explicit(&fini_cancelling, memory_order_relaxed))) return false;
-    itoi_sysrec_t probe = {.req = *q};
-    return !on_regular_file(&probe);
+    return !on_regular_file(q->op, q->fd);
 }
 
 static _Atomic size_t fini_found;
@@ -522,7 +541,7 @@ size_t itoi_wsc_cancel_matching(itoi_worker_t *w, itoi_wscw_t *a, bool (*match)(
 static bool fini_match(const itoi_sysrec_t *r, void *ctx)
 {
     (void)ctx;
-    return (r->state == REC_READY || (r->state == REC_URING && !r->cancel_sent)) && !on_regular_file(r);
+    return (r->state == REC_READY || (r->state == REC_URING && !r->cancel_sent)) && !on_regular_file(r->op, r->fd);
 }
 
 static void fini_cancel_here(itoi_worker_t *w, itoi_call_t *c)

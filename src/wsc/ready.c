@@ -65,7 +65,7 @@ static int arm(itoi_wscw_t *a, int fd)
 
 static void unlink_waiter(itoi_wscw_t *a, itoi_sysrec_t *r)
 {
-    itoi_sysrec_t **pp = &a->fds[r->req.fd].waiters;
+    itoi_sysrec_t **pp = &a->fds[r->fd].waiters;
     while (*pp && *pp != r) pp = &(*pp)->next;
     if (*pp) {
         *pp = r->next;
@@ -87,7 +87,7 @@ static void not_pollable(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, int
 
 void itoi_ready_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
 {
-    int fd = r->req.fd;
+    int fd = r->fd;
     int rc = ensure_fd(w, a, fd);
     if (rc != 0) {
         itoi_wsc_complete(w, a, r, rc);

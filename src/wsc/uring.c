@@ -114,9 +114,8 @@ static struct io_uring_sqe *sqe_get(itoi_worker_t *w, itoi_wscw_t *a)
 #define MAX_RW ((size_t)0x7ffff000)
 static inline unsigned rw_len(size_t len) { return (unsigned)(len < MAX_RW ? len : MAX_RW); }
 
-int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r)
+int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q)
 {
-    const ito_sysreq_t *q = &r->req;
     if (q->op == ITO_SYS_GETPID) return 1;
     struct io_uring_sqe *sqe = sqe_get(a->w, a);
     if (!sqe) return 1;
@@ -197,7 +196,7 @@ size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a)
 
 int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; return -ENOSYS; }
 void itoi_uring_teardown(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; }
-int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r) { (void)a; (void)r; return 1; }
+int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q) { (void)a; (void)r; (void)q; return 1; }
 void itoi_uring_submit(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; }
 size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; return 0; }
 void itoi_uring_cancel(itoi_wscw_t *a, itoi_sysrec_t *r) { (void)a; (void)r; }

@@ -200,13 +200,17 @@ long itoi_wsc_call(const ito_sysreq_t *q, const char *what)
     }
     itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
     if (ITOI_UNLIKELY(!r)) return -ENOMEM;
-    r->req = *q;
-    r->req.result = &res;
-    r->req.frame = NULL;
+    itoi_wsc_rec_fill(r, q);
+    r->result = &res;
+    r->frame = NULL;
     itoi_iowait_t wt = {.ult = me};
     wait_add(&wt, r);
-    if (a->uring) itoi_wsc_submit(w, a, r);
-    else itoi_wsc_submit_retry(w, a, r, first, events);
+    if (a->uring) {
+        itoi_wsc_submit(w, a, r, q);
+    } else {
+        r->req = *q;
+        itoi_wsc_submit_retry(w, a, r, first, events);
+    }
     int home = w->index;
     io_park(w, a, &wt, me->io_deadline, what);
     if (res == -ECANCELED) atomic_store(&me->io_cancel, 0); /* consumed */
@@ -350,6 +354,7 @@ int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n)
             return ITO_ENOMEM;
         }
         r->req = reqs[i];
+        itoi_wsc_rec_fill(r, &r->req);
         wait_add(&wt, r);
     }
     /* Post in order (the list is reversed), then cross once. */
@@ -361,7 +366,7 @@ int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n)
     }
     for (itoi_sysrec_t *r = order, *next; r; r = next) {
         next = r->next;
-        itoi_wsc_submit(w, a, r);
+        itoi_wsc_submit(w, a, r, &r->req);
     }
     itoi_wsc_flush(w, a, FLUSH_EXPLICIT);
     io_park(w, a, &wt, me->io_deadline, "sys_wait_all");
@@ -429,9 +434,9 @@ typedef struct close_ctx {
 static bool on_fd(const itoi_sysrec_t *r, void *ctx)
 {
     int fd = *(const int *)ctx;
-    switch (r->req.op) {
+    switch (r->op) {
     case ITO_SYS_NOP: case ITO_SYS_GETPID: case ITO_SYS_OPENAT: case ITO_SYS_CLOSE: return false;
-    default: return r->req.fd == fd;
+    default: return r->fd == fd;
     }
 }
 
@@ -551,8 +556,9 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
             rec->req = (ito_sysreq_t){.op = ITO_SYS_POLL, .fd = fds[i].fd,
                                       .events = (short)(fds[i].events | POLLERR | POLLHUP),
                                       .result = &res[done++]};
+            itoi_wsc_rec_fill(rec, &rec->req);
             wait_add(&wt, rec);
-            itoi_wsc_submit(w, a, rec);
+            itoi_wsc_submit(w, a, rec, &rec->req);
         }
         if (done == 0) { /* nothing to wait for but the time */
             if (res != res_small) free(res);

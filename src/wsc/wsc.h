@@ -57,20 +57,31 @@ typedef struct itoi_iowait {
     bool cancelling;            /* iowait_done is cancelling the others (poll) */
 } itoi_iowait_t;
 
+/* A request's record. Its first cache line holds all that an io_uring request touches
+ * from its post to its continuation (the SQE holds the arguments); the whole request is
+ * copied into `req` only when ito runs it itself (the flusher's bucket, a readiness wait,
+ * a helper thread). Records are 64-byte aligned. */
 typedef struct itoi_sysrec {
-    struct itoi_sysrec *next;            /* pool, bucket or readiness list */
+    _Alignas(64) struct itoi_sysrec *next; /* pool, bucket or readiness list */
     struct itoi_sysrec *lprev, *lnext;   /* the area's live list */
-    struct itoi_sysrec *wnext;           /* the iowait's list */
-    itoi_call_t call;                    /* a helper thread's completion, back to the owner */
-    ito_sysreq_t req;
     itoi_iowait_t *wait;                 /* the ULT waiting for it, or NULL */
-    long res;
+    long *result;                        /* req.result: where the result goes, or NULL */
+    ito_frame_t *frame;                  /* req.frame and req.entry: the continuation */
+    int entry;
+    int fd;                              /* req.fd */
     int16_t owner;                       /* worker index, fixed */
+    uint8_t op;                          /* req.op */
     uint8_t state, why;
-    bool cancel_sent;                    /* io_uring: ASYNC_CANCEL submitted */
-    bool retry;                          /* sync: a readiness wait before running req again */
+    bool cancel_sent : 1;                /* io_uring: ASYNC_CANCEL submitted */
+    bool retry : 1;                      /* sync: a readiness wait before running req again */
+    /* second line on: waits, readiness, helpers */
+    struct itoi_sysrec *wnext;           /* the iowait's list */
     uint32_t events;                     /* readiness wanted (POLL*), while READY */
+    long res;
+    itoi_call_t call;                    /* a helper thread's completion, back to the owner */
+    ito_sysreq_t req;                    /* the whole request, when ito runs it itself */
 } itoi_sysrec_t;
+_Static_assert(offsetof(itoi_sysrec_t, wnext) <= 64, "an io_uring request's fields fit one cache line");
 
 /* Per fd, the records waiting for its readiness on this worker (ready.c). */
 typedef struct itoi_rfd {
@@ -129,9 +140,12 @@ itoi_wscw_t *itoi_wsc_area_if_ready(itoi_worker_t *w); /* or NULL if not set up 
 int itoi_wsc_area_error(void);                 /* why itoi_wsc_area gave NULL */
 itoi_sysrec_t *itoi_wsc_rec_get(itoi_worker_t *w, itoi_wscw_t *a); /* NULL: no memory */
 void itoi_wsc_rec_put(itoi_wscw_t *a, itoi_sysrec_t *r);           /* back unused */
-/* Post r (its req filled in); it completes through itoi_wsc_complete, possibly inside. */
-void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r);
-/* The sync backend, after the caller's own first attempt gave `first` (-EAGAIN: wait for
+/* Set r's own fields (op, fd, result, continuation) from q. */
+void itoi_wsc_rec_fill(itoi_sysrec_t *r, const ito_sysreq_t *q);
+/* Post r (its own fields filled from q) with q's arguments; it completes through
+ * itoi_wsc_complete, possibly inside. */
+void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q);
+/* The sync backend (r->req whole), after the caller's own first attempt gave `first` (-EAGAIN: wait for
  * `events`, then run again; ITOI_WSC_BLOCKING: a helper thread runs it). */
 void itoi_wsc_submit_retry(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long first, uint32_t events);
 /* Cancel every record of a ULT's wait; wakes the ULT if that ends the wait. */
@@ -176,7 +190,9 @@ void itoi_wsc_closing(int fd);                                /* ito_close(fd) b
 /* uring.c */
 int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a);
 void itoi_uring_teardown(itoi_worker_t *w, itoi_wscw_t *a);
-int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r); /* 0 queued, 1 no opcode for it */
+/* Prepare an SQE for record r with q's arguments: 0 queued, 1 no opcode for it or no
+ * SQE (the caller then buffers it whole). */
+int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q);
 void itoi_uring_submit(itoi_worker_t *w, itoi_wscw_t *a);
 size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a);
 void itoi_uring_cancel(itoi_wscw_t *a, itoi_sysrec_t *r);
