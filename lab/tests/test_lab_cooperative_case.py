@@ -105,3 +105,23 @@ def test_dense_quanta_fixed_or_calibrated():
     assert co.dense_quanta(["budget"], runs, 0.0, 2445.0) == {}
     with pytest.raises(ValueError):
         co.dense_quanta(["budget"], runs, 35e6, 2445.0, fixed=0)
+
+
+def test_paired_round_stats_take_each_repetition_alone():
+    plain = [100.0, 100.0, 200.0, 200.0]
+    full = [110.0, 120.0, 220.0, 240.0]   # 10, 20, 10, 20 %
+    opt = [104.0, 106.0, 212.0, 220.0]    # 4, 6, 6, 10 %
+    ps = co.paired_round_stats(plain, full, opt)
+    assert ps["rounds"] == 4
+    assert ps["full"] == (10.0, 15.0, 20.0)
+    assert ps["opt"] == (5.0, 6.0, 8.0)
+    assert ps["ratio"] == (pytest.approx(0.35), pytest.approx(0.45), pytest.approx(0.55))
+    assert ps["half_met"] == 3   # 0.4, 0.3 and 0.5 (exactly half meets it); not 0.6
+    assert ps["five_met"] == 1
+
+
+def test_paired_round_stats_without_a_dearer_full_save_give_no_ratio():
+    ps = co.paired_round_stats([100.0, 100.0], [99.0, 100.0], [101.0, 102.0])
+    assert ps["ratio"] is None and ps["half_met"] == 0 and ps["five_met"] == 2
+    with pytest.raises(ValueError):
+        co.paired_round_stats([1.0], [1.0, 2.0], [1.0])

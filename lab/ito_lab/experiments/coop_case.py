@@ -198,6 +198,32 @@ def paired_median_excess(plain: list[float], variant: list[float]) -> float:
     return _median([v - p for p, v in zip(plain, variant)])
 
 
+def _quartiles(xs: list[float]) -> tuple[float, float, float]:
+    """The lower quartile, the median and the upper quartile (the medians of each half)."""
+    xs = sorted(xs)
+    h = len(xs) // 2
+    lo, hi = xs[:h] or xs, xs[len(xs) - h:] or xs
+    return _median(lo), _median(xs), _median(hi)
+
+
+def paired_round_stats(plain: list[float], full: list[float], opt: list[float]) -> dict:
+    """Each repetition on its own: the overheads of full save and optimized over the plain
+    build's run of the same repetition (%), their ratio, and whether that repetition meets
+    each bar. Returns the quartiles of each and how many repetitions met each bar, so a
+    report can tell a result from a run whose rounds fall on both sides of a bar. A
+    repetition whose full save came out no dearer than its plain run has no ratio (it
+    counts as not meeting the half bar)."""
+    if not (len(plain) == len(full) == len(opt)) or not plain:
+        raise ValueError("paired statistics need one run of each per repetition")
+    fo = [overhead_pct(f, p) for p, f in zip(plain, full)]
+    oo = [overhead_pct(o, p) for p, o in zip(plain, opt)]
+    ratios = [o / f for f, o in zip(fo, oo) if f > 0]
+    return {"rounds": len(plain), "full": _quartiles(fo), "opt": _quartiles(oo),
+            "ratio": _quartiles(ratios) if ratios else None,
+            "half_met": sum(1 for f, o in zip(fo, oo) if f > 0 and o <= f / 2),
+            "five_met": sum(1 for o in oo if o <= 5.0)}
+
+
 def parse_size_text(out: str) -> int:
     """The text size from `size` (Berkeley format: text data bss dec hex filename)."""
     lines = [ln for ln in out.splitlines() if ln.strip()]
@@ -299,12 +325,18 @@ def _overhead_png(path: Path, rows: list[tuple[str, float, float | None, tuple |
     return path
 
 
-def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
+def player_inputs(args, ctx, option: str, default: int, quick: int, least: int) -> tuple[Path, Path, int]:
+    """The player's folder, its input (shorter with --quick) and a count option's value."""
     pdir = _player_dir(ctx)
     ogg = pdir / ("player-short.ogg" if ctx.quick else "player.ogg")
-    reps = getattr(args, "runs", None) or (3 if ctx.quick else 5)
-    if reps < 1:
-        raise SystemExit(f"ito-lab cooperative: --runs must be at least 1 (got {reps})")
+    n = getattr(args, option, None) or (quick if ctx.quick else default)
+    if n < least:
+        raise SystemExit(f"ito-lab cooperative: --{option} must be at least {least} (got {n})")
+    return pdir, ogg, n
+
+
+def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
+    pdir, ogg, reps = player_inputs(args, ctx, "runs", 5, 3, 1)
     names = [v[0] for v in VARIANTS if (pdir / f"player-{v[0]}").exists()]
     kind = {v[0]: v[3] for v in VARIANTS}
     exe = {n: pdir / f"player-{n}" for n in names}
@@ -513,7 +545,7 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
     def _at(n, mode, stat):
         ts = [int(k["decode_ns"]) for k in wall.get((n, mode), [])]
         return stat(ts) if ts else None
-    wh_rows = []
+    wh_rows, pr_rounds = [], []
     density = {"dense": f"a tick per {PAPER_TICK_CYCLES} cycles",
                "paper": f"a yield per {PAPER_TICK_CYCLES} estimated instructions"}
     for pairs, modes in ((PAIRS, ("dense",)), (BUDGET_PAIRS, ("dense", "paper"))):
@@ -530,9 +562,23 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
                     wh_rows.append([place, density[m], yields, "paired median",
                                     *wall_headline(t0, t0 + paired_median_excess(t_plain_runs, fs),
                                                    t0 + paired_median_excess(t_plain_runs, os_))])
+                    ps = paired_round_stats(t_plain_runs, fs, os_)
+                    q3 = lambda t: " / ".join(f"{x:.2f}" if t is ps["ratio"] else f"{x:.1f}" for x in t)
+                    pr_rounds.append([place, density[m], ps["rounds"], q3(ps["full"]), q3(ps["opt"]),
+                                      q3(ps["ratio"]) if ps["ratio"] else "no result",
+                                      ps["half_met"], ps["five_met"]])
     wh_hdr = ["placement", "density", "switches (optimized)", "statistic", "full save (%)",
               "optimized (%)", "optimized / full", "<= half (paper 0.53)", "optimized <= 5 %"]
     write_csv(out / "case_wall_headline.csv", wh_hdr, wh_rows)
+    pr_hdr2 = ["placement", "density", "repetitions", "full save (%) p25 / median / p75",
+               "optimized (%) p25 / median / p75", "optimized / full p25 / median / p75",
+               "repetitions optimized <= half", "repetitions optimized <= 5 %"]
+    write_csv(out / "case_wall_rounds.csv", pr_hdr2, pr_rounds)
+    # every run, for a re-analysis (repetition order: the runs were interleaved)
+    runs_rows = [[n, m, i, int(k["decode_ns"]), int(k.get("player_runs", 0) or 0)]
+                 for (n, m), kvs in sorted(wall.items()) for i, k in enumerate(kvs)]
+    write_csv(out / "case_wall_runs.csv", ["variant", "timer", "repetition", "decode_ns", "player runs"],
+              runs_rows)
 
     w_hdr = ["variant", "timer", "runs", "decode ms min", "median", "max", "overhead (%)",
              "ticks served", "missed deadlines", "mean latency us", "max latency us"]
@@ -612,6 +658,13 @@ minimum is what survives load and this host's slow phases, the median needs a qu
 in the same repetition, over the plain build's median: a pair shares the host's phase).
 
 {markdown_table(wh_hdr, wh_rows)}
+
+The same pairs taken one repetition at a time (each build over the plain build's run of its
+own repetition): the quartiles of each overhead and of their ratio, and in how many
+repetitions each bar held. A bar whose quartiles lie on both sides of it is not a result of
+this run, whatever its median says (every run: `case_wall_runs.csv`).
+
+{markdown_table(pr_hdr2, pr_rounds)}
 
 The budget rows have no timer at all: the decoder built with `--ito-check=budget` counts its
 estimated instructions down in a register and yields when its quantum has run (a yield per

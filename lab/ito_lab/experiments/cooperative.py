@@ -34,6 +34,7 @@ from ..context import REPO  # noqa: E402
 from ..progress import steps  # noqa: E402
 from ..report import image, markdown_table, write_csv, write_report  # noqa: E402
 from .coop_case import run_case_study  # noqa: E402,F401
+from .coop_headline import run_headline  # noqa: E402,F401
 from .coop_zlib import run_zlib  # noqa: E402,F401
 
 NAME = "cooperative"
@@ -56,9 +57,13 @@ def _census_modules():
 
 
 def add_arguments(p):
-    p.add_argument("--part", choices=["census", "case", "zlib", "all"], default="all",
+    p.add_argument("--part", choices=["census", "case", "headline", "zlib", "all"], default="all",
                    help="census: Fig. 1 and Table 1; case: the stb_vorbis case study (Table 3); "
+                        "headline: Table 3's headline in wall clock, adjacent triples of the plain, "
+                        "full-save and optimized builds; "
                         "zlib: zlib and its tests built by ito-cc, run in ULTs")
+    p.add_argument("--triples", type=int, default=None, metavar="N",
+                   help="triples of the headline part (default 301; 30 with --quick)")
     p.add_argument("--runs", type=int, default=None,
                    help="interleaved wall-clock rounds of the case study's variants (default 5; "
                         "3 with --quick)")
@@ -278,6 +283,8 @@ def run(args, ctx) -> int:
         sections += run_census(args, ctx, out)
     if part in ("case", "all"):
         sections += run_case_study(args, ctx, out)
+    if part in ("headline", "all"):
+        sections += run_headline(args, ctx, out)
     if part in ("zlib", "all"):
         sections += run_zlib(args, ctx, out)
     write_report(out / "report.md", "Compiler-assisted co-operative threading (seed 004)", sections)
