@@ -116,7 +116,6 @@ bool itoi_queue_remove(itoi_queue_t *q, itoi_unit_t *u)
 
 /* ---- sleeping and waking ---- */
 
-/* Sleep on *addr while it holds val, until `deadline` (ITO_FOREVER: no limit). */
 /* Sleep while *addr == val, at most `d` ns (ITO_FOREVER: no bound). */
 static void futex_wait(_Atomic int *addr, int val, uint64_t d)
 {
@@ -802,6 +801,14 @@ void *itoi_coop_next(void *sp)
 
 /* ---- the scheduler context ---- */
 
+/* When a sleeping worker must wake by itself: its earliest timer, or the cap a sleep
+ * hook set, whichever comes first (ITO_FOREVER: neither). */
+static inline uint64_t sleep_until(itoi_worker_t *w)
+{
+    uint64_t until = atomic_load_explicit(&w->timer_next, memory_order_relaxed);
+    return w->sleep_cap < until ? w->sleep_cap : until;
+}
+
 static void idle(itoi_worker_t *w)
 {
     atomic_fetch_add(&itoi_rt.want_work, 1);
@@ -833,16 +840,13 @@ static void idle(itoi_worker_t *w)
         if (!busy) { /* the hooks found nothing arrived meanwhile */
             int sleeping = ITOI_SLEEPING;
             if (atomic_load(&w->watched) > 0) { /* kernel events wake it too */
-                uint64_t until = atomic_load_explicit(&w->timer_next, memory_order_relaxed);
-                if (w->sleep_cap < until) until = w->sleep_cap;
                 if (atomic_compare_exchange_strong(&w->sleep_state, &sleeping, ITOI_IN_EPOLL))
-                    itoi_idlewait_sleep(w, until); /* else a waker came first */
+                    itoi_idlewait_sleep(w, sleep_until(w)); /* else a waker came first */
             } else {
                 /* Timers may be armed meanwhile: the bound is taken again at each
                  * wake-up, with one clock read. */
                 while (atomic_load(&w->sleep_state) == ITOI_SLEEPING) {
-                    uint64_t due = atomic_load_explicit(&w->timer_next, memory_order_relaxed), now = 0;
-                    if (w->sleep_cap < due) due = w->sleep_cap;
+                    uint64_t due = sleep_until(w), now = 0;
                     if (due != ITO_FOREVER && (now = itoi_now_ns()) >= due) break;
                     futex_wait(&w->sleep_state, ITOI_SLEEPING, due == ITO_FOREVER ? ITO_FOREVER : due - now);
                 }

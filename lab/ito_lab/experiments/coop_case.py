@@ -206,6 +206,20 @@ def _quartiles(xs: list[float]) -> tuple[float, float, float]:
     return _median(lo), _median(xs), _median(hi)
 
 
+def pair_overheads(plain: list[float], full: list[float], opt: list[float]) -> tuple[list, list]:
+    """The overheads (%) of full save and optimized, each over the plain run of its own
+    repetition (or triple)."""
+    if not (len(plain) == len(full) == len(opt)) or not plain:
+        raise ValueError("paired statistics need one run of each per repetition")
+    return ([overhead_pct(f, p) for p, f in zip(plain, full)],
+            [overhead_pct(o, p) for p, o in zip(plain, opt)])
+
+
+def fmt_quartiles(q: tuple[float, float, float], digits: int = 1) -> str:
+    """p25 / median / p75 as report text."""
+    return " / ".join(f"{x:.{digits}f}" for x in q)
+
+
 def paired_round_stats(plain: list[float], full: list[float], opt: list[float]) -> dict:
     """Each repetition on its own: the overheads of full save and optimized over the plain
     build's run of the same repetition (%), their ratio, and whether that repetition meets
@@ -213,10 +227,7 @@ def paired_round_stats(plain: list[float], full: list[float], opt: list[float]) 
     report can tell a result from a run whose rounds fall on both sides of a bar. A
     repetition whose full save came out no dearer than its plain run has no ratio (it
     counts as not meeting the half bar)."""
-    if not (len(plain) == len(full) == len(opt)) or not plain:
-        raise ValueError("paired statistics need one run of each per repetition")
-    fo = [overhead_pct(f, p) for p, f in zip(plain, full)]
-    oo = [overhead_pct(o, p) for p, o in zip(plain, opt)]
+    fo, oo = pair_overheads(plain, full, opt)
     ratios = [o / f for f, o in zip(fo, oo) if f > 0]
     return {"rounds": len(plain), "full": _quartiles(fo), "opt": _quartiles(oo),
             "ratio": _quartiles(ratios) if ratios else None,
@@ -563,9 +574,9 @@ def run_case_study(args, ctx, out: Path) -> list[tuple[str, str]]:
                                     *wall_headline(t0, t0 + paired_median_excess(t_plain_runs, fs),
                                                    t0 + paired_median_excess(t_plain_runs, os_))])
                     ps = paired_round_stats(t_plain_runs, fs, os_)
-                    q3 = lambda t: " / ".join(f"{x:.2f}" if t is ps["ratio"] else f"{x:.1f}" for x in t)
-                    pr_rounds.append([place, density[m], ps["rounds"], q3(ps["full"]), q3(ps["opt"]),
-                                      q3(ps["ratio"]) if ps["ratio"] else "no result",
+                    pr_rounds.append([place, density[m], ps["rounds"], fmt_quartiles(ps["full"]),
+                                      fmt_quartiles(ps["opt"]),
+                                      fmt_quartiles(ps["ratio"], 2) if ps["ratio"] else "no result",
                                       ps["half_met"], ps["five_met"]])
     wh_hdr = ["placement", "density", "switches (optimized)", "statistic", "full save (%)",
               "optimized (%)", "optimized / full", "<= half (paper 0.53)", "optimized <= 5 %"]

@@ -24,7 +24,8 @@ from pathlib import Path
 
 from ..progress import steps
 from ..report import markdown_table, write_csv
-from .coop_case import BOUND, _load, _median, _quartiles, _run, overhead_pct, parse_kv, player_inputs
+from .coop_case import (BOUND, _load, _median, _quartiles, _run, fmt_quartiles, pair_overheads, parse_kv,
+                        player_inputs)
 
 ROLES = ("plain", "full", "opt")
 ORDERS = list(permutations(ROLES))  # six: each build first, second and third equally often
@@ -43,8 +44,7 @@ def headline_stats(triples: list[dict], resamples: int = 2000, seed: int = 1) ->
     median (resampling whole triples; seeded, so a report is reproducible)."""
     if not triples:
         raise ValueError("no triples")
-    fo = [overhead_pct(t["full"], t["plain"]) for t in triples]
-    oo = [overhead_pct(t["opt"], t["plain"]) for t in triples]
+    fo, oo = pair_overheads(*([t[r] for t in triples] for r in ROLES))
     f_med, o_med = _median(fo), _median(oo)
     rng = random.Random(seed)
     n = len(triples)
@@ -104,14 +104,13 @@ def run_headline(args, ctx, out: Path) -> list[tuple[str, str]]:
     hs = headline_stats(triples)
     plain = sorted(t["plain"] for t in triples)
     yields = round(_median([t["yields"] for t in triples]))
-    fmt3 = lambda v: " / ".join(f"{x:.1f}" for x in v)  # noqa: E731
     hdr = ["placement", "quantum", "yields", "triples", "plain ms min / median / max",
            "full save (%) p25 / median / p75", "optimized (%) p25 / median / p75",
            "optimized / full (medians)", "95 % interval", "<= half", "optimized median, 95 % interval",
            "<= 5 %"]
     row = [f"bound B={BOUND}, budget check", q, yields, hs["triples"],
            f"{plain[0] / 1e6:.1f} / {_median(plain) / 1e6:.1f} / {plain[-1] / 1e6:.1f}",
-           fmt3(hs["full"]), fmt3(hs["opt"]),
+           fmt_quartiles(hs["full"]), fmt_quartiles(hs["opt"]),
            f"{hs['ratio']:.2f}" if hs["ratio"] is not None else "no result",
            f"{hs['ratio_ci'][0]:.2f}-{hs['ratio_ci'][1]:.2f}", bar_verdict(hs["ratio_ci"], BAR_RATIO),
            f"{hs['opt_ci'][0]:.1f}-{hs['opt_ci'][1]:.1f}", bar_verdict(hs["opt_ci"], BAR_TOTAL)]
