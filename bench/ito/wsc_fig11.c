@@ -6,6 +6,9 @@
  *   plain getpid     128 x syscall(SYS_getpid) in a loop: the paper's denominator;
  *   raw uring nop b  128 io_uring NOPs, b per io_uring_submit, without ito (the kernel
  *                    floor of a batched crossing; b = 1 is "a NOP as an ordinary call");
+ *   floor b          the same NOPs through a ZWT per call written by hand, without ito
+ *                    (floor_trial: the sync counts, run queue and continuations that the
+ *                    design needs at the least; ito's WSC minus the floor is ito's own cost);
  *   wsc              ito: 128 issuer ZWTs each post one request whose continuation is a
  *                    receiver ZWT; the receivers continue to a join entry the main ULT
  *                    waits on. Timed from the first firing to the main ULT's wake-up, so
@@ -91,7 +94,7 @@ static double plain_getpid(void)
 
 static struct io_uring raw_ring;
 
-static double raw_uring_nop(int batch)
+__attribute__((noinline)) static double raw_uring_nop(int batch)
 {
     uint64_t t0 = now_ns();
     for (int done = 0; done < NCALLS; done += batch) {
@@ -110,6 +113,99 @@ static double raw_uring_nop(int batch)
         }
     }
     return (double)(now_ns() - t0);
+}
+
+/* ---- the floor: a ZWT per call written by hand, without ito ----
+ *
+ * What any runtime of the paper's design must do per call at the least, on the same ring
+ * as raw_uring_nop: the main thread fires an issuer (its sync count taken with a CAS, as
+ * another thread may fire the same entry), the issuer runs from a run queue and prepares
+ * one SQE that names its receiver, every `batch` SQEs are submitted; once the run queue is
+ * empty the completions are reaped, each fires its receiver with the result (CAS), the
+ * receiver runs from the queue, checks the value and fires the join entry (CAS), and the
+ * last firing of the join ends the trial. What ito does besides is left out: no request
+ * record (the SQE's user data names the receiver), no validation of handles or requests,
+ * no statistics, no live list for cancellation or finalize, no latency timer, no context
+ * switch of the waiting thread. So the distance from raw_uring_nop to this floor is the
+ * design's own cost on this host, and the distance from the floor to ito's WSC is ito's. */
+typedef struct floor_entry {
+    _Atomic int32_t sync;
+    int32_t arg;
+    void (*code)(int i, long v);
+    long value;
+} floor_entry_t;
+
+static floor_entry_t fl[JOIN + 1];
+static int fl_rq[2 * NCALLS + 1];
+static unsigned fl_head, fl_tail, fl_posted, fl_batch;
+static int fl_joined;
+
+static void floor_fire(int i, long v)
+{
+    floor_entry_t *e = &fl[i];
+    e->value = v;
+    int32_t s = atomic_load_explicit(&e->sync, memory_order_relaxed);
+    do {
+        if (s <= 0) die("floor: entry fired beyond its count", i, 0);
+    } while (!atomic_compare_exchange_weak_explicit(&e->sync, &s, s - 1, memory_order_acq_rel, memory_order_relaxed));
+    if (s > 1) return;
+    if (i == JOIN) fl_joined = 1; /* the waiting thread would be woken here */
+    else fl_rq[fl_tail++ % (2 * NCALLS + 1)] = i;
+}
+
+static void floor_issuer(int i, long v)
+{
+    (void)v;
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&raw_ring);
+    if (!sqe) die("floor: ring full", 0, 0);
+    io_uring_prep_nop(sqe);
+    io_uring_sqe_set_data64(sqe, (uint64_t)(NCALLS + i));
+    if (++fl_posted % fl_batch == 0) {
+        int n = io_uring_submit(&raw_ring);
+        if (n != (int)fl_batch) die("floor: io_uring_submit", n, (long)fl_batch);
+    }
+}
+
+static void floor_receiver(int i, long v)
+{
+    int j = i - NCALLS;
+    results[j] = v;
+    if (v != 0) die("floor: continuation value", v, 0);
+    if (fired[j]++) die("floor: a continuation fired twice", fired[j], 1);
+    floor_fire(JOIN, 0);
+}
+
+__attribute__((noinline)) static double floor_trial(int batch)
+{
+    fl_batch = (unsigned)batch;
+    fl_posted = fl_head = fl_tail = 0;
+    fl_joined = 0;
+    for (int i = 0; i < NCALLS; i++) {
+        fl[i] = (floor_entry_t){.sync = 1, .arg = i, .code = floor_issuer};
+        fl[NCALLS + i] = (floor_entry_t){.sync = 1, .arg = NCALLS + i, .code = floor_receiver};
+        fired[i] = 0;
+    }
+    fl[JOIN] = (floor_entry_t){.sync = NCALLS, .arg = JOIN};
+    uint64_t t0 = now_ns();
+    for (int i = 0; i < NCALLS; i++) floor_fire(i, 0);
+    while (!fl_joined) {
+        while (fl_head != fl_tail) {
+            floor_entry_t *e = &fl[fl_rq[fl_head++ % (2 * NCALLS + 1)]];
+            e->code(e->arg, e->value);
+        }
+        struct io_uring_cqe *cqe;
+        unsigned head, n = 0;
+        io_uring_for_each_cqe(&raw_ring, head, cqe) {
+            floor_fire((int)io_uring_cqe_get_data64(cqe), cqe->res);
+            n++;
+        }
+        if (n == 0 && !fl_joined) die("floor: nothing to run and no completion", (long)fl_posted, NCALLS);
+        io_uring_cq_advance(&raw_ring, n);
+    }
+    uint64_t t1 = now_ns();
+    for (int i = 0; i < NCALLS; i++)
+        if (fired[i] != 1) die("floor: a continuation did not fire exactly once", fired[i], 1);
+    return (double)(t1 - t0);
 }
 
 /* ---- the WSC version: issuer and receiver ZWTs ---- */
@@ -151,7 +247,7 @@ static void frame_setup(void)
 
 /* One trial: 128 requests of cur_op at threshold k. Returns the ns; *extra: whether the
  * requests took more crossings than the buckets of k. */
-static double wsc_trial(int k, int zwt_issuers, int *extra)
+__attribute__((noinline)) static double wsc_trial(int k, int zwt_issuers, int *extra)
 {
     if (ito_wsc_set_threshold(k) != ITO_OK) die("ito_wsc_set_threshold", k, 0);
     for (int i = 0; i < NCALLS; i++) {
@@ -266,6 +362,8 @@ static void run_backend(const char *backend, int trials, int warm)
     unsetenv("ITO_WSC_BACKEND");
 }
 
+/* The kernel floor (raw NOP batches) and the design's floor (a ZWT per call by hand), each
+ * right after its own plain baseline, in the same rounds. */
 static void run_raw(int trials, int warm)
 {
     int rc = io_uring_queue_init(256, &raw_ring, 0);
@@ -273,20 +371,27 @@ static void run_raw(int trials, int warm)
         printf("# raw io_uring unavailable (%s): skipped\n", strerror(-rc));
         return;
     }
-    double *r = calloc((size_t)trials * NK, sizeof *r), *q = calloc((size_t)trials * NK, sizeof *q);
+    static const char *const kind[2] = {"raw", "floor"}, *const issuer[2] = {"none", "zwt"};
+    size_t cells = 2 * (size_t)NK * (size_t)trials;
+    double *r = calloc(cells, sizeof *r), *q = calloc(cells, sizeof *q);
     if (!r || !q) die("out of memory", 0, 0);
     for (int t = -warm; t < trials; t++)
+        for (int ki = 0; ki < NK; ki++)
+            for (int s = 0; s < 2; s++) {
+                double p = plain_getpid(), w = s ? floor_trial(ks[ki]) : raw_uring_nop(ks[ki]);
+                if (t < 0) continue;
+                size_t c = ((size_t)s * NK + (size_t)ki) * (size_t)trials + (size_t)t;
+                r[c] = w;
+                q[c] = w / p;
+            }
+    for (int s = 0; s < 2; s++)
         for (int ki = 0; ki < NK; ki++) {
-            double p = plain_getpid(), w = raw_uring_nop(ks[ki]);
-            if (t < 0) continue;
-            r[(size_t)ki * (size_t)trials + (size_t)t] = w;
-            q[(size_t)ki * (size_t)trials + (size_t)t] = w / p;
+            size_t c = ((size_t)s * NK + (size_t)ki) * (size_t)trials;
+            printf("RESULT kind=%s backend=uring op=nop issuer=%s k=%d calls=%d median_ns=%.1f ratio=%.4f "
+                   "trials=%d crossings=%d\n",
+                   kind[s], issuer[s], ks[ki], NCALLS, median(&r[c], trials), median(&q[c], trials), trials,
+                   NCALLS / ks[ki]);
         }
-    for (int ki = 0; ki < NK; ki++)
-        printf("RESULT kind=raw backend=uring op=nop issuer=none k=%d calls=%d median_ns=%.1f ratio=%.4f "
-               "trials=%d crossings=%d\n",
-               ks[ki], NCALLS, median(&r[(size_t)ki * (size_t)trials], trials),
-               median(&q[(size_t)ki * (size_t)trials], trials), trials, NCALLS / ks[ki]);
     free(r);
     free(q);
     io_uring_queue_exit(&raw_ring);

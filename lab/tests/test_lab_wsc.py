@@ -54,6 +54,23 @@ def test_fig11_outputs_write_csv_png_and_say_the_paper_gives_a_shape(tmp_path):
     assert (tmp_path / "fig11.png").stat().st_size > 0
 
 
+def test_fig11_floor_rows_and_the_gap_per_call(tmp_path):
+    out = FIG11_OUT + (
+        "RESULT kind=floor backend=uring op=nop issuer=zwt k=1 calls=128 median_ns=57600.0 ratio=3.4 trials=5 crossings=128\n"
+        "RESULT kind=floor backend=uring op=nop issuer=zwt k=32 calls=128 median_ns=10496.0 ratio=0.6 trials=5 crossings=4\n")
+    rows = wsc.fig11_rows(parse_results(out))
+    assert sum(1 for r in rows if r["kind"] == "floor") == 2
+    merged = wsc.fig11_merge([rows])
+    gap = wsc.floor_gap(merged)
+    # K=32: floor - raw = (10496 - 9216) / 128 = 10.0 ns; ito - floor = (15360 - 10496) / 128 = 38.0 ns
+    assert "| 32 | 0.50 | 0.60 | 0.90 | 10.00 | 38.00 |" in gap
+    assert "| 1 | 3.00 | 3.40 | 4.50 | 50.00 | 200.0 |" in gap
+    (_, text), = wsc.fig11_outputs(tmp_path, merged, [12800.0])
+    assert "The design's floor" in text
+    # without a floor series (an older benchmark's output) there is no such section
+    assert wsc.floor_gap(wsc.fig11_merge([wsc.fig11_rows(parse_results(FIG11_OUT))])) == ""
+
+
 def chat(mode, backend, rooms, total, cpu, rnd=0, lost=False):
     r = {"kind": "chatroom", "mode": mode, "backend": backend, "rooms": rooms, "clients": 20,
          "messages": 20, "total_ns": total, "server_cpu_ns": cpu, "relayed": rooms * 400 - lost,
