@@ -39,3 +39,26 @@ def test_bar_verdict_needs_the_whole_interval():
     assert hl.bar_verdict((0.30, 0.50), 0.5) == "met"
     assert hl.bar_verdict((0.52, 0.70), 0.5) == "not met"
     assert hl.bar_verdict((0.45, 0.55), 0.5).startswith("cannot tell")
+
+
+def test_floor_rounds_rotate_through_all_five_builds():
+    seen = [hl.triple_order(i, floor=True) for i in range(240)]
+    assert len(set(seen[:120])) == 120 and seen[:120] == seen[120:]
+    for role in hl.FLOOR_ROLES:  # each build takes each of the five positions 24 times
+        assert sorted(o.index(role) for o in seen[:120]) == sorted(list(range(5)) * 24)
+    assert hl.triple_order(0) in hl.ORDERS  # without the floor: the triples as before
+
+
+def test_floor_pair_statistics_and_ito_share_per_yield():
+    # ito's builds 10 % / 4 % over plain, the floor's 8 % / 2 %: the floor's pair is
+    # judged on its own (ratio 0.25), and ito's share is (ito - floor) / yields
+    rounds = [{"plain": p, "full": p * 1.10, "opt": p * 1.04, "floor_full": p * 1.08,
+               "floor_opt": p * 1.02, "yields": 100} for p in (1000.0, 2000.0) * 10]
+    fl = hl.headline_stats(rounds, resamples=200, full="floor_full", opt="floor_opt")
+    assert fl["ratio"] == pytest.approx(0.25)
+    assert fl["opt_ci"] == (pytest.approx(2.0), pytest.approx(2.0))
+    assert hl.headline_stats(rounds, resamples=200)["ratio"] == pytest.approx(0.4)
+    sh = hl.ito_share(rounds)
+    # optimized: 0.02 x plain / 100 yields = 0.2 ns (plain 1000) or 0.4 ns (plain 2000)
+    assert sh["opt"][0] == pytest.approx(0.2) and sh["opt"][2] == pytest.approx(0.4)
+    assert sh["full"][1] == pytest.approx(0.3)

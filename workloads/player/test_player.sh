@@ -28,8 +28,9 @@ done
 # instructions the decoder yields to the player by itself, the same number of times in
 # every run (the count depends on the code only); with a quantum longer than the whole
 # decode it yields at most twice (the first check finds the word empty); a timer option or
-# --budget on a flag variant is refused.
-for v in budget budget-full budget-begin budget-begin-full; do
+# --budget on a flag variant is refused. The floor builds (the same decoder objects linked
+# with floorrt.c instead of libito) decode to the same checksum with the same yields.
+for v in budget budget-full budget-begin budget-begin-full floor-budget floor-budget-full; do
   "$bin/player-$v" "$ogg" --budget 7700 > "$bin/t.$v.out"
   "$bin/player-$v" "$ogg" --budget 7700 > "$bin/t.$v.again"
   "$bin/player-$v" "$ogg" --budget 1000000000 > "$bin/t.$v.quiet"
@@ -45,6 +46,10 @@ for v in budget budget-full budget-begin budget-begin-full; do
   [ "$(val player_runs quiet "$bin/t.$v")" -le 2 ] ||
     { echo "$v: yields with a quantum longer than the decode"; exit 1; }
   echo "$v: checksum $sum, player runs $runs with --budget 7700, $(val player_runs quiet "$bin/t.$v") with 10^9"
+done
+for v in budget budget-full; do
+  [ "$(val player_runs out "$bin/t.floor-$v")" = "$(val player_runs out "$bin/t.$v")" ] ||
+    { echo "floor-$v: $(val player_runs out "$bin/t.floor-$v") yields, $v $(val player_runs out "$bin/t.$v")"; exit 1; }
 done
 if "$bin/player-budget" "$ogg" --helper-timer > /dev/null 2>&1 ||
    "$bin/player-bound" "$ogg" --budget 100 > /dev/null 2>&1; then

@@ -13,7 +13,14 @@ interval (resampling triples, seeded): a bar is met only if the whole interval i
 good side, not met if the whole interval is on the other side, and otherwise the run cannot
 tell.
 
-Outputs: case_headline_triples.csv (every triple), case_headline.csv (the summary).
+With --floor each round also runs the two budget builds linked with floorrt.c instead of
+libito (player-floor-budget*: the same decoder objects, stubs and switch code, two threads,
+no scheduler; workloads/player/floorrt.c): five builds per round, the order rotating through
+all 120 permutations. The same statistics then say whether the bars hold for the floor of
+a compiled yield on this machine, and the difference optimized - floor per round is ito's
+share of a yield (ns per yield).
+
+Outputs: case_headline_triples.csv (every round), case_headline.csv (the summary).
 """
 from __future__ import annotations
 
@@ -24,27 +31,36 @@ from pathlib import Path
 
 from ..progress import steps
 from ..report import markdown_table, write_csv
+from .bench import pin_prefix
 from .coop_case import (BOUND, _load, _median, _quartiles, _run, fmt_quartiles, pair_overheads, parse_kv,
                         player_inputs)
 
 ROLES = ("plain", "full", "opt")
 ORDERS = list(permutations(ROLES))  # six: each build first, second and third equally often
+FLOOR_ROLES = ROLES + ("floor_full", "floor_opt")
+FLOOR_ORDERS = list(permutations(FLOOR_ROLES))  # 120
+PROGRAMS = {"plain": "player-nothr", "full": "player-budget-full", "opt": "player-budget",
+            "floor_full": "player-floor-budget-full", "floor_opt": "player-floor-budget"}
 DEFAULT_QUANTUM = 30100  # a yield per 7,700 cycles of the plain build on the AMD EPYC host
 BAR_RATIO, BAR_TOTAL = 0.5, 5.0
 
 
-def triple_order(i: int) -> tuple[str, str, str]:
-    """The order of triple i: the six permutations in turn."""
-    return ORDERS[i % len(ORDERS)]
+def triple_order(i: int, floor: bool = False) -> tuple[str, ...]:
+    """The order of round i: the six permutations of a triple in turn (with the floor
+    builds, the 120 of the five)."""
+    orders = FLOOR_ORDERS if floor else ORDERS
+    return orders[i % len(orders)]
 
 
-def headline_stats(triples: list[dict], resamples: int = 2000, seed: int = 1) -> dict:
-    """From triples {plain, full, opt} (ns): the overheads' quartiles, the ratio of the
+def headline_stats(triples: list[dict], resamples: int = 2000, seed: int = 1, full: str = "full",
+                   opt: str = "opt") -> dict:
+    """From rounds {plain, full, opt} (ns): the overheads' quartiles, the ratio of the
     median overheads, and bootstrap 95 % intervals of that ratio and of the optimized
-    median (resampling whole triples; seeded, so a report is reproducible)."""
+    median (resampling whole rounds; seeded, so a report is reproducible). `full` and
+    `opt` name the pair (the floor builds: floor_full, floor_opt)."""
     if not triples:
         raise ValueError("no triples")
-    fo, oo = pair_overheads(*([t[r] for t in triples] for r in ROLES))
+    fo, oo = pair_overheads(*([t[r] for t in triples] for r in ("plain", full, opt)))
     f_med, o_med = _median(fo), _median(oo)
     rng = random.Random(seed)
     n = len(triples)
@@ -71,23 +87,46 @@ def bar_verdict(ci: tuple[float, float], bar: float) -> str:
     return "cannot tell (the interval holds the bar)"
 
 
+def ito_share(rounds: list[dict]) -> dict:
+    """ito's share of a yield, per round: (ito's build - the floor's build) / yields, ns,
+    for the optimized and the full-save pair: quartiles over the rounds."""
+    return {k: _quartiles([(t[k] - t["floor_" + k]) / t["yields"] for t in rounds]) for k in ("opt", "full")}
+
+
+def _row(name: str, q: int, yields: int, plain: list[int], hs: dict) -> list:
+    return [name, q, yields, hs["triples"],
+            f"{plain[0] / 1e6:.1f} / {_median(plain) / 1e6:.1f} / {plain[-1] / 1e6:.1f}",
+            fmt_quartiles(hs["full"]), fmt_quartiles(hs["opt"]),
+            f"{hs['ratio']:.2f}" if hs["ratio"] is not None else "no result",
+            f"{hs['ratio_ci'][0]:.2f}-{hs['ratio_ci'][1]:.2f}", bar_verdict(hs["ratio_ci"], BAR_RATIO),
+            f"{hs['opt_ci'][0]:.1f}-{hs['opt_ci'][1]:.1f}", bar_verdict(hs["opt_ci"], BAR_TOTAL)]
+
+
 def run_headline(args, ctx, out: Path) -> list[tuple[str, str]]:
     pdir, ogg, n = player_inputs(args, ctx, "triples", 301, 30, 6)
     q = getattr(args, "dense_quantum", None) or DEFAULT_QUANTUM
-    exe = {"plain": [str(pdir / "player-nothr"), str(ogg)],
-           "full": [str(pdir / "player-budget-full"), str(ogg), "--budget", str(q)],
-           "opt": [str(pdir / "player-budget"), str(ogg), "--budget", str(q)]}
+    floor = bool(getattr(args, "floor", False))
+    roles = FLOOR_ROLES if floor else ROLES
+    exe = {r: [str(pdir / PROGRAMS[r]), str(ogg)] + ([] if r == "plain" else ["--budget", str(q)])
+           for r in roles}
     for cmd in exe.values():
         if not Path(cmd[0]).exists():
             raise SystemExit(f"ito-lab cooperative: {cmd[0]} is not built")
+    # Every run on one CPU (the last): libito's pinned worker (ITO_AFFINITY=on pins the main
+    # thread, its worker 0, to the first CPU of the process's mask) and the builds without
+    # libito run where the others do, not on CPUs of their own.
+    notes: list[str] = []
+    cpu = (os.cpu_count() or 1) - 1
+    pin = pin_prefix(cpu, notes.append)
+    exe = {r: pin + cmd for r, cmd in exe.items()}
     env = dict(os.environ, ITO_AFFINITY="on")
     load_before = _load()
     triples, ref_sum = [], None
-    with steps(3 * n, "headline triples") as step:
+    with steps(len(roles) * n, "headline rounds" if floor else "headline triples") as step:
         for i in range(n):
-            t = {"order": "-".join(triple_order(i))}
-            for role in triple_order(i):
-                step(f"triple {i + 1} {role}")
+            t = {"order": "-".join(triple_order(i, floor))}
+            for role in triple_order(i, floor):
+                step(f"round {i + 1} {role}")
                 kv = parse_kv(_run(exe[role], env=env).stdout)
                 ref_sum = ref_sum or kv["checksum"]
                 if kv["checksum"] != ref_sum:
@@ -97,32 +136,40 @@ def run_headline(args, ctx, out: Path) -> list[tuple[str, str]]:
                     t["yields"] = int(kv["player_runs"])
             triples.append(t)
     load_after = _load()
-    write_csv(out / "case_headline_triples.csv", ["triple", "order", "plain ns", "full save ns",
-                                                  "optimized ns", "yields (optimized)"],
-              [[i, t["order"], t["plain"], t["full"], t["opt"], t["yields"]]
-               for i, t in enumerate(triples)])
-    hs = headline_stats(triples)
+    names = {"plain": "plain ns", "full": "full save ns", "opt": "optimized ns",
+             "floor_full": "floor full save ns", "floor_opt": "floor optimized ns"}
+    write_csv(out / "case_headline_triples.csv",
+              ["triple", "order"] + [names[r] for r in roles] + ["yields (optimized)"],
+              [[i, t["order"]] + [t[r] for r in roles] + [t["yields"]] for i, t in enumerate(triples)])
     plain = sorted(t["plain"] for t in triples)
     yields = round(_median([t["yields"] for t in triples]))
     hdr = ["placement", "quantum", "yields", "triples", "plain ms min / median / max",
            "full save (%) p25 / median / p75", "optimized (%) p25 / median / p75",
            "optimized / full (medians)", "95 % interval", "<= half", "optimized median, 95 % interval",
            "<= 5 %"]
-    row = [f"bound B={BOUND}, budget check", q, yields, hs["triples"],
-           f"{plain[0] / 1e6:.1f} / {_median(plain) / 1e6:.1f} / {plain[-1] / 1e6:.1f}",
-           fmt_quartiles(hs["full"]), fmt_quartiles(hs["opt"]),
-           f"{hs['ratio']:.2f}" if hs["ratio"] is not None else "no result",
-           f"{hs['ratio_ci'][0]:.2f}-{hs['ratio_ci'][1]:.2f}", bar_verdict(hs["ratio_ci"], BAR_RATIO),
-           f"{hs['opt_ci'][0]:.1f}-{hs['opt_ci'][1]:.1f}", bar_verdict(hs["opt_ci"], BAR_TOTAL)]
-    write_csv(out / "case_headline.csv", hdr, [row])
+    rows = [_row(f"bound B={BOUND}, budget check", q, yields, plain, headline_stats(triples))]
+    extra = ""
+    if floor:
+        rows.append(_row("the same, floor runtime (floorrt.c, no scheduler)", q, yields, plain,
+                         headline_stats(triples, full="floor_full", opt="floor_opt")))
+        sh = ito_share(triples)
+        extra = (f"\nito's share of a yield (its build minus the floor's in the same round, over the "
+                 f"yields; ns, p25 / median / p75 over the rounds): optimized {fmt_quartiles(sh['opt'])}, "
+                 f"full save {fmt_quartiles(sh['full'])}.\n")
+    write_csv(out / "case_headline.csv", hdr, rows)
+    what = ("rounds of five builds: the plain build, the full-save and optimized builds on libito and "
+            "the same two linked with the floor runtime (workloads/player/floorrt.c: two threads, no "
+            "scheduler), the order rotating through all 120 permutations" if floor else
+            "triples of the plain build, the full-save build and the optimized build, the order rotating "
+            "through all six permutations")
     return [("Table 3's headline in adjacent triples", f"""
-`ito-lab cooperative --part headline`: {n} triples of the plain build, the full-save build and
-the optimized build (bound placement, budget check, quantum {q}: {yields} yields, about one per
-7,700 cycles of the plain build), back to back, the order rotating through all six
-permutations; each triple's overheads over its own plain run. Verdicts from the medians over
-the triples with a bootstrap 95 % interval (2,000 resamples of whole triples, seed 1): "met"
-only if the whole interval meets the bar. Host load average {load_before} before and
-{load_after} after (wall clock needs a quiet machine). Every triple: `case_headline_triples.csv`.
+`ito-lab cooperative --part headline{' --floor' if floor else ''}`: {n} {what} (bound placement,
+budget check, quantum {q}: {yields} yields, about one per 7,700 cycles of the plain build), back to
+back; each round's overheads over its own plain run. Verdicts from the medians over the rounds
+with a bootstrap 95 % interval (2,000 resamples of whole rounds, seed 1): "met" only if the
+whole interval meets the bar. Host load average {load_before} before and {load_after} after
+(wall clock needs a quiet machine). {f"Every run pinned to CPU {cpu} (`taskset -c {cpu}`)." if pin else
+" ".join(notes)} Every round: `case_headline_triples.csv`.
 
-{markdown_table(hdr, [row])}
+{markdown_table(hdr, rows)}{extra}
 """)]

@@ -67,6 +67,9 @@ def add_arguments(p):
     p.add_argument("--runs", type=int, default=None,
                    help="interleaved wall-clock rounds of the case study's variants (default 5; "
                         "3 with --quick)")
+    p.add_argument("--floor", action="store_true",
+                   help="headline part: also run the budget builds linked with the floor runtime "
+                        "(workloads/player/floorrt.c, no scheduler) in every round")
     p.add_argument("--dense-quantum", type=int, default=None, metavar="Q",
                    help="the budget variants' quantum for a yield per 7,700 cycles, fixed "
                         "(e.g. 30100, what an earlier run calibrated) instead of calibrated on "
