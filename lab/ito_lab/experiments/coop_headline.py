@@ -102,10 +102,10 @@ def _row(name: str, q: int, yields: int, plain: list[int], hs: dict) -> list:
             f"{hs['opt_ci'][0]:.1f}-{hs['opt_ci'][1]:.1f}", bar_verdict(hs["opt_ci"], BAR_TOTAL)]
 
 
-def run_headline(args, ctx, out: Path) -> list[tuple[str, str]]:
+def run_headline(args, ctx, out: Path, floor: bool | None = None) -> list[tuple[str, str]]:
     pdir, ogg, n = player_inputs(args, ctx, "triples", 301, 30, 6)
     q = getattr(args, "dense_quantum", None) or DEFAULT_QUANTUM
-    floor = bool(getattr(args, "floor", False))
+    floor = bool(getattr(args, "floor", False)) if floor is None else floor
     roles = FLOOR_ROLES if floor else ROLES
     exe = {r: [str(pdir / PROGRAMS[r]), str(ogg)] + ([] if r == "plain" else ["--budget", str(q)])
            for r in roles}

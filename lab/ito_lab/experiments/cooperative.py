@@ -69,7 +69,8 @@ def add_arguments(p):
                         "3 with --quick)")
     p.add_argument("--floor", action="store_true",
                    help="headline part: also run the budget builds linked with the floor runtime "
-                        "(workloads/player/floorrt.c, no scheduler) in every round")
+                        "(workloads/player/floorrt.c, no scheduler) in every round (always with "
+                        "--part all)")
     p.add_argument("--dense-quantum", type=int, default=None, metavar="Q",
                    help="the budget variants' quantum for a yield per 7,700 cycles, fixed "
                         "(e.g. 30100, what an earlier run calibrated) instead of calibrated on "
@@ -286,8 +287,8 @@ def run(args, ctx) -> int:
         sections += run_census(args, ctx, out)
     if part in ("case", "all"):
         sections += run_case_study(args, ctx, out)
-    if part in ("headline", "all"):
-        sections += run_headline(args, ctx, out)
+    if part in ("headline", "all"):  # the whole experiment measures the floor beside libito too
+        sections += run_headline(args, ctx, out, floor=part == "all" or bool(getattr(args, "floor", False)))
     if part in ("zlib", "all"):
         sections += run_zlib(args, ctx, out)
     write_report(out / "report.md", "Compiler-assisted co-operative threading (seed 004)", sections)
