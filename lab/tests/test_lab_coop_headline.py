@@ -62,3 +62,13 @@ def test_floor_pair_statistics_and_ito_share_per_yield():
     # optimized: 0.02 x plain / 100 yields = 0.2 ns (plain 1000) or 0.4 ns (plain 2000)
     assert sh["opt"][0] == pytest.approx(0.2) and sh["opt"][2] == pytest.approx(0.4)
     assert sh["full"][1] == pytest.approx(0.3)
+
+
+def test_round_order_beyond_five_builds_is_a_seeded_shuffle_of_all():
+    roles = hl.FLOOR_ROLES + hl.MATCHED
+    orders = [hl.round_order(i, roles) for i in range(50)]
+    assert all(sorted(o) == sorted(roles) for o in orders)
+    assert orders == [hl.round_order(i, roles) for i in range(50)]  # reproducible
+    assert len(set(orders)) > 40
+    assert hl.round_order(3, hl.ROLES) == hl.triple_order(3)
+    assert hl.round_order(7, hl.FLOOR_ROLES) == hl.triple_order(7, floor=True)

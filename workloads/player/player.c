@@ -112,6 +112,24 @@ static void *decoder_main(void *arg)
     return NULL;
 }
 
+/* The player's own yield. By default the ABI yield (ito_yield) in every variant. With
+ * PLY_PLAYER_YIELD the player's switch takes the decoder's save policy, the paper's other
+ * reading of "full save" ("mimics the case when the threads are scheduled preemptively":
+ * every switch saves everything): 2, the full save (every GPR and XSAVE); 1, the minimal
+ * yield, which keeps rsp and rbp and has the compiler spill exactly what is live here. A
+ * budget variant's decoder has just refilled the countdown when the player runs, so both
+ * calls find the yield due and switch. */
+static inline void player_yield(void)
+{
+#if defined(PLY_PLAYER_YIELD) && PLY_PLAYER_YIELD == 2
+    ito_coop_yield_full();
+#elif defined(PLY_PLAYER_YIELD) && PLY_PLAYER_YIELD == 1
+    ITO_COOP_YIELD_MIN();
+#else
+    ito_yield();
+#endif
+}
+
 /* One run per tick: the frame of this sample period, a deadline check (ply_ticker_served
  * records how late the run is), then back to the decoder. */
 static void *player_main(void *arg)
@@ -137,7 +155,7 @@ static void *player_main(void *arg)
         if (done) break;
         ply_ticker_preemptible(1);
         if (rearm) ito_coop_flag = 1; /* the decoder yields again at its next yield point */
-        ito_yield();
+        player_yield();
     }
     return NULL;
 }

@@ -29,8 +29,10 @@ done
 # every run (the count depends on the code only); with a quantum longer than the whole
 # decode it yields at most twice (the first check finds the word empty); a timer option or
 # --budget on a flag variant is refused. The floor builds (the same decoder objects linked
-# with floorrt.c instead of libito) decode to the same checksum with the same yields.
-for v in budget budget-full budget-begin budget-begin-full floor-budget floor-budget-full; do
+# with floorrt.c instead of libito) and the builds whose player yields with its variant's
+# saves (-pmin, -full-pfull) decode to the same checksum with the same yields.
+for v in budget budget-full budget-begin budget-begin-full floor-budget floor-budget-full \
+         budget-pmin budget-full-pfull; do
   "$bin/player-$v" "$ogg" --budget 7700 > "$bin/t.$v.out"
   "$bin/player-$v" "$ogg" --budget 7700 > "$bin/t.$v.again"
   "$bin/player-$v" "$ogg" --budget 1000000000 > "$bin/t.$v.quiet"
@@ -47,9 +49,11 @@ for v in budget budget-full budget-begin budget-begin-full floor-budget floor-bu
     { echo "$v: yields with a quantum longer than the decode"; exit 1; }
   echo "$v: checksum $sum, player runs $runs with --budget 7700, $(val player_runs quiet "$bin/t.$v") with 10^9"
 done
-for v in budget budget-full; do
-  [ "$(val player_runs out "$bin/t.floor-$v")" = "$(val player_runs out "$bin/t.$v")" ] ||
-    { echo "floor-$v: $(val player_runs out "$bin/t.floor-$v") yields, $v $(val player_runs out "$bin/t.$v")"; exit 1; }
+for pair in budget:floor-budget budget-full:floor-budget-full budget:budget-pmin \
+            budget-full:budget-full-pfull; do
+  v=${pair%%:*} w=${pair#*:}
+  [ "$(val player_runs out "$bin/t.$w")" = "$(val player_runs out "$bin/t.$v")" ] ||
+    { echo "$w: $(val player_runs out "$bin/t.$w") yields, $v $(val player_runs out "$bin/t.$v")"; exit 1; }
 done
 if "$bin/player-budget" "$ogg" --helper-timer > /dev/null 2>&1 ||
    "$bin/player-bound" "$ogg" --budget 100 > /dev/null 2>&1; then

@@ -13,6 +13,10 @@ interval (resampling triples, seeded): a bar is met only if the whole interval i
 good side, not met if the whole interval is on the other side, and otherwise the run cannot
 tell.
 
+With --matched-player each round also runs the budget pair whose player yields with its
+variant's saves (player-budget-full-pfull: every GPR and XSAVE; player-budget-pmin: the
+minimal yield), the paper's other reading of "full save" (every switch saves everything).
+
 With --floor each round also runs the two budget builds linked with floorrt.c instead of
 libito (player-floor-budget*: the same decoder objects, stubs and switch code, two threads,
 no scheduler; workloads/player/floorrt.c): five builds per round, the order rotating through
@@ -39,8 +43,12 @@ ROLES = ("plain", "full", "opt")
 ORDERS = list(permutations(ROLES))  # six: each build first, second and third equally often
 FLOOR_ROLES = ROLES + ("floor_full", "floor_opt")
 FLOOR_ORDERS = list(permutations(FLOOR_ROLES))  # 120
+MATCHED = ("matched_full", "matched_opt")
 PROGRAMS = {"plain": "player-nothr", "full": "player-budget-full", "opt": "player-budget",
-            "floor_full": "player-floor-budget-full", "floor_opt": "player-floor-budget"}
+            "floor_full": "player-floor-budget-full", "floor_opt": "player-floor-budget",
+            "matched_full": "player-budget-full-pfull", "matched_opt": "player-budget-pmin"}
+PAIRS = {"": "bound B={b}, budget check", "floor_": "the same, floor runtime (floorrt.c, no scheduler)",
+         "matched_": "the same, the player's yield with its variant's saves (full / minimal)"}
 DEFAULT_QUANTUM = 30100  # a yield per 7,700 cycles of the plain build on the AMD EPYC host
 BAR_RATIO, BAR_TOTAL = 0.5, 5.0
 
@@ -50,6 +58,16 @@ def triple_order(i: int, floor: bool = False) -> tuple[str, ...]:
     builds, the 120 of the five)."""
     orders = FLOOR_ORDERS if floor else ORDERS
     return orders[i % len(orders)]
+
+
+def round_order(i: int, roles: tuple[str, ...]) -> tuple[str, ...]:
+    """The order of round i over `roles`: the permutations in turn for up to five builds,
+    a shuffle seeded by i beyond (7! = 5,040 permutations would never come round)."""
+    if roles == ROLES or roles == FLOOR_ROLES:
+        return triple_order(i, roles == FLOOR_ROLES)
+    order = list(roles)
+    random.Random(i).shuffle(order)
+    return tuple(order)
 
 
 def headline_stats(triples: list[dict], resamples: int = 2000, seed: int = 1, full: str = "full",
@@ -102,11 +120,13 @@ def _row(name: str, q: int, yields: int, plain: list[int], hs: dict) -> list:
             f"{hs['opt_ci'][0]:.1f}-{hs['opt_ci'][1]:.1f}", bar_verdict(hs["opt_ci"], BAR_TOTAL)]
 
 
-def run_headline(args, ctx, out: Path, floor: bool | None = None) -> list[tuple[str, str]]:
+def run_headline(args, ctx, out: Path, floor: bool | None = None,
+                 matched: bool | None = None) -> list[tuple[str, str]]:
     pdir, ogg, n = player_inputs(args, ctx, "triples", 301, 30, 6)
     q = getattr(args, "dense_quantum", None) or DEFAULT_QUANTUM
     floor = bool(getattr(args, "floor", False)) if floor is None else floor
-    roles = FLOOR_ROLES if floor else ROLES
+    matched = bool(getattr(args, "matched_player", False)) if matched is None else matched
+    roles = (FLOOR_ROLES if floor else ROLES) + (MATCHED if matched else ())
     exe = {r: [str(pdir / PROGRAMS[r]), str(ogg)] + ([] if r == "plain" else ["--budget", str(q)])
            for r in roles}
     for cmd in exe.values():
@@ -122,10 +142,10 @@ def run_headline(args, ctx, out: Path, floor: bool | None = None) -> list[tuple[
     env = dict(os.environ, ITO_AFFINITY="on")
     load_before = _load()
     triples, ref_sum = [], None
-    with steps(len(roles) * n, "headline rounds" if floor else "headline triples") as step:
+    with steps(len(roles) * n, "headline rounds" if len(roles) > 3 else "headline triples") as step:
         for i in range(n):
-            t = {"order": "-".join(triple_order(i, floor))}
-            for role in triple_order(i, floor):
+            t = {"order": "-".join(round_order(i, roles))}
+            for role in round_order(i, roles):
                 step(f"round {i + 1} {role}")
                 kv = parse_kv(_run(exe[role], env=env).stdout)
                 ref_sum = ref_sum or kv["checksum"]
@@ -137,7 +157,8 @@ def run_headline(args, ctx, out: Path, floor: bool | None = None) -> list[tuple[
             triples.append(t)
     load_after = _load()
     names = {"plain": "plain ns", "full": "full save ns", "opt": "optimized ns",
-             "floor_full": "floor full save ns", "floor_opt": "floor optimized ns"}
+             "floor_full": "floor full save ns", "floor_opt": "floor optimized ns",
+             "matched_full": "matched player full save ns", "matched_opt": "matched player optimized ns"}
     write_csv(out / "case_headline_triples.csv",
               ["triple", "order"] + [names[r] for r in roles] + ["yields (optimized)"],
               [[i, t["order"]] + [t[r] for r in roles] + [t["yields"]] for i, t in enumerate(triples)])
@@ -147,23 +168,27 @@ def run_headline(args, ctx, out: Path, floor: bool | None = None) -> list[tuple[
            "full save (%) p25 / median / p75", "optimized (%) p25 / median / p75",
            "optimized / full (medians)", "95 % interval", "<= half", "optimized median, 95 % interval",
            "<= 5 %"]
-    rows = [_row(f"bound B={BOUND}, budget check", q, yields, plain, headline_stats(triples))]
+    rows = [_row(PAIRS[p].format(b=BOUND), q, yields, plain, headline_stats(triples, full=p + "full", opt=p + "opt"))
+            for p in PAIRS if p + "opt" in roles]
     extra = ""
     if floor:
-        rows.append(_row("the same, floor runtime (floorrt.c, no scheduler)", q, yields, plain,
-                         headline_stats(triples, full="floor_full", opt="floor_opt")))
         sh = ito_share(triples)
         extra = (f"\nito's share of a yield (its build minus the floor's in the same round, over the "
                  f"yields; ns, p25 / median / p75 over the rounds): optimized {fmt_quartiles(sh['opt'])}, "
                  f"full save {fmt_quartiles(sh['full'])}.\n")
     write_csv(out / "case_headline.csv", hdr, rows)
-    what = ("rounds of five builds: the plain build, the full-save and optimized builds on libito and "
-            "the same two linked with the floor runtime (workloads/player/floorrt.c: two threads, no "
-            "scheduler), the order rotating through all 120 permutations" if floor else
-            "triples of the plain build, the full-save build and the optimized build, the order rotating "
-            "through all six permutations")
+    what = ("triples of the plain build, the full-save build and the optimized build, the order rotating "
+            "through all six permutations" if roles == ROLES else
+            f"rounds of {len(roles)} builds: the plain build, the full-save and optimized builds on libito"
+            + (", the same two linked with the floor runtime (workloads/player/floorrt.c: two threads, no "
+               "scheduler)" if floor else "")
+            + (", the same two with the player's yield taking its variant's saves (the full save's player "
+               "saves everything, the optimized one's only what is live: player.c, PLY_PLAYER_YIELD)"
+               if matched else "")
+            + (", the order rotating through all 120 permutations" if roles == FLOOR_ROLES else
+               ", in an order shuffled per round (seeded)"))
     return [("Table 3's headline in adjacent triples", f"""
-`ito-lab cooperative --part headline{' --floor' if floor else ''}`: {n} {what} (bound placement,
+`ito-lab cooperative --part headline{' --floor' if floor else ''}{' --matched-player' if matched else ''}`: {n} {what} (bound placement,
 budget check, quantum {q}: {yields} yields, about one per 7,700 cycles of the plain build), back to
 back; each round's overheads over its own plain run. Verdicts from the medians over the rounds
 with a bootstrap 95 % interval (2,000 resamples of whole rounds, seed 1): "met" only if the

@@ -71,6 +71,9 @@ def add_arguments(p):
                    help="headline part: also run the budget builds linked with the floor runtime "
                         "(workloads/player/floorrt.c, no scheduler) in every round (always with "
                         "--part all)")
+    p.add_argument("--matched-player", action="store_true",
+                   help="headline part: also run the budget pair whose player yields with its variant's "
+                        "saves (full / minimal) instead of ito_yield, in every round (always with --part all)")
     p.add_argument("--dense-quantum", type=int, default=None, metavar="Q",
                    help="the budget variants' quantum for a yield per 7,700 cycles, fixed "
                         "(e.g. 30100, what an earlier run calibrated) instead of calibrated on "
@@ -288,7 +291,9 @@ def run(args, ctx) -> int:
     if part in ("case", "all"):
         sections += run_case_study(args, ctx, out)
     if part in ("headline", "all"):  # the whole experiment measures the floor beside libito too
-        sections += run_headline(args, ctx, out, floor=part == "all" or bool(getattr(args, "floor", False)))
+        every = part == "all"
+        sections += run_headline(args, ctx, out, floor=every or bool(getattr(args, "floor", False)),
+                                 matched=every or bool(getattr(args, "matched_player", False)))
     if part in ("zlib", "all"):
         sections += run_zlib(args, ctx, out)
     write_report(out / "report.md", "Compiler-assisted co-operative threading (seed 004)", sections)
