@@ -53,21 +53,21 @@ DEFAULT_QUANTUM = 30100  # a yield per 7,700 cycles of the plain build on the AM
 BAR_RATIO, BAR_TOTAL = 0.5, 5.0
 
 
-def triple_order(i: int, floor: bool = False) -> tuple[str, ...]:
-    """The order of round i: the six permutations of a triple in turn (with the floor
-    builds, the 120 of the five)."""
-    orders = FLOOR_ORDERS if floor else ORDERS
-    return orders[i % len(orders)]
-
-
 def round_order(i: int, roles: tuple[str, ...]) -> tuple[str, ...]:
-    """The order of round i over `roles`: the permutations in turn for up to five builds,
-    a shuffle seeded by i beyond (7! = 5,040 permutations would never come round)."""
-    if roles == ROLES or roles == FLOOR_ROLES:
-        return triple_order(i, roles == FLOOR_ROLES)
+    """The order of round i over `roles`: all the permutations in turn for the triple and
+    the five builds with the floor, a shuffle seeded by i beyond (7! = 5,040 permutations
+    would never come round)."""
+    orders = {ROLES: ORDERS, FLOOR_ROLES: FLOOR_ORDERS}.get(roles)
+    if orders:
+        return orders[i % len(orders)]
     order = list(roles)
     random.Random(i).shuffle(order)
     return tuple(order)
+
+
+def triple_order(i: int, floor: bool = False) -> tuple[str, ...]:
+    """The order of round i of the triple (with the floor builds, of the five)."""
+    return round_order(i, FLOOR_ROLES if floor else ROLES)
 
 
 def headline_stats(triples: list[dict], resamples: int = 2000, seed: int = 1, full: str = "full",
