@@ -7,6 +7,7 @@ LMbench's methods; `ito-lab wsc` runs it several times, interleaved with its oth
 module turns the runs into min / median / max and the table.
 
     run_once(ctx, quick) -> {what: (ns, cycles, tsc_ghz)}       one run of lat_host
+    tsc_mhz(ctx) -> the TSC rate in MHz (lat_host --tsc), 0.0 if lat_host is not built
     table_section(runs) -> (heading, markdown)                  ours (spread) beside Table 1
     crossing_model(ns_by_k) -> (per_crossing_ns, per_request_ns) from ns per call at two K
     break_even(per_crossing, per_request, plain) -> K or None   smallest K with batching cheaper
@@ -45,6 +46,17 @@ def parse(text: str) -> dict:
 
 def run_once(ctx, quick: bool) -> dict:
     return parse(ctx.run_program(PROGRAM, *(["--quick", "--trials", "3"] if quick else ["--trials", "11"])))
+
+
+def tsc_mhz(ctx) -> float:
+    """The TSC rate (MHz = TSC cycles per microsecond), measured by lat_host --tsc against
+    CLOCK_MONOTONIC over 200 ms; 0.0 when lat_host is not built (the caller says so)."""
+    if not (ctx.build_dir / PROGRAM).exists():
+        return 0.0
+    for r in parse_results(ctx.run_program(PROGRAM, "--tsc"), strict=False):
+        if r.get("bench") == "lat_host" and r.get("what") == "tsc":
+            return 1000.0 * float(r["tsc_ghz"])
+    raise ValueError("lat_host --tsc printed no rate")
 
 
 def table_section(runs: list[dict], loads: list[float]) -> tuple[str, str]:

@@ -72,3 +72,36 @@ def test_round_order_beyond_five_builds_is_a_seeded_shuffle_of_all():
     assert len(set(orders)) > 40
     assert hl.round_order(3, hl.ROLES) == hl.triple_order(3)
     assert hl.round_order(7, hl.FLOOR_ROLES) == hl.triple_order(7, floor=True)
+
+
+def test_host_density_states_tsc_cycles_per_yield():
+    # 26 ms at 2,600 MHz over 11,137 yields: 6,070 TSC cycles per yield
+    assert "one per 6,070 TSC cycles" in hl.host_density(26.0e6, 11137, 2600.0)
+    assert "unknown" in hl.host_density(26.0e6, 11137, 0.0)
+
+
+def test_calibrate_quantum_hits_the_papers_density(monkeypatch):
+    # plain decodes of 27, 26 and 28 ms (the fastest counts); 43,439 yields at a quantum of
+    # 7,700; TSC 2,600 MHz: 26 ms is 8,779 ticks of 7,700 cycles, so the quantum is
+    # 7,700 x 43,439 / 8,779 = 38,100 and the yields then come once per ~7,700 cycles
+    outs = iter(["decode_ns=27000000\n", "decode_ns=26000000\n", "decode_ns=28000000\n",
+                 "player_runs=43439\ndecode_ns=30000000\n"])
+    calls = []
+
+    class CP:
+        def __init__(self, out):
+            self.stdout = out
+
+    def fake_run(cmd, env=None):
+        calls.append(cmd)
+        return CP(next(outs))
+
+    monkeypatch.setattr(hl, "_run", fake_run)
+    q, note = hl.calibrate_quantum(["plain"], ["opt", "x.ogg"], 3, 2600.0, env={})
+    assert q == pytest.approx(38100, rel=0.001)
+    assert calls[-1] == ["opt", "x.ogg", "--budget", "7700"]
+    assert f"{q:,}" in note
+    yields = 43439 * 7700 / q
+    assert 26.0e6 * 2600.0 / 1000.0 / yields == pytest.approx(7700, rel=0.001)
+    with pytest.raises(SystemExit):
+        hl.calibrate_quantum(["plain"], ["opt"], 3, 0.0, env={})

@@ -20,7 +20,9 @@
  * on a VM the TSC runs at the nominal clock, not at the momentary core clock).
  * Output: one line per quantity,
  *   RESULT bench=lat_host what=<name> ns=<median ns> cycles=<ns x tsc_ghz> tsc_ghz=<rate> trials=<t>
- * Usage: lat_host [--trials T] [--quick] */
+ * Usage: lat_host [--trials T] [--quick] [--tsc]
+ *   --tsc  only the TSC rate (one line, what=tsc ns=0 cycles=0): what `ito-lab cooperative
+ *          --part headline` converts decode times into cycles per yield with. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>
@@ -229,8 +231,11 @@ int main(int argc, char **argv)
             trials = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick"))
             quick = 1;
-        else {
-            fprintf(stderr, "usage: %s [--trials T] [--quick]\n", argv[0]);
+        else if (!strcmp(argv[i], "--tsc")) {
+            printf("RESULT bench=lat_host what=tsc ns=0 cycles=0 tsc_ghz=%.4f trials=1\n", tsc_ghz());
+            return 0;
+        } else {
+            fprintf(stderr, "usage: %s [--trials T] [--quick] [--tsc]\n", argv[0]);
             return 2;
         }
     }

@@ -24,6 +24,12 @@ all 120 permutations. The same statistics then say whether the bars hold for the
 a compiled yield on this machine, and the difference optimized - floor per round is ito's
 share of a yield (ns per yield).
 
+The quantum is fixed (30,100: a yield per 7,700 cycles of the plain build on the host where it
+was calibrated; --dense-quantum Q) or, with --host-quantum, calibrated on this host before the
+rounds (the fastest of --calibrate plain decodes, the TSC rate from lat_host --tsc, the yields
+at a quantum of 7,700). Either way the report states the density reached here, in TSC cycles
+of the plain build per yield.
+
 Outputs: case_headline_triples.csv (every round), case_headline.csv (the summary).
 """
 from __future__ import annotations
@@ -36,8 +42,9 @@ from pathlib import Path
 from ..progress import steps
 from ..report import markdown_table, write_csv
 from .bench import pin_prefix
-from .coop_case import (BOUND, _load, _median, _quartiles, _run, fmt_quartiles, pair_overheads, parse_kv,
-                        player_inputs)
+from ..hostcost import tsc_mhz
+from .coop_case import (BOUND, PAPER_TICK_CYCLES, _load, _median, _quartiles, _run, budget_quantum, fmt_quartiles,
+                        pair_overheads, parse_kv, player_inputs)
 
 ROLES = ("plain", "full", "opt")
 ORDERS = list(permutations(ROLES))  # six: each build first, second and third equally often
@@ -49,7 +56,8 @@ PROGRAMS = {"plain": "player-nothr", "full": "player-budget-full", "opt": "playe
             "matched_full": "player-budget-full-pfull", "matched_opt": "player-budget-pmin"}
 PAIRS = {"": "bound B={b}, budget check", "floor_": "the same, floor runtime (floorrt.c, no scheduler)",
          "matched_": "the same, the player's yield with its variant's saves (full / minimal)"}
-DEFAULT_QUANTUM = 30100  # a yield per 7,700 cycles of the plain build on the AMD EPYC host
+DEFAULT_QUANTUM = 30100  # a yield per 7,700 cycles of the plain build on the first AMD EPYC host
+# (other hosts: --host-quantum calibrates; the report states the density reached here)
 BAR_RATIO, BAR_TOTAL = 0.5, 5.0
 
 
@@ -120,16 +128,38 @@ def _row(name: str, q: int, yields: int, plain: list[int], hs: dict) -> list:
             f"{hs['opt_ci'][0]:.1f}-{hs['opt_ci'][1]:.1f}", bar_verdict(hs["opt_ci"], BAR_TOTAL)]
 
 
-def run_headline(args, ctx, out: Path, floor: bool | None = None,
-                 matched: bool | None = None) -> list[tuple[str, str]]:
+def host_density(plain_min_ns: float, yields: int, tsc: float) -> str:
+    """How dense the yields are on this host: TSC cycles of the plain build's fastest decode
+    per yield (the paper's tick: one per 7,700 cycles)."""
+    if tsc <= 0 or yields <= 0:
+        return "the TSC rate unknown here (lat_host not built)"
+    return (f"one per {plain_min_ns * tsc / 1000.0 / yields:,.0f} TSC cycles of the plain build's fastest "
+            f"decode here (TSC {tsc:,.0f} MHz; the paper's tick: one per {PAPER_TICK_CYCLES:,} cycles)")
+
+
+def calibrate_quantum(plain_cmd: list[str], opt_cmd: list[str], runs: int, tsc: float, env) -> tuple[int, str]:
+    """--host-quantum: the quantum that gives the paper's density on this host, a yield per
+    7,700 TSC cycles of the plain build's fastest of `runs` decodes, from the yields the
+    optimized build makes at a quantum of 7,700 (the yields scale as 1 / quantum)."""
+    if tsc <= 0:
+        raise SystemExit("ito-lab cooperative: --host-quantum needs the TSC rate (build workloads/cefos_io/lat_host)")
+    fastest = min(int(parse_kv(_run(plain_cmd, env=env).stdout)["decode_ns"]) for _ in range(max(1, runs)))
+    y = int(parse_kv(_run(opt_cmd + ["--budget", str(PAPER_TICK_CYCLES)], env=env).stdout)["player_runs"])
+    q = budget_quantum(y, fastest, tsc)
+    return q, (f"quantum calibrated on this host (`--host-quantum`): the fastest of {runs} plain decodes "
+               f"{fastest / 1e6:.2f} ms at TSC {tsc:,.0f} MHz is {fastest * tsc / 1000.0 / PAPER_TICK_CYCLES:,.0f} "
+               f"ticks of {PAPER_TICK_CYCLES:,} cycles; the optimized build yields {y:,} times at a quantum of "
+               f"{PAPER_TICK_CYCLES:,}, so {q:,}")
+
+
+def run_headline(args, ctx, out: Path, floor: bool | None = None, matched: bool | None = None,
+                 host_quantum: bool | None = None) -> list[tuple[str, str]]:
     pdir, ogg, n = player_inputs(args, ctx, "triples", 301, 30, 6)
-    q = getattr(args, "dense_quantum", None) or DEFAULT_QUANTUM
     floor = bool(getattr(args, "floor", False)) if floor is None else floor
     matched = bool(getattr(args, "matched_player", False)) if matched is None else matched
     roles = (FLOOR_ROLES if floor else ROLES) + (MATCHED if matched else ())
-    exe = {r: [str(pdir / PROGRAMS[r]), str(ogg)] + ([] if r == "plain" else ["--budget", str(q)])
-           for r in roles}
-    for cmd in exe.values():
+    base = {r: [str(pdir / PROGRAMS[r]), str(ogg)] for r in roles}
+    for cmd in base.values():
         if not Path(cmd[0]).exists():
             raise SystemExit(f"ito-lab cooperative: {cmd[0]} is not built")
     # Every run on one CPU (the last): libito's pinned worker (ITO_AFFINITY=on pins the main
@@ -138,8 +168,13 @@ def run_headline(args, ctx, out: Path, floor: bool | None = None,
     notes: list[str] = []
     cpu = (os.cpu_count() or 1) - 1
     pin = pin_prefix(cpu, notes.append)
-    exe = {r: pin + cmd for r, cmd in exe.items()}
     env = dict(os.environ, ITO_AFFINITY="on")
+    tsc = tsc_mhz(ctx)
+    q, qnote = getattr(args, "dense_quantum", None) or DEFAULT_QUANTUM, ""
+    if bool(getattr(args, "host_quantum", False)) if host_quantum is None else host_quantum:
+        q, qnote = calibrate_quantum(pin + base["plain"], pin + base["opt"], getattr(args, "calibrate", 5) or 5,
+                                     tsc, env)
+    exe = {r: pin + cmd + ([] if r == "plain" else ["--budget", str(q)]) for r, cmd in base.items()}
     load_before = _load()
     triples, ref_sum = [], None
     with steps(len(roles) * n, "headline rounds" if len(roles) > 3 else "headline triples") as step:
@@ -188,8 +223,8 @@ def run_headline(args, ctx, out: Path, floor: bool | None = None,
             + (", the order rotating through all 120 permutations" if roles == FLOOR_ROLES else
                ", in an order shuffled per round (seeded)"))
     return [("Table 3's headline in adjacent triples", f"""
-`ito-lab cooperative --part headline{' --floor' if floor else ''}{' --matched-player' if matched else ''}`: {n} {what} (bound placement,
-budget check, quantum {q}: {yields} yields, about one per 7,700 cycles of the plain build), back to
+`ito-lab cooperative --part headline{' --floor' if floor else ''}{' --matched-player' if matched else ''}{' --host-quantum' if qnote else ''}`: {n} {what} (bound placement,
+budget check, quantum {q}: {yields} yields, {host_density(plain[0], yields, tsc)}{'; ' + qnote if qnote else ''}), back to
 back; each round's overheads over its own plain run. Verdicts from the medians over the rounds
 with a bootstrap 95 % interval (2,000 resamples of whole rounds, seed 1): "met" only if the
 whole interval meets the bar. Host load average {load_before} before and {load_after} after
