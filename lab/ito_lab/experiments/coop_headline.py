@@ -26,8 +26,8 @@ share of a yield (ns per yield).
 
 The quantum is fixed (30,100: a yield per 7,700 cycles of the plain build on the host where it
 was calibrated; --dense-quantum Q) or, with --host-quantum, calibrated on this host before the
-rounds (the fastest of --calibrate plain decodes, the TSC rate from lat_host --tsc, the yields
-at a quantum of 7,700). Either way the report states the density reached here, in TSC cycles
+rounds (the fastest of at least 15 plain decodes after 3 warm-up ones, the TSC rate from
+lat_host --tsc, the yields at a quantum of 7,700). Either way the report states the density reached here, in TSC cycles
 of the plain build per yield.
 
 Outputs: case_headline_triples.csv (every round), case_headline.csv (the summary).
@@ -59,6 +59,7 @@ PAIRS = {"": "bound B={b}, budget check", "floor_": "the same, floor runtime (fl
 DEFAULT_QUANTUM = 30100  # a yield per 7,700 cycles of the plain build on the first AMD EPYC host
 # (other hosts: --host-quantum calibrates; the report states the density reached here)
 BAR_RATIO, BAR_TOTAL = 0.5, 5.0
+WARMUP, CALIBRATE_MIN = 3, 15  # --host-quantum: decodes not counted, and at least this many counted
 
 
 def round_order(i: int, roles: tuple[str, ...]) -> tuple[str, ...]:
@@ -139,11 +140,14 @@ def host_density(plain_min_ns: float, yields: int, tsc: float) -> str:
 
 def calibrate_quantum(plain_cmd: list[str], opt_cmd: list[str], runs: int, tsc: float, env) -> tuple[int, str]:
     """--host-quantum: the quantum that gives the paper's density on this host, a yield per
-    7,700 TSC cycles of the plain build's fastest of `runs` decodes, from the yields the
-    optimized build makes at a quantum of 7,700 (the yields scale as 1 / quantum)."""
+    7,700 TSC cycles of the plain build's fastest of `runs` decodes (after WARMUP decodes
+    that do not count: the first decodes after an idle spell ran 50 % slow, and a quantum
+    calibrated on them gave a yield per 5,056 cycles), from the yields the optimized build
+    makes at a quantum of 7,700 (the yields scale as 1 / quantum)."""
     if tsc <= 0:
         raise SystemExit("ito-lab cooperative: --host-quantum needs the TSC rate (build workloads/cefos_io/lat_host)")
-    fastest = min(int(parse_kv(_run(plain_cmd, env=env).stdout)["decode_ns"]) for _ in range(max(1, runs)))
+    times = [int(parse_kv(_run(plain_cmd, env=env).stdout)["decode_ns"]) for _ in range(WARMUP + max(1, runs))]
+    fastest = min(times[WARMUP:])
     y = int(parse_kv(_run(opt_cmd + ["--budget", str(PAPER_TICK_CYCLES)], env=env).stdout)["player_runs"])
     q = budget_quantum(y, fastest, tsc)
     return q, (f"quantum calibrated on this host (`--host-quantum`): the fastest of {runs} plain decodes "
@@ -172,8 +176,8 @@ def run_headline(args, ctx, out: Path, floor: bool | None = None, matched: bool 
     tsc = tsc_mhz(ctx)
     q, qnote = getattr(args, "dense_quantum", None) or DEFAULT_QUANTUM, ""
     if bool(getattr(args, "host_quantum", False)) if host_quantum is None else host_quantum:
-        q, qnote = calibrate_quantum(pin + base["plain"], pin + base["opt"], getattr(args, "calibrate", 5) or 5,
-                                     tsc, env)
+        q, qnote = calibrate_quantum(pin + base["plain"], pin + base["opt"],
+                                     max(CALIBRATE_MIN, getattr(args, "calibrate", 5) or 5), tsc, env)
     exe = {r: pin + cmd + ([] if r == "plain" else ["--budget", str(q)]) for r, cmd in base.items()}
     load_before = _load()
     triples, ref_sum = [], None

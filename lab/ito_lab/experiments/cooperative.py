@@ -81,7 +81,7 @@ def add_arguments(p):
                         "compare")
     p.add_argument("--host-quantum", action="store_true",
                    help="headline part: calibrate the quantum on this host to a yield per 7,700 TSC cycles of "
-                        "the plain build's fastest decode (--calibrate N decodes) instead of the fixed 30100 "
+                        "the plain build's fastest decode (at least 15 after 3 warm-up ones) instead of the fixed 30100 "
                         "(a yield per 7,700 cycles on the first AMD EPYC host); --part all does this "
                         "unless --dense-quantum is given")
     p.add_argument("--calibrate", type=int, default=5, metavar="N",
