@@ -76,6 +76,7 @@ static inline __attribute__((always_inline)) itoi_sysrec_t *rec_get(itoi_worker_
     }
     r->next = r->wnext = NULL;
     r->wait = NULL;
+    r->fd = -1; /* counted in fdlive from rec_fill on */
     r->why = WHY_NONE;
     r->cancel_sent = false;
     r->retry = false;
@@ -86,8 +87,14 @@ static inline __attribute__((always_inline)) itoi_sysrec_t *rec_get(itoi_worker_
 
 itoi_sysrec_t *itoi_wsc_rec_get(itoi_worker_t *w, itoi_wscw_t *a) { return rec_get(w, a); }
 
+static inline void fd_count(itoi_wscw_t *a, int fd, int d)
+{
+    if (fd >= 0 && a->fdlive) ITOI_OWN_ADD(a->fdlive[(unsigned)fd % ITOI_WSC_FD_SLOTS], (uint32_t)d);
+}
+
 static inline void rec_put(itoi_wscw_t *a, itoi_sysrec_t *r)
 {
+    fd_count(a, r->fd, -1);
     live_del(a, r);
     r->state = REC_FREE;
     r->next = a->free;
@@ -96,16 +103,17 @@ static inline void rec_put(itoi_wscw_t *a, itoi_sysrec_t *r)
 
 void itoi_wsc_rec_put(itoi_wscw_t *a, itoi_sysrec_t *r) { rec_put(a, r); }
 
-static inline __attribute__((always_inline)) void rec_fill(itoi_sysrec_t *r, const ito_sysreq_t *q)
+static inline __attribute__((always_inline)) void rec_fill(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q)
 {
     r->op = (uint8_t)q->op;
     r->fd = q->fd;
+    fd_count(a, q->fd, 1);
     r->result = q->result;
     r->frame = q->frame;
     r->entry = q->entry;
 }
 
-void itoi_wsc_rec_fill(itoi_sysrec_t *r, const ito_sysreq_t *q) { rec_fill(r, q); }
+void itoi_wsc_rec_fill(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q) { rec_fill(a, r, q); }
 
 /* ---- setup and teardown ---- */
 
@@ -134,6 +142,8 @@ static void wsc_teardown(void)
             a->free = r->next;
             free(r);
         }
+        free((void *)a->fdlive);
+        a->fdlive = NULL;
     }
     free(all);
     atomic_store(&areas, NULL);
@@ -188,6 +198,8 @@ itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
     a->w = w;
     a->efd = a->rep = -1;
     a->live.lnext = a->live.lprev = &a->live;
+    /* Lazily zero (calloc maps it): only the pages of the fds in use are touched. */
+    a->fdlive = itoi_fault_alloc() ? NULL : calloc(ITOI_WSC_FD_SLOTS, sizeof *a->fdlive);
     a->uring = 0;
     if (itoi_env.wsc_backend != ITO_WSC_SYNC) {
         int rc = itoi_uring_setup(w, a);
@@ -463,7 +475,7 @@ int ito_sys_post(const ito_sysreq_t *req)
     if (!a) return itoi_wsc_area_error();
     itoi_sysrec_t *r = rec_get(w, a);
     if (!r) return ITO_ENOMEM;
-    rec_fill(r, req);
+    rec_fill(a, r, req);
     submit(w, a, r, req); /* inlined, as the check */
     return ITO_OK;
 }

@@ -200,7 +200,7 @@ long itoi_wsc_call(const ito_sysreq_t *q, const char *what)
     }
     itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
     if (ITOI_UNLIKELY(!r)) return -ENOMEM;
-    itoi_wsc_rec_fill(r, q);
+    itoi_wsc_rec_fill(a, r, q);
     r->result = &res;
     r->frame = NULL;
     itoi_iowait_t wt = {.ult = me};
@@ -354,7 +354,7 @@ int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n)
             return ITO_ENOMEM;
         }
         r->req = reqs[i];
-        itoi_wsc_rec_fill(r, &r->req);
+        itoi_wsc_rec_fill(a, r, &r->req);
         wait_add(&wt, r);
     }
     /* Post in order (the list is reversed), then cross once. */
@@ -474,7 +474,7 @@ int ito_close(int fd)
     int home = w->index, slot = closing_begin(fd);
     w = itoi_self_worker(); /* (it yielded if 64 closes were under way) */
     a = itoi_wsc_area(w);
-    if (a) itoi_wsc_cancel_matching(w, a, on_fd, &fd, WHY_CLOSE);
+    if (a && itoi_wsc_may_hold(a, fd)) itoi_wsc_cancel_matching(w, a, on_fd, &fd, WHY_CLOSE);
     close_ctx_t ctx[64];
     int n = itoi_rt.nworkers, i = 0;
     while (i < n) {
@@ -483,7 +483,7 @@ int ito_close(int fd)
         for (; i < n && asked < 64; i++) {
             if (i == w->index) continue;
             itoi_wscw_t *o = itoi_wsc_area_if_ready(&itoi_rt.workers[i]);
-            if (!o || atomic_load_explicit(&o->nlive, memory_order_acquire) == 0) continue;
+            if (!o || !itoi_wsc_may_hold(o, fd)) continue; /* none on this fd there (was: none at all) */
             close_ctx_t *x = &ctx[asked++];
             x->fd = fd;
             x->left = &left;
@@ -556,7 +556,7 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
             rec->req = (ito_sysreq_t){.op = ITO_SYS_POLL, .fd = fds[i].fd,
                                       .events = (short)(fds[i].events | POLLERR | POLLHUP),
                                       .result = &res[done++]};
-            itoi_wsc_rec_fill(rec, &rec->req);
+            itoi_wsc_rec_fill(a, rec, &rec->req);
             wait_add(&wt, rec);
             itoi_wsc_submit(w, a, rec, &rec->req);
         }

@@ -94,6 +94,8 @@ typedef struct itoi_wsc_counters {
     _Atomic uint64_t flush_threshold, flush_idle, flush_latency, flush_explicit;
 } itoi_wsc_counters_t;
 
+#define ITOI_WSC_FD_SLOTS 65536u /* itoi_wscw_t.fdlive: 256 KiB per worker, touched only where fds are */
+
 typedef struct itoi_wscw {
     _Atomic int init;           /* 0 not yet, 1 ready: set (release) by the owner once the area
                                  * is set up; other workers (ito_close, finalize) read it
@@ -112,6 +114,11 @@ typedef struct itoi_wscw {
     size_t inflight;            /* submitted to the ring, not yet completed */
     itoi_sysrec_t live;         /* sentinel of the live list */
     _Atomic size_t nlive;       /* owner-written; others read it as a hint (ito_close) */
+    _Atomic uint32_t *fdlive;   /* owner-written: live records per fd slot (fd modulo
+                                 * ITOI_WSC_FD_SLOTS, exact below it), counted from the
+                                 * record's fill to its return; ito_close reads it (acquire)
+                                 * to ask only the workers that may hold a record on its fd.
+                                 * NULL when it could not be allocated: nlive stands in */
     /* readiness (ready.c) */
     int rep;                    /* epoll fd, -1 until first used */
     itoi_rfd_t *fds;
@@ -141,7 +148,15 @@ int itoi_wsc_area_error(void);                 /* why itoi_wsc_area gave NULL */
 itoi_sysrec_t *itoi_wsc_rec_get(itoi_worker_t *w, itoi_wscw_t *a); /* NULL: no memory */
 void itoi_wsc_rec_put(itoi_wscw_t *a, itoi_sysrec_t *r);           /* back unused */
 /* Set r's own fields (op, fd, result, continuation) from q. */
-void itoi_wsc_rec_fill(itoi_sysrec_t *r, const ito_sysreq_t *q);
+void itoi_wsc_rec_fill(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q);
+/* Whether area a (any worker's, set up) may hold a live record on fd: false means none
+ * was filled before the caller's last full fence (ito_close's Dekker pairing with
+ * wait_on_closing: the poster counts, fences, then looks at `closing`). */
+static inline bool itoi_wsc_may_hold(itoi_wscw_t *a, int fd)
+{
+    if (a->fdlive) return atomic_load_explicit(&a->fdlive[(unsigned)fd % ITOI_WSC_FD_SLOTS], memory_order_acquire) != 0;
+    return atomic_load_explicit(&a->nlive, memory_order_acquire) != 0;
+}
 /* Post r (its own fields filled from q) with q's arguments; it completes through
  * itoi_wsc_complete, possibly inside. */
 void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q);
