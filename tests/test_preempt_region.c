@@ -16,7 +16,8 @@
  *     region's end does.
  *  5. Contended kernel locks, more workers than CPUs: 16 ULTs on 4 workers (2 CPUs here,
  *     two CPU hogs beside) take one pthread mutex inside regions, at a 100 us quantum
- *     and the default bound (4 quanta). Before, the bound counted all CPU time of the
+ *     and a bound of 40 quanta (the default 4 is within this VM's clock noise: see
+ *     contended()). Before, the bound counted all CPU time of the
  *     worker's thread since the region's first delayed tick, including the kernel work
  *     of waiting for the mutex (each tick interrupts the futex wait; wake-ups find the
  *     mutex taken again): a ULT that waited long had used its bound up when it got the
@@ -120,7 +121,21 @@ static void kernel_locks(int mode)
     CHECK_EQ(s.forced, 0);
 }
 
-/* ---- 5: contended, beside CPU hogs ---- */
+/* ---- 5: contended, beside CPU hogs ----
+ * The bound here is 40 quanta (4 ms of CPU time), not the default 4 (400 us). On this
+ * machine kind (a KVM/Firecracker guest) the worker thread's CPU clock is charged for time
+ * in which the thread does not run: a 3 us critical section measured alone, beside a
+ * second such program, was charged up to 375 us of "CPU time", and the ticks of part 5
+ * found the holder of the mutex still in its 3 us spin five to eight ticks in a row, each
+ * charged 40-130 us (recorded per tick with the interrupted RIP: clock_gettime in
+ * spin_ns, never a system call). Four such ticks reach a 400 us bound: the holder is then
+ * forced out inside its region, as the bound promises, and the next ULT of its worker
+ * blocks that worker's thread on the mutex; the program hangs (1 run in 40 with two
+ * instances side by side, both modes, with and without gangs; once in CI). A runaway
+ * region is still forced at this bound, and the counting that this part guards (a wait
+ * in the kernel starts the count afresh, a clock jump counts at most a quantum) is
+ * tested deterministically in test_psafe_bound. */
+#define CONTENDED_BOUND_QUANTA 40
 
 static _Atomic int hogs_stop;
 static void *hog(void *arg)
@@ -137,7 +152,7 @@ static void contended(int mode, int gang)
     pthread_t h[2];
     for (int i = 0; i < 2; i++) CHECK_EQ(pthread_create(&h[i], NULL, hog, NULL), 0);
     for (int k = 0; k < 3; k++) {
-        ito_preempt_stats_t s = lockers(mode, 4, 16, 400, 0, gang);
+        ito_preempt_stats_t s = lockers(mode, 4, 16, 400, CONTENDED_BOUND_QUANTA, gang);
         fprintf(stderr, "contended, mode %d, gang %d: ticks %llu delayed %llu forced %llu\n", mode, gang,
                 (unsigned long long)s.ticks, (unsigned long long)s.delayed, (unsigned long long)s.forced);
     }
