@@ -139,6 +139,58 @@ static inline void *ito_test_coop_spin(void *arg)
 }
 #endif
 
+#if defined(ITO_THREAD_H)
+/* The runtime's context switches so far (ito_stats): a test that a path does not switch
+ * (a spin where a park belongs) compares two readings. */
+__attribute__((unused)) static uint64_t ito_test_switches(void)
+{
+    ito_stats_t st;
+    CHECK_OK(ito_stats(&st));
+    return st.switches;
+}
+#endif
+
+
+#if defined(ITO_SYSCALL_H) && (defined(_GNU_SOURCE) || defined(_POSIX_C_SOURCE))
+/* Run round(backend) once per backend of split-phase calls ("uring", then "sync"; an
+ * unavailable io_uring falls back to sync), each inside its own ito_init with `workers`
+ * workers and ito_finalize. */
+__attribute__((unused)) static void ito_test_each_backend(int workers, void (*round)(const char *backend))
+{
+    static const char *const backends[] = {"uring", "sync"};
+    for (int b = 0; b < 2; b++) {
+        setenv("ITO_WSC_BACKEND", backends[b], 1);
+        CHECK_OK(ito_init(&(ito_config_t){.workers = workers}));
+        round(backends[b]);
+        CHECK_OK(ito_finalize());
+    }
+    unsetenv("ITO_WSC_BACKEND");
+}
+#endif
+
+#if defined(ITO_SYSCALL_H)
+#include <errno.h>
+#include <stdatomic.h>
+/* A ULT waiting in ito_recv on fd (ito_test_recv_waiter's argument): *parked counts the
+ * waiters that reached their receive; got says how the wait ended: 1 a byte, 2 EBADF
+ * (the descriptor was closed under it), 3 anything else. */
+typedef struct ito_test_recv_wait {
+    int fd;
+    _Atomic int *parked;
+    _Atomic int got;
+} ito_test_recv_wait_t;
+
+__attribute__((unused)) static void *ito_test_recv_waiter(void *arg)
+{
+    ito_test_recv_wait_t *x = arg;
+    char b[4];
+    atomic_fetch_add(x->parked, 1);
+    ssize_t r = ito_recv(x->fd, b, sizeof b, 0);
+    atomic_store(&x->got, r == 1 ? 1 : (r < 0 && errno == EBADF) ? 2 : 3);
+    return NULL;
+}
+#endif
+
 #if defined(ITO_SPAWN_H)
 #include <stdatomic.h>
 #include <stdint.h>

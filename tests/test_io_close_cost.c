@@ -9,7 +9,6 @@
  * Then the other side of the rule: ito_close of a descriptor a worker-1 ULT waits on still
  * wakes it (EBADF), and every untouched waiter still gets its byte. Both backends. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,17 +22,8 @@
 #define CLOSES 500
 
 static int sv[WAITERS + 1][2];
-static _Atomic int parked, got[WAITERS + 1];
-
-static void *waiter(void *arg)
-{
-    int i = (int)(intptr_t)arg;
-    char b[4];
-    atomic_fetch_add(&parked, 1);
-    ssize_t r = ito_recv(sv[i][0], b, sizeof b, 0);
-    atomic_store(&got[i], r == 1 ? 1 : (r < 0 && errno == EBADF) ? 2 : 3);
-    return NULL;
-}
+static ito_test_recv_wait_t wait_on[WAITERS + 1];
+static _Atomic int parked;
 
 static void *closer(void *arg)
 {
@@ -54,53 +44,44 @@ static void *close_watched(void *arg)
     return NULL;
 }
 
-static uint64_t switches(void)
+static void round_on(const char *backend)
 {
-    ito_stats_t st;
-    CHECK_OK(ito_stats(&st));
-    return st.switches;
+    atomic_store(&parked, 0);
+    ito_thread_t t[WAITERS + 1], c;
+    ito_attr_t a;
+    ito_attr_init(&a);
+    a.worker = 1;
+    for (int i = 0; i <= WAITERS; i++) {
+        CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), 0);
+        wait_on[i] = (ito_test_recv_wait_t){.fd = sv[i][0], .parked = &parked};
+        CHECK_OK(ito_create(&t[i], ito_test_recv_waiter, &wait_on[i], &a));
+    }
+    while (atomic_load(&parked) < WAITERS + 1) ito_sleep_ns(1000000);
+    ito_sleep_ns(20000000); /* into their receives */
+    a.worker = 0;
+    uint64_t s0 = ito_test_switches();
+    CHECK_OK(ito_create(&c, closer, NULL, &a));
+    CHECK_OK(ito_join(c, NULL));
+    uint64_t ds = ito_test_switches() - s0;
+    printf("%s: %d closes beside %d waits on the other worker: %llu switches\n", backend, CLOSES, WAITERS + 1,
+           (unsigned long long)ds);
+    CHECK(ds < CLOSES / 5); /* was >= 2 per close */
+    CHECK_OK(ito_create(&c, close_watched, NULL, &a));
+    CHECK_OK(ito_join(c, NULL));
+    CHECK_OK(ito_join(t[WAITERS], NULL));
+    CHECK_EQ(atomic_load(&wait_on[WAITERS].got), 2); /* woken by the close: EBADF */
+    close(sv[WAITERS][1]);
+    for (int i = 0; i < WAITERS; i++) CHECK_EQ(write(sv[i][1], "x", 1), 1);
+    for (int i = 0; i < WAITERS; i++) {
+        CHECK_OK(ito_join(t[i], NULL));
+        CHECK_EQ(atomic_load(&wait_on[i].got), 1);
+        close(sv[i][0]);
+        close(sv[i][1]);
+    }
 }
 
 int main(void)
 {
-    const char *backends[] = {"uring", "sync"};
-    for (int b = 0; b < 2; b++) {
-        setenv("ITO_WSC_BACKEND", backends[b], 1);
-        CHECK_OK(ito_init(&(ito_config_t){.workers = 2}));
-        atomic_store(&parked, 0);
-        ito_thread_t t[WAITERS + 1], c;
-        ito_attr_t a;
-        ito_attr_init(&a);
-        a.worker = 1;
-        for (int i = 0; i <= WAITERS; i++) {
-            atomic_store(&got[i], 0);
-            CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), 0);
-            CHECK_OK(ito_create(&t[i], waiter, (void *)(intptr_t)i, &a));
-        }
-        while (atomic_load(&parked) < WAITERS + 1) ito_sleep_ns(1000000);
-        ito_sleep_ns(20000000); /* into their receives */
-        a.worker = 0;
-        uint64_t s0 = switches();
-        CHECK_OK(ito_create(&c, closer, NULL, &a));
-        CHECK_OK(ito_join(c, NULL));
-        uint64_t ds = switches() - s0;
-        printf("%s: %d closes beside %d waits on the other worker: %llu switches\n", backends[b], CLOSES,
-               WAITERS + 1, (unsigned long long)ds);
-        CHECK(ds < CLOSES / 5); /* was >= 2 per close */
-        CHECK_OK(ito_create(&c, close_watched, NULL, &a));
-        CHECK_OK(ito_join(c, NULL));
-        CHECK_OK(ito_join(t[WAITERS], NULL));
-        CHECK_EQ(atomic_load(&got[WAITERS]), 2); /* woken by the close: EBADF */
-        close(sv[WAITERS][1]);
-        for (int i = 0; i < WAITERS; i++) CHECK_EQ(write(sv[i][1], "x", 1), 1);
-        for (int i = 0; i < WAITERS; i++) {
-            CHECK_OK(ito_join(t[i], NULL));
-            CHECK_EQ(atomic_load(&got[i]), 1);
-            close(sv[i][0]);
-            close(sv[i][1]);
-        }
-        CHECK_OK(ito_finalize());
-    }
-    unsetenv("ITO_WSC_BACKEND");
+    ito_test_each_backend(2, round_on);
     TEST_DONE();
 }

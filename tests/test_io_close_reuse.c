@@ -57,30 +57,28 @@ static void *waiter(void *arg)
     return NULL;
 }
 
+static void round_on(const char *backend)
+{
+    atomic_store(&stop, 0);
+    atomic_store(&wrong, 0);
+    atomic_store(&waits, 0);
+    atomic_store(&closes, 0);
+    ito_thread_t c, w;
+    ito_attr_t a;
+    ito_attr_init(&a);
+    a.worker = 0;
+    CHECK_OK(ito_create(&c, churner, NULL, &a));
+    a.worker = 1;
+    CHECK_OK(ito_create(&w, waiter, NULL, &a));
+    CHECK_OK(ito_join(w, NULL));
+    CHECK_OK(ito_join(c, NULL));
+    printf("%s: %ld waits, %ld closes alongside, %ld ended otherwise than ETIMEDOUT\n", backend, (long)waits,
+           (long)closes, (long)wrong);
+    CHECK_EQ(atomic_load(&wrong), 0);
+}
+
 int main(void)
 {
-    const char *backends[] = {"uring", "sync"};
-    for (int b = 0; b < 2; b++) {
-        setenv("ITO_WSC_BACKEND", backends[b], 1);
-        CHECK_OK(ito_init(&(ito_config_t){.workers = 2}));
-        atomic_store(&stop, 0);
-        atomic_store(&wrong, 0);
-        atomic_store(&waits, 0);
-        atomic_store(&closes, 0);
-        ito_thread_t c, w;
-        ito_attr_t a;
-        ito_attr_init(&a);
-        a.worker = 0;
-        CHECK_OK(ito_create(&c, churner, NULL, &a));
-        a.worker = 1;
-        CHECK_OK(ito_create(&w, waiter, NULL, &a));
-        CHECK_OK(ito_join(w, NULL));
-        CHECK_OK(ito_join(c, NULL));
-        printf("%s: %ld waits, %ld closes alongside, %ld ended otherwise than ETIMEDOUT\n",
-                     backends[b], (long)waits, (long)closes, (long)wrong);
-        CHECK_EQ(atomic_load(&wrong), 0);
-        CHECK_OK(ito_finalize());
-    }
-    unsetenv("ITO_WSC_BACKEND");
+    ito_test_each_backend(2, round_on);
     TEST_DONE();
 }

@@ -72,6 +72,16 @@ static bool io_timeout(itoi_ult_t *t, void *obj)
 #define CLOSING_SLOTS 64
 static _Atomic uint64_t closing[CLOSING_SLOTS];
 static _Atomic int closing_n;
+/* Closers that found every slot taken park here until a close ends (they used to
+ * yield-spin: 36 closers beyond the 64 made about six million switches a second while the
+ * closes under way waited for a busy worker's answer). closing_nwait counts the parked
+ * and those about to park; a closer raises it before its last look at the slots, and
+ * closing_end reads it after freeing a slot (both seq_cst): either the look finds the
+ * slot or the end finds the count, takes the lock (held by the closer until it has
+ * parked) and wakes one. */
+static itoi_spinlock_t closing_lock;
+static itoi_queue_t closing_waiters; /* under closing_lock */
+static _Atomic int closing_nwait;
 
 static uint32_t file_identity(int fd)
 {
@@ -82,16 +92,34 @@ static uint32_t file_identity(int fd)
     return id ? id : 1;
 }
 
+static int closing_take(uint64_t v)
+{
+    for (int i = 0; i < CLOSING_SLOTS; i++) {
+        uint64_t free_slot = 0;
+        if (atomic_compare_exchange_strong(&closing[i], &free_slot, v)) return i;
+    }
+    return -1;
+}
+
+/* A slot for fd (the caller is a ULT); parks while 64 closes are under way. */
 static int closing_begin(int fd)
 {
     uint64_t v = ((uint64_t)file_identity(fd) << 32) | (uint32_t)(fd + 1);
     atomic_fetch_add(&closing_n, 1);
     for (;;) {
-        for (int i = 0; i < CLOSING_SLOTS; i++) {
-            uint64_t free_slot = 0;
-            if (atomic_compare_exchange_strong(&closing[i], &free_slot, v)) return i;
+        int i = closing_take(v);
+        if (i >= 0) return i;
+        itoi_worker_t *w = itoi_self_worker();
+        itoi_spin_lock(&closing_lock);
+        atomic_fetch_add(&closing_nwait, 1);
+        i = closing_take(v); /* a slot freed before the end could see the count */
+        if (i >= 0) {
+            atomic_fetch_sub(&closing_nwait, 1);
+            itoi_spin_unlock(&closing_lock);
+            return i;
         }
-        ito_yield(); /* 64 closes at once: wait for a slot */
+        itoi_queue_push(&closing_waiters, &w->cur->u);
+        itoi_park(w, &closing_lock); /* woken by closing_end, which took the count back */
     }
 }
 
@@ -99,6 +127,12 @@ static void closing_end(int slot)
 {
     atomic_store(&closing[slot], 0);
     atomic_fetch_sub(&closing_n, 1);
+    if (ITOI_LIKELY(atomic_load(&closing_nwait) == 0)) return;
+    itoi_spin_lock(&closing_lock);
+    itoi_ult_t *t = (itoi_ult_t *)itoi_queue_pop(&closing_waiters);
+    if (t) atomic_fetch_sub(&closing_nwait, 1);
+    itoi_spin_unlock(&closing_lock);
+    if (t) itoi_ready(t);
 }
 
 static bool on_fd(const itoi_sysrec_t *r, void *ctx);
@@ -472,7 +506,7 @@ int ito_close(int fd)
      * after the pass see the fd in `closing` and end themselves. */
     itoi_wsc_closing(fd); /* first: a whole transfer on fd stops before its next part (whole.c) */
     int home = w->index, slot = closing_begin(fd);
-    w = itoi_self_worker(); /* (it yielded if 64 closes were under way) */
+    w = itoi_self_worker(); /* (it parked if 64 closes were under way) */
     a = itoi_wsc_area(w);
     if (a && itoi_wsc_may_hold(a, fd)) itoi_wsc_cancel_matching(w, a, on_fd, &fd, WHY_CLOSE);
     close_ctx_t ctx[64];
