@@ -76,7 +76,7 @@ static inline __attribute__((always_inline)) itoi_sysrec_t *rec_get(itoi_worker_
     }
     r->next = r->wnext = NULL;
     r->wait = NULL;
-    r->fd = -1; /* counted in fdlive from rec_fill on */
+    r->fd = -1; /* counted in fdlive from rec_fill on (rec_put of an unfilled record counts nothing) */
     r->why = WHY_NONE;
     r->cancel_sent = false;
     r->retry = false;
@@ -87,14 +87,15 @@ static inline __attribute__((always_inline)) itoi_sysrec_t *rec_get(itoi_worker_
 
 itoi_sysrec_t *itoi_wsc_rec_get(itoi_worker_t *w, itoi_wscw_t *a) { return rec_get(w, a); }
 
-static inline void fd_count(itoi_wscw_t *a, int fd, int d)
+static inline void fd_count(itoi_wscw_t *a, int op, int fd, int d)
 {
+    fd = itoi_wsc_watched_fd(op, fd);
     if (fd >= 0 && a->fdlive) ITOI_OWN_ADD(a->fdlive[(unsigned)fd % ITOI_WSC_FD_SLOTS], (uint32_t)d);
 }
 
 static inline void rec_put(itoi_wscw_t *a, itoi_sysrec_t *r)
 {
-    fd_count(a, r->fd, -1);
+    fd_count(a, r->op, r->fd, -1);
     live_del(a, r);
     r->state = REC_FREE;
     r->next = a->free;
@@ -107,7 +108,7 @@ static inline __attribute__((always_inline)) void rec_fill(itoi_wscw_t *a, itoi_
 {
     r->op = (uint8_t)q->op;
     r->fd = q->fd;
-    fd_count(a, q->fd, 1);
+    fd_count(a, q->op, q->fd, 1);
     r->result = q->result;
     r->frame = q->frame;
     r->entry = q->entry;

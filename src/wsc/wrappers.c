@@ -155,7 +155,7 @@ static bool wait_on_closing(const itoi_iowait_t *wt)
             uint64_t v = atomic_load(&closing[i]);
             int fd = (int)(uint32_t)v - 1;
             if (fd >= 0 && on_fd(r, &fd) && same_file(fd, (uint32_t)(v >> 32)))
-                return true; /* (not NOP, GETPID, OPENAT: no fd) */
+                return true; /* (on_fd: only ops that watch their fd) */
         }
     return false;
 }
@@ -467,11 +467,7 @@ typedef struct close_ctx {
 
 static bool on_fd(const itoi_sysrec_t *r, void *ctx)
 {
-    int fd = *(const int *)ctx;
-    switch (r->op) {
-    case ITO_SYS_NOP: case ITO_SYS_GETPID: case ITO_SYS_OPENAT: case ITO_SYS_CLOSE: return false;
-    default: return r->fd == fd;
-    }
+    return itoi_wsc_watched_fd(r->op, r->fd) == *(const int *)ctx; /* (ctx: an fd >= 0) */
 }
 
 static void close_arrive(_Atomic int *left, itoi_ult_t *closer)

@@ -149,6 +149,16 @@ itoi_sysrec_t *itoi_wsc_rec_get(itoi_worker_t *w, itoi_wscw_t *a); /* NULL: no m
 void itoi_wsc_rec_put(itoi_wscw_t *a, itoi_sysrec_t *r);           /* back unused */
 /* Set r's own fields (op, fd, result, continuation) from q. */
 void itoi_wsc_rec_fill(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q);
+/* The descriptor a record of `op` waits on, as ito_close sees it, or -1: NOP and GETPID
+ * name none, OPENAT names a directory only to resolve its path, CLOSE ends the descriptor
+ * itself. What fdlive counts and what ito_close cancels. */
+static inline int itoi_wsc_watched_fd(int op, int fd)
+{
+    switch (op) {
+    case ITO_SYS_NOP: case ITO_SYS_GETPID: case ITO_SYS_OPENAT: case ITO_SYS_CLOSE: return -1;
+    default: return fd;
+    }
+}
 /* Whether area a (any worker's, set up) may hold a live record on fd: false means none
  * was filled before the caller's last full fence (ito_close's Dekker pairing with
  * wait_on_closing: the poster counts, fences, then looks at `closing`). */
