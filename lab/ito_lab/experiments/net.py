@@ -1,7 +1,11 @@
-"""Loopback echo servers side by side: ito, Go goroutines, Tokio, a plain epoll loop.
+"""Loopback echo servers side by side: ito, Go goroutines, Tokio, a plain epoll loop, and
+io_uring loops.
 
 Every server is the plain idiomatic one (bench/net/): a thread (ULT, goroutine, task) per
-connection that reads and writes back; the epoll loop is the floor (no runtime). The client
+connection that reads and writes back; the epoll loop is the floor (no runtime), and so are
+the two io_uring loops (echo_uring, a thread per CPU: `uring` posts a recv per message as
+ito's wrappers do, `uring-multi` keeps one multishot recv per connection with a provided
+buffer ring): what ito's own kernel path costs without a runtime on top. The client
 (bench/net/echo_client.c) keeps DEPTH messages of 64 bytes in flight per connection and checks
 every byte it gets back (a lost or corrupted byte fails the run). Traffic goes to 127.0.0.1 only,
 counts and time are bounded.
@@ -36,7 +40,7 @@ from ..progress import print_table
 from ..report import image, markdown_table, write_csv, write_report
 
 NAME = "net"
-HELP = "loopback echo server: ito vs Go, Tokio and an epoll loop (messages/s, CPU and syscalls per message)"
+HELP = "loopback echo server: ito vs Go, Tokio, an epoll loop and io_uring loops (messages/s, CPU and syscalls per message)"
 
 MSG = 64
 DEPTH = 8
@@ -56,7 +60,12 @@ SERVERS = {
     "tokio-mt": ("bench/net/echo_tokio", ["0", "multi", "{n}"]),
     "tokio-ct": ("bench/net/echo_tokio", ["0", "current", "{n}"]),
     "epoll": ("bench/net/echo_epoll", ["0", "{n}"]),
+    # the io_uring floors: a liburing loop per CPU, no runtime; one recv per message, or one
+    # multishot recv per connection into a provided buffer ring
+    "uring": ("bench/net/echo_uring", ["0", "{n}", "single", "0"]),
+    "uring-multi": ("bench/net/echo_uring", ["0", "{n}", "multi", "0"]),
 }
+FLOORS = ("uring", "uring-multi")  # compared with Go like ito: what io_uring itself reaches
 
 
 def add_arguments(p):
@@ -195,6 +204,12 @@ def run(args, ctx) -> int:
     _build_peers(ctx)
     servers = [s for s in args.servers.split(",") if s]
     servers = [s for s in servers if (ctx.build_dir / SERVERS[s][0]).exists()]
+    for s in [s for s in servers if s in FLOORS]:  # the floors need io_uring itself: no fallback
+        try:
+            _one_run(ctx, s, 4, DEPTH, "shared")
+        except RuntimeError as e:
+            print(f"net: {s} skipped: {str(e)[-200:]}")
+            servers.remove(s)
     placements = [p for p in args.placements.split(",") if p]
     if "pinned" in placements and not _cpu_halves():
         placements.remove("pinned")
@@ -240,11 +255,15 @@ def run(args, ctx) -> int:
                        "server_sys_ns_per_msg_median": round(statistics.median(cell(pl, c, s, "server_sys_ns_per_msg"))),
                        "client_cpu_ns_per_msg_median": round(statistics.median(cell(pl, c, s, "client_cpu_ns_per_msg"))),
                        "syscalls_per_msg": None if syscalls.get(s) is None else round(syscalls[s], 3)}
-                for peer in ("go", "tokio-mt", "tokio-ct", "epoll"):
+                for peer in ("go", "tokio-mt", "tokio-ct", "epoll") + FLOORS:
                     if s == "ito" and peer in servers:
                         rs = ratios(pl, c, "ito", peer)
                         round_ratios[(pl, c, peer)] = rs
                         row[f"ito_over_{peer}"] = round(statistics.median(rs), 3) if rs else None
+                if s in FLOORS and "go" in servers:
+                    rs = ratios(pl, c, s, "go")
+                    round_ratios[(pl, c, s, "go")] = rs
+                    row[f"{s}_over_go"] = round(statistics.median(rs), 3) if rs else None
                 table.append(row)
     tcols = _columns(table)
     write_csv(out / "summary.csv", tcols, _dict_rows(table, tcols))
@@ -306,7 +325,7 @@ def _report(out, table, placements, conns, servers, syscalls, rounds, total, loa
     cols = ["placement", "conns", "server", "msgs_per_s_median", "msgs_per_s_min", "msgs_per_s_max",
             "cpu_ns_per_msg_median", "client_cpu_ns_per_msg_median", "syscalls_per_msg"]
     ratio_cols = [c for c in ("ito_over_go", "ito_over_tokio-mt", "ito_over_tokio-ct", "ito_over_epoll")
-                  if any(c in r for r in table)]
+                  + tuple(f"ito_over_{f}" for f in FLOORS) if any(c in r for r in table)]
     ito_rows = [r for r in table if r["server"] == "ito"]
     verdicts = []
     rr = round_ratios or {}
@@ -316,6 +335,13 @@ def _report(out, table, placements, conns, servers, syscalls, rounds, total, loa
         vt = goal_verdict(rr.get((r["placement"], 1000, "tokio-mt"), []), GOAL_TOKIO)
         verdicts.append(f"- {r['placement']}, 1000 connections: ito/Go = {g} (goal >= {GOAL_GO}: {vg}), "
                         f"ito/Tokio multi-thread = {t} (goal >= {GOAL_TOKIO}: {vt})")
+        for f in FLOORS:
+            fr = next((x for x in table if (x["server"], x["conns"], x["placement"]) == (f, 1000, r["placement"])), None)
+            rs = rr.get((r["placement"], 1000, f, "go"), [])
+            if fr and rs:
+                verdicts.append(f"  - the io_uring floor `{f}` (no runtime) over Go in the same rounds: "
+                                f"{fr[f'{f}_over_go']} (rounds {min(rs):.2f}-{max(rs):.2f}); ito over it: "
+                                f"{r.get(f'ito_over_{f}')}")
     setup = "\n".join([
         host.host_line(),
         "",
@@ -361,6 +387,6 @@ def _report(out, table, placements, conns, servers, syscalls, rounds, total, loa
              f"x {COUNT_MSGS} messages; counts include the setup: accepts, mappings, thread creation). "
              "Server CPU is the whole server process's user + system time from wait4, setup included; "
              "on loopback part of a message's kernel work is charged to whichever process sends it.")
-    write_report(out / "report.md", "Loopback echo servers: ito, Go, Tokio, epoll",
+    write_report(out / "report.md", "Loopback echo servers: ito, Go, Tokio, epoll, io_uring",
                  [("Set-up", setup), ("Results", results), ("Against the goal", goal), ("Notes", notes),
                   ("How to reproduce", "`ito-lab net` (or `ito-lab --quick net`); raw runs in `net.csv`.")])
