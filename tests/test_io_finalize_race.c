@@ -169,7 +169,11 @@ static void round_of(unsigned s)
 int main(void)
 {
     CHECK(mkdtemp(dir) != NULL);
-    for (unsigned s = 1; s <= ROUNDS; s++) round_of(s * 2654435761u);
+    /* ITO_TEST_SEED_BASE shifts the seeds, to explore beyond the fixed ones (a failure
+     * prints its seed; run again with the same base to repeat it) */
+    const char *base_env = getenv("ITO_TEST_SEED_BASE");
+    unsigned base = base_env ? (unsigned)strtoul(base_env, NULL, 10) : 0;
+    for (unsigned s = 1; s <= ROUNDS; s++) round_of((base + s) * 2654435761u);
     rmdir(dir);
     unsetenv("ITO_WSC_BACKEND");
     unsetenv("ITO_WSC_THRESHOLD");
