@@ -22,9 +22,8 @@
  * if on_main, and on a new ULT, joined; then the runtime is finalized. */
 __attribute__((unused)) static void io_each_backend(void *(*fn)(void *), int on_main)
 {
-    const char *backends[] = {"uring", "sync"};
-    for (int b = 0; b < 2; b++) {
-        setenv("ITO_WSC_BACKEND", backends[b], 1);
+    for (int b = 0; b < ITO_TEST_NBACKENDS; b++) {
+        setenv("ITO_WSC_BACKEND", ito_test_backends[b], 1);
         CHECK_OK(ito_init(NULL));
         void *arg = (void *)(intptr_t)(b == 0);
         if (on_main) fn(arg);

@@ -151,17 +151,20 @@ __attribute__((unused)) static uint64_t ito_test_switches(void)
 #endif
 
 
+/* The backends of split-phase calls every I/O test runs on, io_uring first (index 0). */
+#define ITO_TEST_NBACKENDS 2
+__attribute__((unused)) static const char *const ito_test_backends[ITO_TEST_NBACKENDS] = {"uring", "sync"};
+
 #if defined(ITO_SYSCALL_H) && (defined(_GNU_SOURCE) || defined(_POSIX_C_SOURCE))
 /* Run round(backend) once per backend of split-phase calls ("uring", then "sync"; an
  * unavailable io_uring falls back to sync), each inside its own ito_init with `workers`
  * workers and ito_finalize. */
 __attribute__((unused)) static void ito_test_each_backend(int workers, void (*round)(const char *backend))
 {
-    static const char *const backends[] = {"uring", "sync"};
-    for (int b = 0; b < 2; b++) {
-        setenv("ITO_WSC_BACKEND", backends[b], 1);
+    for (int b = 0; b < ITO_TEST_NBACKENDS; b++) {
+        setenv("ITO_WSC_BACKEND", ito_test_backends[b], 1);
         CHECK_OK(ito_init(&(ito_config_t){.workers = workers}));
-        round(backends[b]);
+        round(ito_test_backends[b]);
         CHECK_OK(ito_finalize());
     }
     unsetenv("ITO_WSC_BACKEND");

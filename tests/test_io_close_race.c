@@ -71,9 +71,8 @@ static void round_of(int k, int parked_first, int round)
 
 int main(void)
 {
-    const char *backends[] = {"uring", "sync"};
-    for (int b = 0; b < 2; b++) {
-        setenv("ITO_WSC_BACKEND", backends[b], 1);
+    for (int b = 0; b < ITO_TEST_NBACKENDS; b++) {
+        setenv("ITO_WSC_BACKEND", ito_test_backends[b], 1);
         CHECK_OK(ito_init(&(ito_config_t){.workers = 2}));
         for (int k = 0; k < KINDS; k++) {
             round_of(k, 1, k);

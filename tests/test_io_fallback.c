@@ -215,10 +215,9 @@ static void check_refused(void)
 int main(void)
 {
     check_pipe_one_worker();
-    const char *backends[] = {"uring", "sync"};
-    for (int b = 0; b < 2; b++) {
-        check_idle_cpu(backends[b]);
-        check_finalize_no_spin(backends[b]);
+    for (int b = 0; b < ITO_TEST_NBACKENDS; b++) {
+        check_idle_cpu(ito_test_backends[b]);
+        check_finalize_no_spin(ito_test_backends[b]);
     }
     check_files_sync();
     check_refused();

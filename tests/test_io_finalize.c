@@ -294,12 +294,11 @@ static void the_rest(const char *backend)
 int main(void)
 {
     CHECK(mkdtemp(dir) != NULL);
-    const char *backends[] = {"uring", "sync"};
-    for (int b = 0; b < 2; b++) {
-        writers_then_finalize(backends[b], 0, 0);
-        writers_then_finalize(backends[b], O_DSYNC, 0);
-        writers_then_finalize(backends[b], 0, 2);
-        the_rest(backends[b]);
+    for (int b = 0; b < ITO_TEST_NBACKENDS; b++) {
+        writers_then_finalize(ito_test_backends[b], 0, 0);
+        writers_then_finalize(ito_test_backends[b], O_DSYNC, 0);
+        writers_then_finalize(ito_test_backends[b], 0, 2);
+        the_rest(ito_test_backends[b]);
     }
     rmdir(dir);
     unsetenv("ITO_WSC_BACKEND");

@@ -34,14 +34,13 @@ int main(void)
 {
     CHECK_EQ(pipe(pipefd), 0);
     setenv("ITO_FINALIZE_GRACE_MS", "0", 1);
-    const char *backends[] = {"uring", "sync"};
 #if defined(ITOI_ASAN) || defined(ITOI_TSAN)
     int cycles = 100;
 #else
     int cycles = 400;
 #endif
-    for (int b = 0; b < 2; b++) {
-        setenv("ITO_WSC_BACKEND", backends[b], 1);
+    for (int b = 0; b < ITO_TEST_NBACKENDS; b++) {
+        setenv("ITO_WSC_BACKEND", ito_test_backends[b], 1);
         for (use_poll = 0; use_poll <= 1; use_poll++) {
             for (int i = 0; i < cycles; i++) {
                 CHECK_OK(ito_init(NULL));

@@ -206,10 +206,9 @@ int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* the clients write to connections the server has reset */
     for (size_t i = 0; i < BIG; i++) big[i] = (char)(i * 7 + 3);
-    const char *backends[] = {"uring", "sync"};
-    for (int b = 0; b < 2; b++) {
-        serve(backends[b], 0);
-        serve(backends[b], 150);
+    for (int b = 0; b < ITO_TEST_NBACKENDS; b++) {
+        serve(ito_test_backends[b], 0);
+        serve(ito_test_backends[b], 150);
     }
     unsetenv("ITO_WSC_BACKEND");
     TEST_DONE();

@@ -133,9 +133,8 @@ static void check_ticks(const char *what, uint64_t limit)
 
 int main(void)
 {
-    const char *backends[] = {"uring", "sync"};
-    for (int b = 0; b < 2; b++) {
-        setenv("ITO_WSC_BACKEND", backends[b], 1);
+    for (int b = 0; b < ITO_TEST_NBACKENDS; b++) {
+        setenv("ITO_WSC_BACKEND", ito_test_backends[b], 1);
         CHECK_EQ(pipe(to_echo), 0);
         CHECK_EQ(pipe(from_echo), 0);
         pthread_t e;
