@@ -19,9 +19,13 @@
  * getpid on the sync backend (io_uring has no getpid opcode: the flusher runs each one
  * as its own syscall, so K buys nothing there and the ratio shows the machinery's cost).
  *
- * Noise: every round measures the plain baseline right before each WSC variant, and the
- * ratio reported is the median over rounds of (wsc / adjacent plain). One worker, so
- * that a bucket is one worker's (pin the process with taskset for stable numbers).
+ * Noise: the series of a backend (raw, floor and both WSC issuers on uring) run in the
+ * same rounds, interleaved K by K, and every trial has its own plain baseline measured
+ * right before it; the ratio reported is the median over rounds of (trial / adjacent
+ * plain). (Until 2026-12-03 raw and floor ran in a phase of their own before ito's: the
+ * cost of getpid drifts by up to a third between phases on a VM, which made their ratios
+ * and ito's not comparable.) One worker, so that a bucket is one worker's (pin the
+ * process with taskset for stable numbers).
  *
  * Correctness (fatal if violated, every trial): each of the 128 receivers fires exactly
  * once, with the value the kernel returned (0 for NOP, the pid for getpid), and the
@@ -281,13 +285,28 @@ __attribute__((noinline)) static double wsc_trial(int k, int zwt_issuers, int *e
 
 /* ---- driver ---- */
 
+/* A series of the figure: kind raw / floor (no ito, on raw_ring) or wsc (ito). */
 typedef struct variant {
-    const char *backend, *op, *issuer;
+    const char *kind, *op, *issuer;
     ito_sysop_t sysop;
     int zwt_issuers;
 } variant_t;
 
-static void run_backend(const char *backend, int trials, int warm)
+static double variant_trial(const variant_t *v, int k, int *extra)
+{
+    *extra = 0;
+    if (!strcmp(v->kind, "raw")) return raw_uring_nop(k);
+    if (!strcmp(v->kind, "floor")) return floor_trial(k);
+    cur_op = v->sysop;
+    expect_val = cur_op == ITO_SYS_GETPID ? (long)getpid() : 0;
+    return wsc_trial(k, v->zwt_issuers, extra);
+}
+
+/* Every series of a backend in the same rounds: for each round, each K and each series, a
+ * plain baseline right before the trial, so that all ratios of a K share the host's state
+ * of that moment (the cost of getpid itself drifts by up to a third between phases of a
+ * run on a VM: series measured in separate phases were not comparable). */
+static void run_backend(const char *backend, int trials, int warm, int raw)
 {
     setenv("ITO_WSC_BACKEND", backend, 1);
     ito_config_t cfg = {.workers = 1};
@@ -299,102 +318,76 @@ static void run_backend(const char *backend, int trials, int warm)
         return;
     }
     frame_setup();
-    variant_t vs[3];
+    variant_t vs[4];
     int nv = 0;
     if (want == ITO_WSC_URING) {
-        vs[nv++] = (variant_t){backend, "nop", "zwt", ITO_SYS_NOP, 1};
-        vs[nv++] = (variant_t){backend, "nop", "main", ITO_SYS_NOP, 0};
-    } else {
-        /* The sync backend runs a NOP without entering the kernel: nothing to compare. */
-        vs[nv++] = (variant_t){backend, "getpid", "zwt", ITO_SYS_GETPID, 1};
-    }
-    size_t cells = (size_t)nv * NK;
-    double *wsc = calloc(cells * (size_t)trials, sizeof *wsc);
-    double *ratio = calloc(cells * (size_t)trials, sizeof *ratio);
-    double *plain = calloc((size_t)trials, sizeof *plain);
-    int *extra_trials = calloc(cells, sizeof *extra_trials);
-    if (!wsc || !ratio || !plain || !extra_trials) die("out of memory", 0, 0);
-    long pid = getpid();
-    for (int t = -warm; t < trials; t++) {
-        double p_round = 0;
-        for (int v = 0; v < nv; v++) {
-            cur_op = vs[v].sysop;
-            expect_val = cur_op == ITO_SYS_GETPID ? pid : 0;
-            for (int ki = 0; ki < NK; ki++) {
-                double p = plain_getpid();
-                int extra = 0;
-                double w = wsc_trial(ks[ki], vs[v].zwt_issuers, &extra);
-                if (t < 0) continue;
-                size_t c = (size_t)v * NK + (size_t)ki;
-                extra_trials[c] += extra;
-                wsc[c * (size_t)trials + (size_t)t] = w;
-                ratio[c * (size_t)trials + (size_t)t] = w / p;
-                p_round = p;
+        if (raw) {
+            int rc = io_uring_queue_init(256, &raw_ring, 0);
+            if (rc < 0) {
+                printf("# raw io_uring unavailable (%s): skipped\n", strerror(-rc));
+                raw = 0;
             }
         }
-        if (t >= 0) plain[t] = p_round;
+        if (raw) { /* the kernel floor and the design's floor, beside ito */
+            vs[nv++] = (variant_t){"raw", "nop", "none", ITO_SYS_NOP, 0};
+            vs[nv++] = (variant_t){"floor", "nop", "zwt", ITO_SYS_NOP, 1};
+        }
+        vs[nv++] = (variant_t){"wsc", "nop", "zwt", ITO_SYS_NOP, 1};
+        vs[nv++] = (variant_t){"wsc", "nop", "main", ITO_SYS_NOP, 0};
+    } else {
+        /* The sync backend runs a NOP without entering the kernel: nothing to compare. */
+        raw = 0;
+        vs[nv++] = (variant_t){"wsc", "getpid", "zwt", ITO_SYS_GETPID, 1};
+    }
+    size_t cells = (size_t)nv * NK;
+    double *ns = calloc(cells * (size_t)trials, sizeof *ns);
+    double *ratio = calloc(cells * (size_t)trials, sizeof *ratio);
+    double *plain = calloc(cells * (size_t)trials, sizeof *plain);
+    int *extra_trials = calloc(cells, sizeof *extra_trials);
+    if (!ns || !ratio || !plain || !extra_trials) die("out of memory", 0, 0);
+    for (int t = -warm; t < trials; t++) {
+        for (int ki = 0; ki < NK; ki++) {
+            for (int v = 0; v < nv; v++) {
+                double p = plain_getpid();
+                int extra = 0;
+                double w = variant_trial(&vs[v], ks[ki], &extra);
+                if (t < 0) continue;
+                size_t c = (size_t)v * NK + (size_t)ki, at = c * (size_t)trials + (size_t)t;
+                extra_trials[c] += extra;
+                ns[at] = w;
+                ratio[at] = w / p;
+                plain[at] = p;
+            }
+        }
     }
     for (int v = 0; v < nv; v++) {
         for (int ki = 0; ki < NK; ki++) {
             size_t c = (size_t)v * NK + (size_t)ki;
-            double mw = median(&wsc[c * (size_t)trials], trials);
+            double mw = median(&ns[c * (size_t)trials], trials);
             double mr = median(&ratio[c * (size_t)trials], trials);
-            printf("RESULT kind=wsc backend=%s op=%s issuer=%s k=%d calls=%d median_ns=%.1f ratio=%.4f "
-                   "trials=%d crossings=%d extra_trials=%d\n",
-                   vs[v].backend, vs[v].op, vs[v].issuer, ks[ki], NCALLS, mw, mr, trials,
-                   want == ITO_WSC_URING && vs[v].sysop == ITO_SYS_NOP ? NCALLS / ks[ki] : NCALLS,
-                   extra_trials[c]);
+            int crossings = want == ITO_WSC_URING && vs[v].sysop == ITO_SYS_NOP ? NCALLS / ks[ki] : NCALLS;
+            printf("RESULT kind=%s backend=%s op=%s issuer=%s k=%d calls=%d median_ns=%.1f ratio=%.4f "
+                   "trials=%d crossings=%d",
+                   vs[v].kind, backend, vs[v].op, vs[v].issuer, ks[ki], NCALLS, mw, mr, trials, crossings);
+            if (!strcmp(vs[v].kind, "wsc")) printf(" extra_trials=%d", extra_trials[c]);
+            printf("\n");
         }
     }
     printf("RESULT kind=plain backend=%s op=getpid calls=%d median_ns=%.1f trials=%d\n", backend, NCALLS,
-           median(plain, trials), trials);
+           median(plain, (int)cells * trials), (int)cells * trials);
     ito_wsc_stats_t st;
     ito_wsc_stats(&st);
     printf("# %s: posted %llu completed %llu crossings %llu flushes: threshold %llu idle %llu explicit %llu\n",
            backend, (unsigned long long)st.posted, (unsigned long long)st.completed,
            (unsigned long long)st.crossings, (unsigned long long)st.flush_threshold,
            (unsigned long long)st.flush_idle, (unsigned long long)st.flush_explicit);
-    free(wsc);
+    free(ns);
     free(ratio);
     free(plain);
     free(extra_trials);
+    if (raw) io_uring_queue_exit(&raw_ring);
     if (ito_finalize() != ITO_OK) die("ito_finalize", 0, 0);
     unsetenv("ITO_WSC_BACKEND");
-}
-
-/* The kernel floor (raw NOP batches) and the design's floor (a ZWT per call by hand), each
- * right after its own plain baseline, in the same rounds. */
-static void run_raw(int trials, int warm)
-{
-    int rc = io_uring_queue_init(256, &raw_ring, 0);
-    if (rc < 0) {
-        printf("# raw io_uring unavailable (%s): skipped\n", strerror(-rc));
-        return;
-    }
-    static const char *const kind[2] = {"raw", "floor"}, *const issuer[2] = {"none", "zwt"};
-    size_t cells = 2 * (size_t)NK * (size_t)trials;
-    double *r = calloc(cells, sizeof *r), *q = calloc(cells, sizeof *q);
-    if (!r || !q) die("out of memory", 0, 0);
-    for (int t = -warm; t < trials; t++)
-        for (int ki = 0; ki < NK; ki++)
-            for (int s = 0; s < 2; s++) {
-                double p = plain_getpid(), w = s ? floor_trial(ks[ki]) : raw_uring_nop(ks[ki]);
-                if (t < 0) continue;
-                size_t c = ((size_t)s * NK + (size_t)ki) * (size_t)trials + (size_t)t;
-                r[c] = w;
-                q[c] = w / p;
-            }
-    for (int s = 0; s < 2; s++)
-        for (int ki = 0; ki < NK; ki++) {
-            size_t c = ((size_t)s * NK + (size_t)ki) * (size_t)trials;
-            printf("RESULT kind=%s backend=uring op=nop issuer=%s k=%d calls=%d median_ns=%.1f ratio=%.4f "
-                   "trials=%d crossings=%d\n",
-                   kind[s], issuer[s], ks[ki], NCALLS, median(&r[c], trials), median(&q[c], trials), trials,
-                   NCALLS / ks[ki]);
-        }
-    free(r);
-    free(q);
-    io_uring_queue_exit(&raw_ring);
 }
 
 static void usage(void)
@@ -418,8 +411,7 @@ int main(int argc, char **argv)
     if (strcmp(backend, "uring") && strcmp(backend, "sync") && strcmp(backend, "both")) usage();
     printf("# wsc_fig11: %d calls per trial, %d trials (+%d warm-up), pid %ld\n", NCALLS, trials, warm,
            (long)getpid());
-    if (raw) run_raw(trials, warm);
-    if (strcmp(backend, "sync")) run_backend("uring", trials, warm);
-    if (strcmp(backend, "uring")) run_backend("sync", trials, warm);
+    if (strcmp(backend, "sync")) run_backend("uring", trials, warm, raw);
+    if (strcmp(backend, "uring")) run_backend("sync", trials, warm, raw);
     return 0;
 }

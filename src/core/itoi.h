@@ -404,6 +404,9 @@ static inline itoi_worker_t *itoi_self_worker(void)
 /* scheduler (sched.c) */
 void itoi_ready(itoi_ult_t *t);                 /* make ULT t ready: on the caller's worker, or t's own */
 void itoi_unit_ready(itoi_unit_t *u);           /* make a stackless unit ready (any thread) */
+/* Run a stackless unit that was just made ready, at once, on w's scheduler context (a
+ * poller's completions: no queue between a completion and its continuation). */
+void itoi_unit_run_now(itoi_worker_t *w, itoi_unit_t *u);
 void itoi_ready_local_slow(itoi_worker_t *w, itoi_unit_t *u);
 void itoi_publish_some(itoi_worker_t *w);       /* offload half of w's queue if a worker wants work */
 void itoi_block(itoi_worker_t *w, itoa_post_fn post, void *arg); /* switch away; `post` publishes */

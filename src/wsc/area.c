@@ -299,7 +299,13 @@ void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long 
     int entry = r->entry;
     rec_put(a, r);
     if (wt) iowait_done(w, a, wt, r);
-    if (f) ito_continue_value(f, entry, (uint64_t)res);
+    if (!f) return;
+    if (a->reaping && a->ndirect < ITOI_WSC_DIRECT) { /* the poller runs it after the reap */
+        itoi_unit_t *u = itoi_zwt_fire_take(w, f, entry, (uint64_t)res);
+        if (u) a->direct[a->ndirect++] = u;
+        return;
+    }
+    ito_continue_value(f, entry, (uint64_t)res);
 }
 
 static void flush_timer_off(itoi_worker_t *w, itoi_wscw_t *a)
@@ -502,8 +508,15 @@ static size_t wsc_poll(itoi_worker_t *w, size_t budget)
             did++;
         }
     }
+    a->reaping = true;
     if (a->uring && a->inflight) did += itoi_uring_reap(w, a);
     if (a->nwaiting) did += itoi_ready_poll(w, a);
+    a->reaping = false;
+    /* The continuations that became ready, at once and in completion order. What they post
+     * or complete meanwhile takes the ordinary paths (reaping is off). */
+    unsigned n = a->ndirect;
+    a->ndirect = 0;
+    for (unsigned i = 0; i < n; i++) itoi_unit_run_now(w, a->direct[i]);
     return did;
 }
 

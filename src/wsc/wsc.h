@@ -94,6 +94,7 @@ typedef struct itoi_wsc_counters {
     _Atomic uint64_t flush_threshold, flush_idle, flush_latency, flush_explicit;
 } itoi_wsc_counters_t;
 
+#define ITOI_WSC_DIRECT 64 /* continuations run by the poller after one reap (more: queued) */
 #define ITOI_WSC_FD_SLOTS 65536u /* itoi_wscw_t.fdlive: 256 KiB per worker, touched only where fds are */
 
 typedef struct itoi_wscw {
@@ -124,6 +125,12 @@ typedef struct itoi_wscw {
     itoi_rfd_t *fds;
     size_t nfds;                /* capacity of fds */
     size_t nwaiting;            /* records in READY */
+    /* completions reaped by the poller (wsc_poll): while `reaping`, a continuation that
+     * makes a ZWT entry ready hands it here, and the poller runs it right after the reap
+     * (the paper's receiver continued by the completion itself, no ready queue between) */
+    bool reaping;
+    unsigned ndirect;
+    itoi_unit_t *direct[ITOI_WSC_DIRECT];
     /* latency bound: armed when the first request is buffered */
     itoi_timer_t flush_timer;
     itoi_wsc_counters_t st;

@@ -28,8 +28,10 @@ static void wake_waiter(itoi_zentry_t *e)
     if (old > ITOI_ZW_FIRED) itoi_ready((itoi_ult_t *)old);
 }
 
+/* `take` (the worker's own completion path, itoi_zwt_fire_take): an entry that becomes
+ * ready is marked queued and handed back in *taken instead of going to a queue. */
 static inline __attribute__((always_inline)) int do_continue(itoi_worker_t *w, ito_frame_t *f, int entry,
-                                                             int has_value, uint64_t value)
+                                                             int has_value, uint64_t value, itoi_unit_t **taken)
 {
     int rc;
     itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
@@ -47,8 +49,14 @@ static inline __attribute__((always_inline)) int do_continue(itoi_worker_t *w, i
         if (ITOI_UNLIKELY(s <= 0)) return ITO_ESTATE; /* more continuations than the arming expected */
     } while (!atomic_compare_exchange_weak_explicit(&e->sync, &s, s - 1, memory_order_acq_rel, memory_order_relaxed));
     if (ITOI_LIKELY(s > 1)) return ITO_OK;
-    if (e->code) make_ready(e);
-    else wake_waiter(e);
+    if (!e->code) {
+        wake_waiter(e);
+    } else if (taken) {
+        atomic_store_explicit(&e->queued, 1, memory_order_relaxed);
+        *taken = &e->u;
+    } else {
+        make_ready(e);
+    }
     return ITO_OK;
 }
 
@@ -60,7 +68,7 @@ __attribute__((noinline, cold)) static int continue_foreign(ito_frame_t *f, int 
     if (itoi_foreign_enter() != ITO_OK) /* no runtime: every frame is stale (ito_finalize
                                           * invalidates them); else it is closing */
         return atomic_load(&itoi_rt.state) == 0 ? ITO_EINVAL : ITO_ESTATE;
-    int rc = do_continue(NULL, f, entry, has_value, value);
+    int rc = do_continue(NULL, f, entry, has_value, value, NULL);
     itoi_foreign_exit();
     return rc;
 }
@@ -69,13 +77,20 @@ __attribute__((noinline, cold)) static int continue_foreign(ito_frame_t *f, int 
 static inline __attribute__((always_inline)) int continue_any(ito_frame_t *f, int entry, int has_value, uint64_t value)
 {
     itoi_worker_t *w = itoi_self_worker();
-    if (ITOI_LIKELY(w != NULL)) return do_continue(w, f, entry, has_value, value);
+    if (ITOI_LIKELY(w != NULL)) return do_continue(w, f, entry, has_value, value, NULL);
     return continue_foreign(f, entry, has_value, value);
 }
 
 int ito_continue(ito_frame_t *f, int entry) { return continue_any(f, entry, 0, 0); }
 
 int ito_continue_value(ito_frame_t *f, int entry, uint64_t value) { return continue_any(f, entry, 1, value); }
+
+itoi_unit_t *itoi_zwt_fire_take(itoi_worker_t *w, ito_frame_t *f, int entry, uint64_t value)
+{
+    itoi_unit_t *u = NULL;
+    (void)do_continue(w, f, entry, 1, value, &u); /* refused (a stale frame): dropped, as ito_continue_value */
+    return u;
+}
 
 int ito_rearm(ito_frame_t *f, int entry, uint32_t count)
 {

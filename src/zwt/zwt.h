@@ -5,7 +5,10 @@
  *    brings it to zero owns the firing: it sets `queued` and makes the entry ready as a
  *    stackless unit of the one scheduler (src/core/sched.c: the same queues, stealing,
  *    fairness and wake-ups as ULTs; there is no separate ready queue for ZWTs). The
- *    worker that runs it clears `queued` and runs the code (zwt_run in fire.c).
+ *    worker that runs it clears `queued` and runs the code (zwt_run in fire.c). One
+ *    exception to "queued": a request's completion reaped by its worker's poller takes
+ *    the ready entry (itoi_zwt_fire_take) and the poller runs it at once on the same
+ *    scheduler context (src/wsc/area.c, wsc_poll), counted as made ready and run.
  *  - `waiter` is used only by entries without code: 0 (armed), FIRED, or the ULT that
  *    waits; firing exchanges it to FIRED, and a waiter installs itself with a CAS from
  *    the post action of its park, so exactly one side readies the ULT. */
@@ -55,6 +58,11 @@ typedef struct itoi_zworker {
 int itoi_zwt_setup(void);                   /* once per ito_init, on first use */
 itoi_zworker_t *itoi_zwt_worker(itoi_worker_t *w);
 void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u); /* the unit's run: the entry's code */
+/* ito_continue_value from worker w's scheduler context, for a caller that runs the entry
+ * itself: if this continuation makes an entry with code ready, the entry is marked queued
+ * and returned (the caller runs it with itoi_unit_run_now); NULL otherwise (not ready yet,
+ * a waiting ULT woken, or refused as ito_continue_value would refuse it). */
+itoi_unit_t *itoi_zwt_fire_take(itoi_worker_t *w, ito_frame_t *f, int entry, uint64_t value);
 
 /* Frame handles. The ito_frame_t * the API hands out is the frame's address with the low
  * 16 bits of its generation in the top 16 bits (user-space addresses use 47): a handle
