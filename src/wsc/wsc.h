@@ -131,8 +131,12 @@ typedef struct itoi_wscw {
     bool reaping;
     unsigned ndirect;
     itoi_unit_t *direct[ITOI_WSC_DIRECT];
-    /* latency bound: armed when the first request is buffered */
+    /* latency bound (area.c, flush_timer_fire): a timer that ticks every half bound while
+     * requests are buffered; a bucket still there at two ticks in a row is flushed */
     itoi_timer_t flush_timer;
+    uint64_t flushes;           /* buckets flushed so far: tells one bucket from the next */
+    uint64_t tick_flushes;      /* `flushes` at the last tick that found a bucket */
+    bool tick_saw;              /* the last tick found one */
     itoi_wsc_counters_t st;
 } itoi_wscw_t;
 
