@@ -115,6 +115,16 @@ __attribute__((unused)) static void ito_test_start_parked(ito_thread_t *t, void 
     CHECK_OK(ito_create(t, fn, arg, &a));
     for (int i = 0; i < 3; i++) CHECK_OK(ito_yield());
 }
+
+/* Runs a(NULL) and b(NULL) as two ULTs (b created first) and joins both. */
+__attribute__((unused)) static void ito_test_run_two(void *(*a)(void *), void *(*b)(void *))
+{
+    ito_thread_t ta, tb;
+    CHECK_OK(ito_create(&tb, b, NULL, NULL));
+    CHECK_OK(ito_create(&ta, a, NULL, NULL));
+    CHECK_OK(ito_join(ta, NULL));
+    CHECK_OK(ito_join(tb, NULL));
+}
 #endif
 
 #if defined(ITO_COOP_H)

@@ -259,11 +259,7 @@ static void check_races(void)
     CHECK_OK(ito_mutex_init(&rm));
     CHECK_OK(ito_cond_init(&rc_));
     atomic_store(&signals, 0);
-    ito_thread_t a, b;
-    CHECK_OK(ito_create(&a, racer_waiter, NULL, NULL));
-    CHECK_OK(ito_create(&b, racer_signaller, NULL, NULL));
-    CHECK_OK(ito_join(a, NULL));
-    CHECK_OK(ito_join(b, NULL));
+    ito_test_run_two(racer_signaller, racer_waiter);
     CHECK_EQ(atomic_load(&signals), ROUNDS);
     CHECK_OK(ito_cond_destroy(&rc_)); /* no stale waiter left in the queue */
     CHECK_OK(ito_mutex_destroy(&rm));

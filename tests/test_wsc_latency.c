@@ -12,20 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ito/ito.h"
 #include "ito_test.h"
 
 static volatile long result;
 static atomic_int stop;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void *yielder(void *arg)
 {
@@ -40,11 +32,11 @@ static void *poster(void *arg)
     ito_sysreq_t q = {.op = ITO_SYS_NOP, .result = (long *)&result};
     result = -9999;
     CHECK_OK(ito_sys_post(&q));
-    double t0 = now_s();
+    uint64_t t0 = ito_test_now_ns();
     long spins = 0;
     while (result == -9999) {
         CHECK_OK(ito_yield());
-        if ((++spins & 1023) == 0 && now_s() - t0 > 10.0) {
+        if ((++spins & 1023) == 0 && ito_test_now_ns() - t0 > 10000000000u) {
             fprintf(stderr, "test_wsc_latency: the bucket was never flushed\n");
             abort();
         }
@@ -63,11 +55,7 @@ static void round_(const char *backend)
         ito_wsc_stats_t s0, s1;
         CHECK_OK(ito_wsc_stats(&s0));
         atomic_store(&stop, 0);
-        ito_thread_t a, b;
-        CHECK_OK(ito_create(&b, yielder, NULL, NULL));
-        CHECK_OK(ito_create(&a, poster, NULL, NULL));
-        CHECK_OK(ito_join(a, NULL));
-        CHECK_OK(ito_join(b, NULL));
+        ito_test_run_two(poster, yielder);
         CHECK_OK(ito_wsc_stats(&s1));
         CHECK_EQ((long)(s1.completed - s0.completed), 1);
         CHECK_EQ((long)(s1.flush_threshold - s0.flush_threshold), 0);
