@@ -7,10 +7,14 @@
  * receiver fires once, with the kernel's value; ito_zwt_stats counts every firing; a
  * continuation that is refused (its entry already fired) changes nothing; ito_finalize
  * returns ITO_OK (the firings are counted as made ready and run, so nothing looks
- * pending). Both backends, 1 and 2 workers. */
+ * pending). Both backends, 1 and 2 workers.
+ * And while a worker is idle the poller queues the continuations instead, so that it can
+ * steal them: 32 NOPs whose receivers each compute for 2 ms, posted on worker 0 of two,
+ * must not all run on worker 0 (they all did before the poller looked at idle workers). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "ito/ito.h"
@@ -78,10 +82,51 @@ static void round_(const char *backend)
     CHECK_OK(ito_frame_destroy(f));
 }
 
+/* ---- receivers that compute, with a worker idle ---- */
+
+#define HEAVY 32
+static long heavy_res[HEAVY];
+static pid_t heavy_on[HEAVY]; /* the kernel thread (worker) each ran on */
+
+static void heavy_receiver(ito_frame_t *f, int entry, uint64_t v)
+{
+    CHECK_EQ((long)v, 0);
+    heavy_on[entry] = gettid(); /* ito_worker_id is for ULTs */
+    uint64_t t0 = ito_test_now_ns();
+    while (ito_test_now_ns() - t0 < 2000000u) {
+    }
+    CHECK_OK(ito_continue(f, HEAVY));
+}
+
+static void heavy_round(const char *backend)
+{
+    if (strcmp(backend, "uring") || ito_wsc_backend() != ITO_WSC_URING) return; /* the reaped path */
+    /* Up to 5 tries: the other worker counts as idle nearly all the time here, but not in
+     * the moments between two of its idle spells. */
+    int away = 0;
+    for (int attempt = 0; attempt < 5 && away == 0; attempt++) {
+        ito_frame_t *f;
+        CHECK_OK(ito_frame_create(&f, HEAVY + 1, 0));
+        for (int i = 0; i < HEAVY; i++) CHECK_OK(ito_entry_set(f, i, heavy_receiver, 1, ITO_MODE_USER));
+        CHECK_OK(ito_entry_set(f, HEAVY, NULL, HEAVY, ITO_MODE_USER));
+        pid_t home = gettid(); /* main's worker, where the requests are posted and reaped */
+        for (int i = 0; i < HEAVY; i++) {
+            ito_sysreq_t q = {.op = ITO_SYS_NOP, .result = &heavy_res[i], .frame = f, .entry = i};
+            CHECK_OK(ito_sys_post(&q));
+        }
+        CHECK_OK(ito_frame_wait(f, HEAVY));
+        for (int i = 0; i < HEAVY; i++) away += heavy_on[i] != home;
+        printf("%d of %d computing receivers ran on the other worker\n", away, HEAVY);
+        CHECK_OK(ito_frame_destroy(f));
+    }
+    CHECK(away > 0);
+}
+
 int main(void)
 {
     pid = (long)getpid();
     ito_test_each_backend(1, round_);
     ito_test_each_backend(2, round_);
+    ito_test_each_backend(2, heavy_round);
     TEST_DONE();
 }

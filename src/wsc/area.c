@@ -308,7 +308,10 @@ void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long 
     rec_put(a, r);
     if (wt) iowait_done(w, a, wt, r);
     if (!f) return;
-    if (a->reaping && a->ndirect < ITOI_WSC_DIRECT) { /* the poller runs it after the reap */
+    /* The poller runs it after the reap, unless a worker is idle: it may steal it from the
+     * ready queue (a receiver that computes is then not serialized behind the others). */
+    if (a->reaping && a->ndirect < ITOI_WSC_DIRECT &&
+        atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) == 0) {
         itoi_unit_t *u = itoi_zwt_fire_take(w, f, entry, (uint64_t)res);
         if (u) a->direct[a->ndirect++] = u;
         return;

@@ -127,7 +127,8 @@ typedef struct itoi_wscw {
     size_t nwaiting;            /* records in READY */
     /* completions reaped by the poller (wsc_poll): while `reaping`, a continuation that
      * makes a ZWT entry ready hands it here, and the poller runs it right after the reap
-     * (the paper's receiver continued by the completion itself, no ready queue between) */
+     * (the paper's receiver continued by the completion itself, no ready queue between);
+     * not while a worker is idle, which may steal it from the ready queue instead */
     bool reaping;
     unsigned ndirect;
     itoi_unit_t *direct[ITOI_WSC_DIRECT];

@@ -8,7 +8,8 @@
  *    worker that runs it clears `queued` and runs the code (zwt_run in fire.c). One
  *    exception to "queued": a request's completion reaped by its worker's poller takes
  *    the ready entry (itoi_zwt_fire_take) and the poller runs it at once on the same
- *    scheduler context (src/wsc/area.c, wsc_poll), counted as made ready and run.
+ *    scheduler context (src/wsc/area.c, wsc_poll), counted as made ready and run; not
+ *    while some worker is idle (it may steal the entry from the queue instead).
  *  - `waiter` is used only by entries without code: 0 (armed), FIRED, or the ULT that
  *    waits; firing exchanges it to FIRED, and a waiter installs itself with a CAS from
  *    the post action of its park, so exactly one side readies the ULT. */
