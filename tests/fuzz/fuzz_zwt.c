@@ -11,13 +11,20 @@
  * sanitizer report, a hang or a return value that is not one of ito's codes is a finding,
  * and so is a lost event: once everybody has ended, the handler must have been delivered
  * exactly the sum of the successful ito_device_signal counts ("events that occur while
- * masked are not lost", zwt.h), and ito_finalize must return ITO_OK. */
+ * masked are not lost", zwt.h), and ito_finalize must return ITO_OK.
+ * Split-phase requests continue ZWTs too: entries 4..19 are receivers, each the
+ * continuation of at most one request at a time (NOP or GETPID, posted by actors; from
+ * foreign threads the post is refused), on the io_uring or the sync backend. Every
+ * request posted must fire its receiver exactly once, with the kernel's value (0 or the
+ * pid): the completions the poller reaps run their receivers directly or through the
+ * ready queue (src/wsc/area.c), while devices, timers and other continuations go on. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fuzz_util.h"
 
@@ -53,6 +60,35 @@ static void on_timer(ito_frame_t *f, int entry, uint64_t value)
     check(ito_device_ack(T)); /* ITO_EINVAL once closed */
 }
 
+#define RECV0 4  /* first receiver entry */
+#define NRECV 16
+static _Atomic int slot_busy[NRECV];
+static _Atomic uint64_t posted, received;
+static long pid;
+
+static void on_reply(ito_frame_t *f, int entry, uint64_t value)
+{
+    require((long)value == 0 || (long)value == pid);
+    atomic_fetch_add(&received, 1);
+    require(ito_rearm(f, entry, 1) == ITO_OK); /* running, not queued: it can be re-armed */
+    atomic_store(&slot_busy[entry - RECV0], 0);
+}
+
+/* Post a NOP or GETPID whose continuation is a free receiver (none free: nothing). */
+static void post_one(unsigned k)
+{
+    for (int j = 0; j < NRECV; j++) {
+        int i = (int)((k + (unsigned)j) % NRECV);
+        if (atomic_exchange(&slot_busy[i], 1)) continue;
+        ito_sysreq_t q = {.op = k & 1 ? ITO_SYS_GETPID : ITO_SYS_NOP, .frame = F, .entry = RECV0 + i};
+        int rc = ito_sys_post(&q);
+        check(rc); /* ITO_ENOTULT from a foreign thread */
+        if (rc == ITO_OK) atomic_fetch_add(&posted, 1);
+        else atomic_store(&slot_busy[i], 0);
+        return;
+    }
+}
+
 static uint64_t deadline(unsigned k)
 {
     static const uint64_t ns[4] = {0, 50000, 300000, 1000000};
@@ -64,7 +100,7 @@ static void any_action(unsigned op, unsigned k, int ult)
 {
     uint64_t a, b;
     int rc;
-    switch (op % 12) {
+    switch (op % 13) {
     case 0:
     case 1: {
         uint64_t c = 1 + k % 3;
@@ -87,6 +123,7 @@ static void any_action(unsigned op, unsigned k, int ult)
     case 10:
         if (ult) check(ito_yield());
         break;
+    case 11: post_one(k); break;
     default: check(ito_device_fd(k & 1 ? E : T) >= 0 ? ITO_OK : ITO_EINVAL); break;
     }
 }
@@ -116,12 +153,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_begin(data, size);
     unsigned cfgb = byte();
     ito_config_t cfg = {.workers = 1 + (int)(cfgb & 1)};
+    setenv("ITO_WSC_BACKEND", cfgb & 128 ? "sync" : "uring", 1); /* uring refused: sync */
     if (ito_init(&cfg) != ITO_OK) abort();
+    pid = (long)getpid();
+    atomic_store(&posted, 0);
+    atomic_store(&received, 0);
+    for (int i = 0; i < NRECV; i++) atomic_store(&slot_busy[i], 0);
     check(ito_device_poll_mode(cfgb & 2 ? ITO_DEVICE_BUSY : ITO_DEVICE_SLEEP));
     atomic_store(&signalled, 0);
     atomic_store(&delivered, 0);
     atomic_store(&expirations, 0);
-    require(ito_frame_create(&F, 4, 16) == ITO_OK);
+    require(ito_frame_create(&F, RECV0 + NRECV, 16) == ITO_OK);
+    for (int i = 0; i < NRECV; i++) require(ito_entry_set(F, RECV0 + i, on_reply, 1, ITO_MODE_USER) == ITO_OK);
     require(ito_entry_set(F, 0, on_event, 1, ITO_MODE_USER) == ITO_OK);
     require(ito_entry_set(F, 1, NULL, 1 + (cfgb >> 2) % 3, ITO_MODE_USER) == ITO_OK);
     require(ito_entry_set(F, 2, on_timer, 1, ITO_MODE_USER) == ITO_OK);
@@ -159,6 +202,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* every signal is delivered: wait for the handler to catch up (at most 2 s) */
     for (int i = 0; i < 2000 && atomic_load(&delivered) != atomic_load(&signalled); i++) check(ito_sleep_ns(1000000));
     require(atomic_load(&delivered) == atomic_load(&signalled));
+    /* every request posted fires its receiver (at most 2 s) */
+    for (int i = 0; i < 2000 && atomic_load(&received) != atomic_load(&posted); i++) check(ito_sleep_ns(1000000));
+    require(atomic_load(&received) == atomic_load(&posted));
 
     if (atomic_exchange(&T_live, NULL)) check(ito_device_close(T));
     check(ito_device_close(E));
