@@ -441,11 +441,10 @@ static void flush_timer_fire(itoi_worker_t *w, itoi_timer_t *t)
 {
     itoi_wscw_t *a = (itoi_wscw_t *)((char *)t - offsetof(itoi_wscw_t, flush_timer));
     if (!a->sq_pending && !a->bucket_n) return; /* nothing buffered: the ticks stop */
-    if (a->tick_saw && a->tick_flushes == a->flushes) { /* the bucket the last tick saw */
+    if (a->tick_flushes == a->flushes) { /* the bucket the last tick saw */
         itoi_wsc_flush(w, a, FLUSH_LATENCY);
         return;
     }
-    a->tick_saw = true;
     a->tick_flushes = a->flushes;
     itoi_timer_arm(w, &a->flush_timer, itoi_now_ns() + half_bound_ns(), flush_timer_fire);
 }
@@ -483,7 +482,7 @@ static inline __attribute__((always_inline)) void submit(itoi_worker_t *w, itoi_
         return;
     }
     if (!started && !a->flush_timer.armed && atomic_load_explicit(&itoi_wsc_latency_us, memory_order_relaxed)) {
-        a->tick_saw = false;
+        a->tick_flushes = a->flushes - 1; /* no tick has seen this bucket */
         itoi_timer_arm(w, &a->flush_timer, itoi_now_ns() + half_bound_ns(), flush_timer_fire);
     }
 }

@@ -136,8 +136,8 @@ typedef struct itoi_wscw {
      * requests are buffered; a bucket still there at two ticks in a row is flushed */
     itoi_timer_t flush_timer;
     uint64_t flushes;           /* buckets flushed so far: tells one bucket from the next */
-    uint64_t tick_flushes;      /* `flushes` at the last tick that found a bucket */
-    bool tick_saw;              /* the last tick found one */
+    uint64_t tick_flushes;      /* `flushes` at the last tick that found a bucket (flushes - 1
+                                 * when none has since the timer was armed) */
     itoi_wsc_counters_t st;
 } itoi_wscw_t;
 
