@@ -294,6 +294,9 @@ ssize_t ito_writev(int fd, const struct iovec *iov, int iovcnt);
 ssize_t ito_send(int fd, const void *buf, size_t len, int flags);
 /**
  * @brief recv(2) for a ULT (MSG_WAITALL: until len bytes or end of file; see "Whole transfers" above).
+ * MSG_WAITALL waits for the whole length on a stream socket only: a datagram or seqpacket
+ * receive is one message, as recv(2) gives it; with MSG_PEEK it is one peek of what is
+ * there (at least one byte; recv(2) would wait for len bytes), never the same bytes twice.
  * @return the bytes received (0: the peer closed); -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
@@ -308,6 +311,9 @@ ssize_t ito_recv(int fd, void *buf, size_t len, int flags);
 ssize_t ito_sendmsg(int fd, const struct msghdr *msg, int flags);
 /**
  * @brief recvmsg(2) for a ULT (MSG_WAITALL: until the vector is full or end of file).
+ * MSG_WAITALL as for ito_recv; with a control buffer the call also ends after the part
+ * that brought ancillary data (passed descriptors), as recvmsg(2) does, so none is lost:
+ * the caller's msg_controllen and MSG_CTRUNC describe it.
  * @return the bytes received; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
@@ -358,7 +364,9 @@ int ito_fdatasync(int fd);
 /**
  * @brief Wakes every ULT and request waiting on fd, on every worker (they get EBADF), then closes it.
  * @return 0; -1 with errno set on failure (the call's own errors, and those listed at
- * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
+ * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT). A number
+ * that names no open descriptor is EBADF before anything else: no waiter and no transfer
+ * on another descriptor is touched.
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
  */
 int ito_close(int fd);

@@ -348,7 +348,10 @@ void itoi_wsc_cancel(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, int why
         return;
     case REC_POOL:
         if (itoi_helpers_unqueue(r)) itoi_wsc_complete(w, a, r, -ECANCELED);
-        return; /* running: it ends by itself (a regular file: it always does) */
+        else atomic_store_explicit(&r->abandon, 1, memory_order_relaxed); /* running: it ends by
+                                          * itself (a regular file always does; a helper waiting for
+                                          * a descriptor's readiness stops: helpers.c) */
+        return;
     case REC_URING:
         if (!r->cancel_sent) {
             r->cancel_sent = true;
@@ -601,7 +604,8 @@ size_t itoi_wsc_cancel_matching(itoi_worker_t *w, itoi_wscw_t *a, bool (*match)(
 static bool fini_match(const itoi_sysrec_t *r, void *ctx)
 {
     (void)ctx;
-    return (r->state == REC_READY || (r->state == REC_URING && !r->cancel_sent)) && !on_regular_file(r->op, r->fd);
+    return (r->state == REC_READY || r->state == REC_POOL || (r->state == REC_URING && !r->cancel_sent)) &&
+           !on_regular_file(r->op, r->fd);
 }
 
 static void fini_cancel_here(itoi_worker_t *w, itoi_call_t *c)

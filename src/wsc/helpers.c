@@ -5,8 +5,10 @@
  * A record handed here is POOL. A helper thread runs it blocking, then sends the result
  * back to the record's owner worker as an itoi_worker_call, and the owner completes it
  * (so the record and the waiting ULT are still touched only by their worker). A record
- * that no helper has started can be taken back (a cancellation); a started one always
- * ends by itself. Threads start on demand, up to HELPERS_MAX, and stop at finalize. */
+ * that no helper has started can be taken back (a cancellation); a started one ends by
+ * itself, except a read or write of a descriptor without RWF_NOWAIT (a tty, inotify):
+ * the helper waits for its readiness in slices of poll(2), looking at `abandon` between
+ * them, so a cancellation (deadline, ito_cancel_io, ito_close, finalize) ends it. Threads start on demand, up to HELPERS_MAX, and stop at finalize. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
@@ -44,7 +46,7 @@ static void *helper_main(void *unused)
         if (!head) tail = NULL;
         r->next = NULL;
         pthread_mutex_unlock(&mu);
-        r->res = itoi_wsc_run_blocking(&r->req);
+        r->res = itoi_wsc_run_blocking(r);
         r->call.fn = done_on_owner;
         itoi_worker_call(&itoi_rt.workers[r->owner], &r->call);
         pthread_mutex_lock(&mu);
@@ -69,6 +71,7 @@ void itoi_helpers_run(itoi_sysrec_t *r)
         return;
     }
     r->state = REC_POOL;
+    atomic_store_explicit(&r->abandon, 0, memory_order_relaxed);
     r->next = NULL;
     if (tail) tail->next = r; else head = r;
     tail = r;

@@ -6,8 +6,9 @@
  *   read, write, readv, writev, pread, pwrite: preadv2/pwritev2 with RWF_NOWAIT
  *     (sockets and pipes honour it; a regular file not in the page cache answers
  *     EAGAIN or EOPNOTSUPP, and a descriptor that cannot say so answers EOPNOTSUPP:
- *     regular files and block devices then go to a helper thread; other descriptors
- *     are polled first and read or written only when ready);
+ *     regular files and block devices then go to a helper thread, and so does a file
+ *     read that RWF_NOWAIT cut short before the end of the file; other descriptors are
+ *     polled first and then read or written by a helper thread);
  *   send, recv, sendmsg, recvmsg: MSG_DONTWAIT;
  *   accept, connect: the socket is put in O_NONBLOCK mode (as Go's netpoller does);
  *     a connect in progress is finished after POLLOUT by reading SO_ERROR;
@@ -43,7 +44,11 @@ static int set_nonblock(int fd)
 {
     int fl = fcntl(fd, F_GETFL);
     if (fl < 0) return -errno;
-    if (!(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) return -errno;
+    if (fl & O_NONBLOCK) return 0;
+    int type;
+    socklen_t tl = sizeof type; /* not a socket: the call's own error, the mode untouched */
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0) return -errno;
+    if (fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) return -errno;
     return 0;
 }
 
@@ -65,6 +70,27 @@ static int64_t offset_of(const ito_sysreq_t *q)
     return q->op == ITO_SYS_READ || q->op == ITO_SYS_WRITE ? -1 : q->offset;
 }
 
+static size_t vec_total(const struct iovec *iov, int cnt)
+{
+    size_t t = 0;
+    for (int i = 0; i < cnt; i++) t += iov[i].iov_len;
+    return t;
+}
+
+/* A read of a regular file that RWF_NOWAIT cut short (the part in the page cache) before
+ * its end: read(2) would have returned it whole, so a helper reads it all again (from the
+ * same offset: a read at the file position moves the position back first). A short count
+ * at end of file stays the answer. Until 2026-12-03 the cached part was returned: a 4 MiB
+ * pread of a file with only its first pages cached returned 160 KiB. */
+static bool cut_short(const ito_sysreq_t *q, long r, const struct iovec *iov, int cnt, int64_t off)
+{
+    struct stat st;
+    if (r <= 0 || (size_t)r >= vec_total(iov, cnt) || fstat(q->fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    int64_t end = off >= 0 ? off + r : (int64_t)lseek(q->fd, 0, SEEK_CUR);
+    if (end < 0 || end >= (int64_t)st.st_size) return false; /* at end of file: short is right */
+    return off >= 0 || lseek(q->fd, -(off_t)r, SEEK_CUR) >= 0;
+}
+
 /* read/write family: RWF_NOWAIT, then what the descriptor allows. */
 static long rw_nonblocking(const ito_sysreq_t *q, bool wr, uint32_t *events)
 {
@@ -75,15 +101,18 @@ static long rw_nonblocking(const ito_sysreq_t *q, bool wr, uint32_t *events)
     long r = wr ? pwritev2(q->fd, iov, cnt, off, RWF_NOWAIT) : preadv2(q->fd, iov, cnt, off, RWF_NOWAIT);
     r = neg_errno(r);
     *events = wr ? POLLOUT : POLLIN;
+    if (!wr && cut_short(q, r, iov, cnt, off)) return ITOI_WSC_BLOCKING;
     if (r != -EAGAIN && r != -EOPNOTSUPP) return r;
     if (is_file(q->fd)) return ITOI_WSC_BLOCKING; /* not cached, or no NOWAIT support: a helper reads it */
     if (r == -EAGAIN) return r;
-    /* Not a file, and no RWF_NOWAIT (a tty, some character device): poll, then call. */
+    /* Not a file, and no RWF_NOWAIT (a tty, inotify, some character devices): wait for
+     * readiness, then a helper thread makes the call. Not the worker: another reader (a
+     * ULT on another worker, another process) may take the data between the readiness
+     * and the call, which then blocks (found by a chaos test: a worker's kernel thread
+     * stuck in readv on an inotify descriptor that two ULTs read). */
     struct pollfd p = {.fd = q->fd, .events = (short)*events};
     if (poll(&p, 1, 0) == 0) return -EAGAIN;
-    if (off < 0) r = wr ? writev(q->fd, iov, cnt) : readv(q->fd, iov, cnt);
-    else r = wr ? pwritev(q->fd, iov, cnt, off) : preadv(q->fd, iov, cnt, off);
-    return neg_errno(r);
+    return ITOI_WSC_BLOCKING;
 }
 
 static long connect_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *events)
@@ -136,19 +165,40 @@ long itoi_wsc_run_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *event
     }
 }
 
-long itoi_wsc_run_blocking(const ito_sysreq_t *q)
+/* A helper's read or write of a descriptor that is not a file (no RWF_NOWAIT: a tty,
+ * inotify): its readiness first, in slices of poll(2), until the record is abandoned (a
+ * cancellation). The call after it can still block if another reader takes the data
+ * first, as a blocking read(2) by two threads does. */
+#define HELPER_POLL_MS 20
+static long helper_wait_ready(itoi_sysrec_t *r, short events)
 {
+    if (is_file(r->req.fd)) return 0;
+    for (;;) {
+        if (atomic_load_explicit(&r->abandon, memory_order_relaxed)) return -ECANCELED;
+        struct pollfd p = {.fd = r->req.fd, .events = events};
+        int n = poll(&p, 1, HELPER_POLL_MS);
+        if (n > 0) return 0; /* ready, or an error the call reports */
+        if (n < 0 && errno != EINTR) return -errno;
+    }
+}
+
+long itoi_wsc_run_blocking(itoi_sysrec_t *r)
+{
+    const ito_sysreq_t *q = &r->req;
     struct iovec one;
     int cnt;
+    long w;
     switch (q->op) {
     case ITO_SYS_OPENAT: return neg_errno(openat(q->fd, q->path, q->flags, q->mode));
     case ITO_SYS_FSYNC: return neg_errno(q->flags ? fdatasync(q->fd) : fsync(q->fd));
     case ITO_SYS_READ: case ITO_SYS_PREAD: case ITO_SYS_READV: {
+        if ((w = helper_wait_ready(r, POLLIN)) != 0) return w;
         const struct iovec *iov = vec_of(q, &one, &cnt);
         int64_t off = offset_of(q);
         return neg_errno(off < 0 ? readv(q->fd, iov, cnt) : preadv(q->fd, iov, cnt, off));
     }
     case ITO_SYS_WRITE: case ITO_SYS_PWRITE: case ITO_SYS_WRITEV: {
+        if ((w = helper_wait_ready(r, POLLOUT)) != 0) return w;
         const struct iovec *iov = vec_of(q, &one, &cnt);
         int64_t off = offset_of(q);
         return neg_errno(off < 0 ? writev(q->fd, iov, cnt) : pwritev(q->fd, iov, cnt, off));

@@ -12,7 +12,10 @@
  * A part that fails after others moved ends the call with the count so far (its error is
  * for the next call, as after a partial write(2)); so do the ULT's deadline,
  * ito_cancel_io, ito_close and finalize. MSG_DONTWAIT keeps one attempt; a receive stops
- * at end of file (0).
+ * at end of file (0). MSG_WAITALL applies to stream sockets without MSG_PEEK only
+ * (waitall_where_it_applies), and a recvmsg with a control buffer ends after the part that
+ * brought ancillary data (passed descriptors), as recvmsg(2) does; later parts keep the
+ * control buffer (they used to pass none, and the kernel dropped the descriptors).
  *
  * The file between parts: write(2) holds its file for the whole call; a wrapper holds
  * only a number between two parts, and its ULT may wait in a run queue after one part
@@ -20,9 +23,13 @@
  * reused (a server accepting the next connection), the next part would go to the new
  * file. So ito_close bumps a close generation of the number (a table indexed by fd
  * modulo GEN_SLOTS) before anything else, and a part after the first goes on only if the
- * generation is still the one the call began with: a close of the same number (or of
- * one that shares its slot: the call then returns the count so far, as it would after an
- * error) ends the transfer. */
+ * generation is still the one the call began with. When it moved, the number's file is
+ * compared with the one the rest began on (device and inode, taken before the second
+ * part while the generation was still the call's): another file there ends the transfer
+ * with the count so far, as an error would; the same file goes on (a close of another
+ * number sharing the slot; until 2026-12-03 that cut the transfer short, and so did an
+ * ito_close of a number that named nothing, which now fails with EBADF first). An
+ * ito_close of the number itself ends the waiting part with EBADF (wrappers.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
@@ -41,14 +48,14 @@ static inline _Atomic unsigned *gen_of(int fd) { return &close_gen[(unsigned)fd 
 void itoi_wsc_closing(int fd) { atomic_fetch_add(gen_of(fd), 1); }
 
 /* Whether a call that moved part of its bytes goes on (see above). */
-static bool go_on(const ito_sysreq_t *q)
+static bool go_on(const ito_sysreq_t *q, bool waitall)
 {
     switch (q->op) {
     case ITO_SYS_SEND: case ITO_SYS_SENDMSG:
         if (q->flags & MSG_DONTWAIT) return false;
         break;
     case ITO_SYS_RECV: case ITO_SYS_RECVMSG:
-        return (q->flags & (MSG_WAITALL | MSG_DONTWAIT)) == MSG_WAITALL;
+        return waitall && !(q->flags & MSG_DONTWAIT);
     case ITO_SYS_WRITE: case ITO_SYS_WRITEV:
         break;
     default:
@@ -80,12 +87,23 @@ static int iov_skip(struct iovec *v, int n, size_t done)
 /* The loop every kind shares: aim q at the rest after `done` bytes, post it, count,
  * until every byte has moved, a part fails or ends the stream (r <= 0: the count so
  * far), or the number was closed since the call began. */
-typedef void (*aim_fn)(ito_sysreq_t *q, size_t done, void *ctx);
+typedef bool (*aim_fn)(ito_sysreq_t *q, size_t done, void *ctx); /* false: stop here */
 
 static long rest(ito_sysreq_t *q, const char *what, size_t done, size_t total, unsigned gen, aim_fn aim, void *ctx)
 {
-    while (done < total && atomic_load(gen_of(q->fd)) == gen) {
-        aim(q, done, ctx);
+    uint32_t id = 0; /* the file, taken once the first part has moved (see go_on_file) */
+    while (done < total) {
+        unsigned now = atomic_load(gen_of(q->fd));
+        if (now != gen) { /* a close of this number, or of one sharing its slot */
+            uint32_t cur = itoi_wsc_file_identity(q->fd);
+            if (!id || cur != id) break;
+            gen = now; /* another number's close: the same file, it goes on */
+        }
+        if (!aim(q, done, ctx)) break;
+        if (!id) {
+            id = itoi_wsc_file_identity(q->fd);
+            if (atomic_load(gen_of(q->fd)) != gen) break; /* closed before we looked: id may be another file's */
+        }
         long r = itoi_wsc_call(q, what);
         if (r <= 0) break;
         done += (size_t)r;
@@ -98,11 +116,30 @@ typedef struct vec_rest {
     struct iovec *v;         /* a private copy, less what has moved */
     int n;
     struct msghdr *m;        /* sendmsg/recvmsg: the private header, else NULL */
+    struct msghdr *user;     /* recvmsg with a control buffer: the caller's header, else NULL */
+    size_t ctl_cap;          /* the control buffer's size as the caller gave it */
+    bool later;              /* a part of the rest has run */
 } vec_rest_t;
 
-static void aim_vec(ito_sysreq_t *q, size_t done, void *ctx)
+/* recvmsg: whether the last part brought ancillary data (passed descriptors); it is the
+ * caller's then (its length and MSG_CTRUNC go to the caller's header). */
+static bool ctl_back(vec_rest_t *x)
+{
+    if (!x->user || !x->later || x->m->msg_controllen == 0) return false;
+    x->user->msg_controllen = x->m->msg_controllen;
+    x->user->msg_flags |= x->m->msg_flags & MSG_CTRUNC;
+    return true;
+}
+
+static bool aim_vec(ito_sysreq_t *q, size_t done, void *ctx)
 {
     vec_rest_t *x = ctx;
+    if (x->user) { /* the call ends after a part with ancillary data, as recvmsg(2) stops
+                    * after a message that carries descriptors */
+        if (ctl_back(x)) return false;
+        x->later = true;
+        x->m->msg_controllen = x->ctl_cap;
+    }
     memcpy(x->v, x->iov, (size_t)x->n * sizeof *x->v);
     int i = iov_skip(x->v, x->n, done);
     if (x->m) {
@@ -112,6 +149,7 @@ static void aim_vec(ito_sysreq_t *q, size_t done, void *ctx)
         q->iov = x->v + i;
         q->iovcnt = x->n - i;
     }
+    return true;
 }
 
 typedef struct buf_rest {
@@ -119,37 +157,68 @@ typedef struct buf_rest {
     size_t len;
 } buf_rest_t;
 
-static void aim_buf(ito_sysreq_t *q, size_t done, void *ctx)
+static bool aim_buf(ito_sysreq_t *q, size_t done, void *ctx)
 {
     const buf_rest_t *x = ctx;
     q->buf = x->buf + done;
     q->len = x->len - done;
+    return true;
 }
 
 /* The rest of a vectored transfer after a first part of `done` bytes. */
-static long rest_vec(ito_sysreq_t *q, const char *what, size_t done, size_t total, unsigned gen)
+static long rest_vec(ito_sysreq_t *q, const char *what, size_t done, size_t total, unsigned gen, size_t ctl_cap)
 {
     bool msg = q->op == ITO_SYS_SENDMSG || q->op == ITO_SYS_RECVMSG;
     vec_rest_t x = {.iov = msg ? q->msg->msg_iov : q->iov, .n = msg ? (int)q->msg->msg_iovlen : q->iovcnt};
     x.v = itoi_malloc((size_t)x.n * sizeof *x.v);
     if (!x.v) return (long)done; /* the count so far: the rest is for the next call */
     struct msghdr m;
-    if (msg) { /* the rest carries no address and no ancillary data: they went with the first part */
+    if (msg) { /* the rest carries no address; a send's ancillary data went with the first
+                * part, a receive keeps its control buffer for descriptors still to come */
         m = *q->msg;
         m.msg_name = NULL;
         m.msg_namelen = 0;
-        m.msg_control = NULL;
-        m.msg_controllen = 0;
+        if (q->op == ITO_SYS_RECVMSG && m.msg_control && ctl_cap) {
+            x.user = q->msg;
+            x.ctl_cap = ctl_cap;
+        } else {
+            m.msg_control = NULL;
+            m.msg_controllen = 0;
+        }
         q->msg = x.m = &m;
     }
     long r = rest(q, what, done, total, gen, aim_vec, &x);
+    ctl_back(&x); /* the last part's (again, if aim_vec took it: the same values) */
     free(x.v);
     return r;
 }
 
+/* MSG_WAITALL waits for the whole length only on a stream socket and without MSG_PEEK:
+ * a datagram or seqpacket receive is one message (recv(2) ignores the flag there; going on
+ * glued messages together and could wait for ever), and going on after a peek would peek
+ * the same bytes again into the rest of the buffer. io_uring would retry a seqpacket
+ * receive itself: the flag is taken off before the first part. Whether the parts go on. */
+static bool waitall_where_it_applies(ito_sysreq_t *q)
+{
+    if ((q->op != ITO_SYS_RECV && q->op != ITO_SYS_RECVMSG) || !(q->flags & MSG_WAITALL)) return false;
+    int type = 0;
+    socklen_t tl = sizeof type;
+    if ((q->flags & MSG_PEEK) ||
+        (getsockopt(q->fd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 && type != SOCK_STREAM)) {
+        q->flags &= ~MSG_WAITALL;
+        return false;
+    }
+    /* A recvmsg with a control buffer: the parts are ours (aim_vec), io_uring's own retry
+     * of the flag dropped descriptors that came after its first part. */
+    if (q->op == ITO_SYS_RECVMSG && q->msg->msg_control && q->msg->msg_controllen) q->flags &= ~MSG_WAITALL;
+    return true;
+}
+
 long itoi_wsc_whole(ito_sysreq_t *q, const char *what)
 {
+    bool waitall = waitall_where_it_applies(q);
     unsigned gen = atomic_load(gen_of(q->fd));
+    size_t ctl_cap = q->op == ITO_SYS_RECVMSG ? q->msg->msg_controllen : 0;
     long r = itoi_wsc_call(q, what);
     if (r <= 0) return r;
     size_t done = (size_t)r, total;
@@ -158,9 +227,11 @@ long itoi_wsc_whole(ito_sysreq_t *q, const char *what)
     case ITO_SYS_SENDMSG: case ITO_SYS_RECVMSG: total = iov_bytes(q->msg->msg_iov, (int)q->msg->msg_iovlen); break;
     default: total = q->len < SSIZE_MAX ? q->len : SSIZE_MAX; break;
     }
-    if (done >= total || !go_on(q)) return r;
+    if (done >= total || !go_on(q, waitall)) return r;
+    if (q->op == ITO_SYS_RECVMSG && q->msg->msg_control && q->msg->msg_controllen > 0)
+        return r; /* descriptors came with the first part: the call ends there (aim_vec) */
     if (q->op == ITO_SYS_WRITEV || q->op == ITO_SYS_SENDMSG || q->op == ITO_SYS_RECVMSG)
-        return rest_vec(q, what, done, total, gen);
+        return rest_vec(q, what, done, total, gen, ctl_cap);
     buf_rest_t x = {.buf = q->buf, .len = total};
     return rest(q, what, done, total, gen, aim_buf, &x);
 }

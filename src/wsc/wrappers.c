@@ -22,6 +22,7 @@
  * a request finished first, whose result is then returned). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -83,7 +84,7 @@ static itoi_spinlock_t closing_lock;
 static itoi_queue_t closing_waiters; /* under closing_lock */
 static _Atomic int closing_nwait;
 
-static uint32_t file_identity(int fd)
+uint32_t itoi_wsc_file_identity(int fd)
 {
     struct stat st;
     if (fstat(fd, &st) != 0) return 0;
@@ -104,7 +105,7 @@ static int closing_take(uint64_t v)
 /* A slot for fd (the caller is a ULT); parks while 64 closes are under way. */
 static int closing_begin(int fd)
 {
-    uint64_t v = ((uint64_t)file_identity(fd) << 32) | (uint32_t)(fd + 1);
+    uint64_t v = ((uint64_t)itoi_wsc_file_identity(fd) << 32) | ((uint32_t)fd + 1u); /* fd >= 0: no overflow at INT_MAX */
     atomic_fetch_add(&closing_n, 1);
     for (;;) {
         int i = closing_take(v);
@@ -142,22 +143,35 @@ static bool on_fd(const itoi_sysrec_t *r, void *ctx);
 static bool same_file(int fd, uint32_t id)
 {
     if (!id) return true; /* the closer could not tell: end the wait, as before */
-    uint32_t now = file_identity(fd);
+    uint32_t now = itoi_wsc_file_identity(fd);
     return now == 0 || now == id;
 }
 
-static bool wait_on_closing(const itoi_iowait_t *wt)
+/* The first record of wt, not yet cancelled, whose fd a closer is closing; NULL if none. */
+static itoi_sysrec_t *on_closing(const itoi_iowait_t *wt)
 {
-    atomic_thread_fence(memory_order_seq_cst); /* the records are registered: now look */
-    if (ITOI_LIKELY(atomic_load_explicit(&closing_n, memory_order_relaxed) == 0)) return false;
-    for (const itoi_sysrec_t *r = wt->recs; r; r = r->wnext)
+    for (itoi_sysrec_t *r = wt->recs; r; r = r->wnext) {
+        if (r->why != WHY_NONE) continue; /* being cancelled already */
         for (int i = 0; i < CLOSING_SLOTS; i++) {
             uint64_t v = atomic_load(&closing[i]);
-            int fd = (int)(uint32_t)v - 1;
+            int fd = (int)((uint32_t)v - 1u);
             if (fd >= 0 && on_fd(r, &fd) && same_file(fd, (uint32_t)(v >> 32)))
-                return true; /* (on_fd: only ops that watch their fd) */
+                return r; /* (on_fd: only ops that watch their fd) */
         }
-    return false;
+    }
+    return NULL;
+}
+
+/* The records of wt on a descriptor being closed end with EBADF; the others go on (a poll
+ * over several descriptors then reports POLLNVAL for the closed one only, and ends the
+ * others' waits as any first event does). Until 2026-12-03 the whole wait was cancelled
+ * as closed: a poll on {pipe, socket} whose socket another worker closed reported the
+ * open pipe POLLNVAL too (found by a chaos test, sync backend, 2 workers). */
+static void end_closing_waits(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt)
+{
+    atomic_thread_fence(memory_order_seq_cst); /* the records are registered: now look */
+    if (ITOI_LIKELY(atomic_load_explicit(&closing_n, memory_order_relaxed) == 0)) return;
+    for (itoi_sysrec_t *r; wt->left && (r = on_closing(wt)) != NULL;) itoi_wsc_cancel(w, a, r, WHY_CLOSE);
 }
 
 /* Park the running ULT until every record of wt has completed. */
@@ -169,7 +183,7 @@ static void io_park(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, uint64_
     atomic_store_explicit(&me->io_wait, wt, memory_order_release);
     if (atomic_load_explicit(&me->io_cancel, memory_order_acquire)) /* came before the park */
         itoi_wsc_cancel_wait(w, a, wt, WHY_CANCEL);
-    if (wt->left && wait_on_closing(wt)) itoi_wsc_cancel_wait(w, a, wt, WHY_CLOSE);
+    if (wt->left) end_closing_waits(w, a, wt);
     if (wt->left == 0) {
         atomic_store_explicit(&me->io_wait, NULL, memory_order_relaxed);
         return;
@@ -494,6 +508,10 @@ int ito_close(int fd)
     if (fd < 0) return (int)ret(-EBADF);
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return (int)ret(-EPERM);
+    /* A number that names nothing: EBADF before anything else (its close generation was
+     * bumped first, which cut short a whole transfer on another descriptor sharing the
+     * slot: found by a chaos test). */
+    if (fcntl(fd, F_GETFD) < 0) return (int)ret(-errno);
     itoi_wscw_t *a = itoi_wsc_area(w);
     if (!a) return (int)ret(rc_errno(itoi_wsc_area_error()));
     /* Waiters on this worker: now. The other workers with live requests each cancel

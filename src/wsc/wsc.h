@@ -74,6 +74,8 @@ typedef struct itoi_sysrec {
     uint8_t state, why;
     bool cancel_sent : 1;                /* io_uring: ASYNC_CANCEL submitted */
     bool retry : 1;                      /* sync: a readiness wait before running req again */
+    _Atomic uint8_t abandon;             /* a helper waiting for a descriptor's readiness stops
+                                          * (set by a cancellation of a started POOL record) */
     /* second line on: waits, readiness, helpers */
     struct itoi_sysrec *wnext;           /* the iowait's list */
     uint32_t events;                     /* readiness wanted (POLL*), while READY */
@@ -173,7 +175,7 @@ static inline int itoi_wsc_watched_fd(int op, int fd)
 }
 /* Whether area a (any worker's, set up) may hold a live record on fd: false means none
  * was filled before the caller's last full fence (ito_close's Dekker pairing with
- * wait_on_closing: the poster counts, fences, then looks at `closing`). */
+ * end_closing_waits: the poster counts, fences, then looks at `closing`). */
 static inline bool itoi_wsc_may_hold(itoi_wscw_t *a, int fd)
 {
     if (a->fdlive) return atomic_load_explicit(&a->fdlive[(unsigned)fd % ITOI_WSC_FD_SLOTS], memory_order_acquire) != 0;
@@ -204,7 +206,7 @@ bool itoi_wsc_finalizing(const ito_sysreq_t *q);
  * *events says which), or ITOI_WSC_BLOCKING (it can only block: a helper thread runs it). */
 #define ITOI_WSC_BLOCKING (-1000000L)
 long itoi_wsc_run_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *events);
-long itoi_wsc_run_blocking(const ito_sysreq_t *q); /* the call itself, blocking */
+long itoi_wsc_run_blocking(struct itoi_sysrec *r); /* r->req itself, blocking (a helper thread) */
 
 /* ready.c */
 void itoi_ready_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r); /* r->events set */
@@ -223,6 +225,8 @@ long itoi_wsc_call(const ito_sysreq_t *q, const char *what); /* one request, wai
 long itoi_wsc_whole(ito_sysreq_t *q, const char *what);      /* the same, continued after a short count */
 void itoi_wsc_closing(int fd);                                /* ito_close(fd) begins (whole.c) */
 #define ITOI_WSC_GEN_SLOTS 4096 /* close generations: fd modulo this (whole.c) */
+/* A hash of the file fd names (device and inode), never 0; 0 if fd names nothing. */
+uint32_t itoi_wsc_file_identity(int fd);
 
 /* uring.c */
 int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a);
