@@ -23,6 +23,10 @@ int main(void)
     refused("ITO_WSC_THRESHOLD", "500");
     refused("ITO_WSC_THRESHOLD", "0");
     refused("ITO_WSC_THRESHOLD", "8x");
+    refused("ITO_WSC_THRESHOLD", " 8"); /* white space and a sign: strtol took them (found */
+    refused("ITO_WSC_THRESHOLD", "+8"); /* by a misuse test, 2026-12-03); ENVIRONMENT.md */
+    refused("ITO_WORKERS", "\t2");      /* says they are refused */
+    refused("ITO_WSC_LATENCY_US", "-");
     refused("ITO_WSC_LATENCY_US", "-1");
     refused("ITO_WSC_LATENCY_US", "2000000");
     refused("ITO_FINALIZE_GRACE_MS", "abc");

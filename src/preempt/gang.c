@@ -36,7 +36,8 @@ _Atomic uint64_t itoi_gang_epoch;
  * slot's generation moves when its group is destroyed or the runtime finalizes. */
 static itoi_group_t group_tab[ITOI_MAX_GROUPS];
 static uint32_t group_gen[ITOI_MAX_GROUPS]; /* under groups_lock */
-static itoi_group_t *groups[ITOI_MAX_GROUPS]; /* the live ones */
+static _Atomic(itoi_group_t *) groups[ITOI_MAX_GROUPS]; /* the live ones: written under groups_lock,
+                                                         * read by the tick without it (advance) */
 static itoi_spinlock_t groups_lock;
 
 static itoi_spinlock_t turn_lock; /* taken with trylock in signal handlers: never waits there */
@@ -86,10 +87,20 @@ static int group_create(ito_group_t **out)
             break;
         }
     if (slot >= 0) {
+        /* Field by field, not memset: a tick that read the slot's previous group (the
+         * table is static: the same address) may still read these atomics (TSan). */
         itoi_group_t *g = &group_tab[slot];
-        memset(g, 0, sizeof *g);
+        atomic_store(&g->members, 0);
+        atomic_store(&g->turn_delayed, 0);
+        atomic_store(&g->debt_ns, 0);
+        atomic_store(&g->st.ticks, 0);
+        atomic_store(&g->st.preemptions, 0);
+        atomic_store(&g->st.deferred, 0);
+        atomic_store(&g->st.delayed, 0);
+        atomic_store(&g->st.delay_ns, 0);
+        atomic_store(&g->st.forced, 0);
         g->slot = slot;
-        groups[slot] = g;
+        atomic_store_explicit(&groups[slot], g, memory_order_release);
         *out = group_handle(slot);
     }
     itoi_spin_unlock(&groups_lock);
@@ -100,8 +111,11 @@ static int group_destroy(ito_group_t *gp)
 {
     itoi_group_t *g = group_get(gp);
     if (!g) return ITO_EINVAL;
-    if (atomic_load(&g->members) > 0) return ITO_EBUSY;
-    itoi_spin_lock(&groups_lock);
+    itoi_spin_lock(&groups_lock); /* members are added under it too (group_add) */
+    if (atomic_load(&g->members) > 0) {
+        itoi_spin_unlock(&groups_lock);
+        return ITO_EBUSY;
+    }
     if (groups[g->slot] == g) {
         groups[g->slot] = NULL;
         group_gen[g->slot]++;
@@ -125,8 +139,16 @@ static int group_add(ito_group_t *gp, ito_thread_t h)
     itoi_ult_t *t = itoi_handle_get(h);
     if (!t) return itoi_handle_err(h);
     if (itoi_group_of(t) || t->on_exit) return ITO_EBUSY; /* one group per ULT; not for bulk-created ones */
-    if (atomic_load(&t->state) != ITOI_LIVE && atomic_load(&t->state) != ITOI_DETACHED) return ITO_ESTATE;
-    atomic_fetch_add(&g->members, 1);
+    uintptr_t st = atomic_load(&t->state); /* not finished: live, detached, or being joined */
+    if (st == ITOI_DONE || st == ITOI_REAPED) return ITO_ESTATE;
+    /* Counted under groups_lock while the group is still the handle's: a destroy that
+     * raced us either saw the member (ITO_EBUSY) or ended the group first (ITO_EINVAL
+     * here); both returning ITO_OK left a member in a dead group. */
+    itoi_spin_lock(&groups_lock);
+    bool live = groups[g->slot] == g && group_handle(g->slot) == gp;
+    if (live) atomic_fetch_add(&g->members, 1);
+    itoi_spin_unlock(&groups_lock);
+    if (!live) return ITO_EINVAL;
     t->slot[ITOI_USLOT_GROUP].p = g;
     t->on_exit = leave_group;
     return ITO_OK;

@@ -12,14 +12,8 @@ void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u)
 {
     (void)w;
     itoi_zentry_t *e = (itoi_zentry_t *)u;
-    atomic_store_explicit(&e->queued, 0, memory_order_relaxed);
+    atomic_store_explicit(&e->sync, 0, memory_order_release); /* running: no longer queued */
     e->code(itoi_frame_handle(e->frame), e->index, atomic_load_explicit(&e->value, memory_order_relaxed));
-}
-
-static inline void make_ready(itoi_zentry_t *e)
-{
-    atomic_store_explicit(&e->queued, 1, memory_order_relaxed);
-    itoi_unit_ready(&e->u);
 }
 
 static void wake_waiter(itoi_zentry_t *e)
@@ -29,7 +23,7 @@ static void wake_waiter(itoi_zentry_t *e)
 }
 
 /* `take` (the worker's own completion path, itoi_zwt_fire_take): an entry that becomes
- * ready is marked queued and handed back in *taken instead of going to a queue. */
+ * ready (ITOI_ZS_QUEUED) is handed back in *taken instead of going to a queue. */
 static inline __attribute__((always_inline)) int do_continue(itoi_worker_t *w, ito_frame_t *f, int entry,
                                                              int has_value, uint64_t value, itoi_unit_t **taken)
 {
@@ -45,18 +39,15 @@ static inline __attribute__((always_inline)) int do_continue(itoi_worker_t *w, i
      * another continuation see the transient -1 or the restored value: firings were lost,
      * or the entry was made ready twice.) */
     int32_t s = atomic_load_explicit(&e->sync, memory_order_relaxed);
-    do {
-        if (ITOI_UNLIKELY(s <= 0)) return ITO_ESTATE; /* more continuations than the arming expected */
-    } while (!atomic_compare_exchange_weak_explicit(&e->sync, &s, s - 1, memory_order_acq_rel, memory_order_relaxed));
-    if (ITOI_LIKELY(s > 1)) return ITO_OK;
-    if (!e->code) {
-        wake_waiter(e);
-    } else if (taken) {
-        atomic_store_explicit(&e->queued, 1, memory_order_relaxed);
-        *taken = &e->u;
-    } else {
-        make_ready(e);
+    for (;;) {
+        if (ITOI_UNLIKELY(s <= 0)) return ITO_ESTATE; /* more continuations than the arming expected (or queued) */
+        int32_t to = s > 1 || !e->code ? s - 1 : ITOI_ZS_QUEUED; /* the last count: ready, in the same CAS */
+        if (atomic_compare_exchange_weak_explicit(&e->sync, &s, to, memory_order_acq_rel, memory_order_relaxed)) break;
     }
+    if (ITOI_LIKELY(s > 1)) return ITO_OK;
+    if (!e->code) wake_waiter(e);
+    else if (taken) *taken = &e->u;
+    else itoi_unit_ready(&e->u);
     return ITO_OK;
 }
 
@@ -99,12 +90,17 @@ int ito_rearm(ito_frame_t *f, int entry, uint32_t count)
     if (!e) return rc;
     if (!e->defined) return ITO_ESTATE;
     if (count > (1u << 30)) return ITO_EINVAL;
-    if (atomic_load_explicit(&e->queued, memory_order_acquire)) return ITO_EBUSY;
+    int32_t s = atomic_load_explicit(&e->sync, memory_order_acquire);
+    if (s == ITOI_ZS_QUEUED) return ITO_EBUSY;
     if (!e->code) {
         uintptr_t fired = ITOI_ZW_FIRED;
         atomic_compare_exchange_strong(&e->waiter, &fired, 0);
     }
-    atomic_store_explicit(&e->sync, (int32_t)(count ? count : e->fan_in), memory_order_release);
+    /* A CAS, not a store: a continuation may make the entry ready meanwhile (never
+     * overwrite ITOI_ZS_QUEUED, or the entry is made ready twice). */
+    int32_t to = (int32_t)(count ? count : e->fan_in);
+    while (!atomic_compare_exchange_weak_explicit(&e->sync, &s, to, memory_order_acq_rel, memory_order_acquire))
+        if (s == ITOI_ZS_QUEUED) return ITO_EBUSY;
     return ITO_OK;
 }
 
@@ -143,7 +139,12 @@ int ito_zwt_retry(void)
     if (rc != ITO_OK) return rc;
     itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
     if (!e) return rc;
-    atomic_store_explicit(&e->sync, 1, memory_order_release); /* it is running: not queued */
+    /* it is running (not queued): a CAS, as ito_rearm, in case another thread's re-arm
+     * and continuation made it ready again meanwhile */
+    int32_t s = atomic_load_explicit(&e->sync, memory_order_acquire);
+    do {
+        if (s == ITOI_ZS_QUEUED) return ITO_ESTATE; /* as ito_continue refuses a queued entry */
+    } while (!atomic_compare_exchange_weak_explicit(&e->sync, &s, 1, memory_order_acq_rel, memory_order_acquire));
     return ito_continue(f, entry);
 }
 

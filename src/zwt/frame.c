@@ -160,7 +160,7 @@ int ito_frame_destroy(ito_frame_t *h)
     if (!f) return ITO_EINVAL;
     for (uint32_t i = 0; i < f->nentries; i++) {
         uintptr_t wt = atomic_load(&f->e[i].waiter);
-        if (atomic_load(&f->e[i].queued) || wt > ITOI_ZW_FIRED) return ITO_EBUSY;
+        if (itoi_zentry_queued(&f->e[i]) || wt > ITOI_ZW_FIRED) return ITO_EBUSY;
     }
     uint32_t expect = ITOI_FRAME_LIVE;
     if (!atomic_compare_exchange_strong(&f->magic, &expect, ITOI_FRAME_FREE)) return ITO_EINVAL;
@@ -193,7 +193,7 @@ int ito_entry_set(ito_frame_t *f, int entry, ito_zwt_fn code, uint32_t fan_in, i
     if (!e) return rc;
     if (fan_in < 1 || fan_in > (1u << 30)) return ITO_EINVAL;
     if (mode != ITO_MODE_USER && mode != ITO_MODE_KERNEL && mode != ITO_MODE_KERNEL_IF) return ITO_EINVAL;
-    if (atomic_load(&e->queued) || atomic_load(&e->waiter) > ITOI_ZW_FIRED) return ITO_EBUSY;
+    if (itoi_zentry_queued(e) || atomic_load(&e->waiter) > ITOI_ZW_FIRED) return ITO_EBUSY;
     e->code = code;
     e->fan_in = fan_in;
     e->mode = (uint16_t)mode;

@@ -1,12 +1,19 @@
 /* zwt.h: internals of zero-wait threads shared by frame.c, fire.c and device.c.
  *
  * Who touches what:
- *  - An entry's sync count is decremented by any thread (atomic); the continuation that
- *    brings it to zero owns the firing: it sets `queued` and makes the entry ready as a
- *    stackless unit of the one scheduler (src/core/sched.c: the same queues, stealing,
- *    fairness and wake-ups as ULTs; there is no separate ready queue for ZWTs). The
- *    worker that runs it clears `queued` and runs the code (zwt_run in fire.c). One
- *    exception to "queued": a request's completion reaped by its worker's poller takes
+ *  - An entry's sync word holds its count, or ITOI_ZS_QUEUED while it is ready and not yet
+ *    running. Any thread decrements the count (CAS, never below 0); the continuation that
+ *    takes the last count of an entry with code swaps 1 for ITOI_ZS_QUEUED in the same
+ *    CAS, owns the firing and makes the entry ready as a stackless unit of the one
+ *    scheduler (src/core/sched.c: the same queues, stealing, fairness and wake-ups as
+ *    ULTs; there is no separate ready queue for ZWTs). The worker that runs it stores 0
+ *    and runs the code (zwt_run in fire.c). A re-arm swaps a count in with a CAS that
+ *    refuses ITOI_ZS_QUEUED (ITO_EBUSY), and continuations refuse it as they refuse 0.
+ *    (Until 2026-12-03 `queued` was a field of its own, set after the count reached 0: a
+ *    re-arm and a continuation from other threads in that gap made the entry ready a
+ *    second time, so it ran more often than it was fired and the run queue broke, found
+ *    by a misuse test re-arming and firing one entry from two threads.) One exception to
+ *    "ready": a request's completion reaped by its worker's poller takes
  *    the ready entry (itoi_zwt_fire_take) and the poller runs it at once on the same
  *    scheduler context (src/wsc/area.c, wsc_poll), counted as made ready and run; not
  *    while some worker is idle (it may steal the entry from the queue instead).
@@ -22,6 +29,7 @@
 #define ITOI_FRAME_LIVE 0x5a575446u /* "ZWTF" */
 #define ITOI_FRAME_FREE 0xdeadf4a3u
 #define ITOI_ZW_FIRED ((uintptr_t)1)
+#define ITOI_ZS_QUEUED INT32_MIN /* sync word: ready, not yet running (see above) */
 #define ITOI_NCLASSES 24
 
 typedef struct itoi_zentry {
@@ -32,7 +40,6 @@ typedef struct itoi_zentry {
     _Atomic uint32_t lock;
     uint16_t mode;
     uint16_t defined;
-    _Atomic uint32_t queued;
     int32_t index;
     _Atomic uintptr_t waiter;
     _Atomic uint64_t value;
@@ -64,6 +71,11 @@ void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u); /* the unit's run: the entr
  * and returned (the caller runs it with itoi_unit_run_now); NULL otherwise (not ready yet,
  * a waiting ULT woken, or refused as ito_continue_value would refuse it). */
 itoi_unit_t *itoi_zwt_fire_take(itoi_worker_t *w, ito_frame_t *f, int entry, uint64_t value);
+/* Whether e is ready and not yet running. */
+static inline bool itoi_zentry_queued(itoi_zentry_t *e)
+{
+    return atomic_load_explicit(&e->sync, memory_order_acquire) == ITOI_ZS_QUEUED;
+}
 
 /* Frame handles. The ito_frame_t * the API hands out is the frame's address with the low
  * 16 bits of its generation in the top 16 bits (user-space addresses use 47): a handle
