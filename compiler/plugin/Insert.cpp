@@ -59,6 +59,13 @@ YieldEmitter::YieldEmitter(Module &M, const YieldOptions &O)
   }
 }
 
+// Whether F's exits restore exactly the SysV callee-saved registers, as the stubs assume.
+bool YieldEmitter::stubFits(const Function &F) {
+  CallingConv::ID Conv = F.getCallingConv();
+  return (Conv == CallingConv::C || Conv == CallingConv::Fast) &&
+         !F.hasFnAttribute("no_caller_saved_registers");
+}
+
 // A call the register allocator believes preserves every register: only memory, the
 // flags and the x87 status word are declared clobbered.
 void YieldEmitter::emitStubCall(IRBuilder<> &B, const Twine &Target) {
@@ -110,9 +117,20 @@ void YieldEmitter::emit(BasicBlock::iterator At, unsigned Weight) {
   Y.SetCurrentDebugLocation(DL);
   if (Slot) // the runtime reads the word: hand it over, and take back the refill
     Y.CreateStore(Left, Y.CreateThreadLocalAddress(Flag), /*isVolatile=*/true);
-  if (V == Variant::Stub)
+  if (V == Variant::Stub && stubFits(*F))
     emitStubCall(Y, ".Lito_ys_" + Twine(Sites++));
-  else {
+  else if (V == Variant::Stub) {
+    // A calling convention with more callee-saved registers than the SysV ABI (ms_abi:
+    // rsi, rdi, xmm6-15; preserve_most, preserve_all; no_caller_saved_registers): the
+    // stub's live sets (itocc/sites.py) assume SysV exits, and the other ULTs would
+    // clobber the extra registers holding the caller's values. An ordinary call of the
+    // ABI-preserving yield instead: the back end saves what this convention needs around
+    // it. (Found by an outside-code test: an ms_abi function crashed its SysV caller.)
+    FunctionCallee Abi = F->getParent()->getOrInsertFunction("ito_coop_yield_abi",
+                                                             FunctionType::get(Type::getVoidTy(C), false));
+    CallInst *Call = Y.CreateCall(Abi);
+    Call->setDoesNotThrow();
+  } else {
     CallInst *Call = Y.CreateCall(Yield);
     Call->setCallingConv(CC);
     Call->setDoesNotThrow();

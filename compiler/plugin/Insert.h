@@ -86,6 +86,7 @@ public:
 
 private:
   void emitStubCall(llvm::IRBuilder<> &B, const llvm::Twine &Target);
+  static bool stubFits(const llvm::Function &F);
 
   llvm::GlobalVariable *Flag;
   llvm::FunctionCallee Yield;
