@@ -88,7 +88,12 @@ LINK_ONLY_SEPARATE = {"-Xlinker", "-z", "-u", "-e", "-rpath", "--for-linker", "-
 
 
 class Usage(Exception):
-    pass
+    """A command line ito-cc refuses: the message, and the exit status (2, a usage error of
+    ito-cc's own; 1 where clang refuses the same line, so that callers see clang's status)."""
+
+    def __init__(self, message: str, status: int = 2):
+        super().__init__(message)
+        self.status = status
 
 
 # ---- response files ----

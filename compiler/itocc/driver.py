@@ -274,6 +274,8 @@ def compile_stub(clang: str, cmd: list[str], asm_out: Path, stubset: str, dry: b
     sys.stderr.write(other)
     if cp.returncode != 0:
         return cp.returncode
+    if not asm_out.is_file():  # a front-end action that writes no code (-Xclang -ast-dump)
+        return 0
     asm = asm_out.read_text(encoding="latin-1")  # bytes as they are (strings, debug info)
     referenced = sites.sites_in_asm(asm)
     if referenced:
@@ -329,7 +331,7 @@ class StubBuild:
 
     def run(self, extra: list[str]) -> int:
         if self.out is not None and len(self.compiled) > 1 and self.mode != "link":
-            raise Usage("cannot specify -o when generating multiple output files")
+            raise Usage("cannot specify -o when generating multiple output files", 1)  # clang's status
         if self.no_lto:
             print("ito-cc: warning: --ito-variant=stub compiles without LTO (-flto ignored): "
                   "the yield sites are bound in machine code", file=sys.stderr)
@@ -384,6 +386,8 @@ class StubBuild:
                           asm, self.stubset, self.dry, self.scratch)
         if rc:
             return rc
+        if not self.dry and not asm.is_file():
+            return 0  # nothing to assemble or deliver, as clang then writes nothing
         if self.mode == "S":
             if not self.dry:
                 deliver(asm, final)
@@ -447,6 +451,6 @@ def main(argv: list[str], clang: str, plugins: list[str]) -> int:
         return execute([clang, *plug, *words(args), *extra], scratch)
     except Usage as e:
         print(f"ito-cc: {e}", file=sys.stderr)
-        return 2
+        return e.status
     finally:
         scratch.close()

@@ -159,7 +159,11 @@ int ito_group_create(ito_group_t **out);
  */
 int ito_group_destroy(ito_group_t *g);
 /**
- * @brief Puts t into g (it leaves g when it ends). One group per ULT.
+ * @brief Puts t into g (it leaves g when it ends). One group per ULT. Add t while it cannot
+ * be ending (from t itself, or before it can run to its end, e.g. created with
+ * ito_attr_t.worker on a busy worker or waiting on an object): an add that races t's own
+ * end is not synchronized with it, and g may go on counting t (ito_group_destroy then
+ * says ITO_EBUSY). Known limit, 2026-12-03.
  * @return ITO_OK; ITO_EINVAL if g or t is NULL or g is not a live group; ITO_EJOINED for a
  * stale thread handle; ITO_ESTATE if the runtime is not running;
  * ITO_EBUSY if t is in a group already or was created by ito_create_many; ITO_ESTATE if

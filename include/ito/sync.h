@@ -385,6 +385,9 @@ int ito_waitgroup_count(ito_waitgroup_t *g, int64_t *count);
 int ito_stream_create(ito_stream_t **out, size_t capacity);
 /**
  * @brief Destroys a stream nobody waits on.
+ * Destroying a stream while another thread may still call into it is the caller's race, as
+ * for every object here: a call that began before the destroy may then wait for ever
+ * (it reads no freed memory: the handle's range is never given back; error.h, "Handles").
  * @return ITO_OK; ITO_EINVAL if s is NULL; ITO_EBUSY if ULTs wait on it.
  * @contexts any thread; not a signal handler.
  */

@@ -258,14 +258,18 @@ ssize_t ito_read(int fd, void *buf, size_t len);
  */
 ssize_t ito_write(int fd, const void *buf, size_t len);
 /**
- * @brief pread(2) for a ULT.
+ * @brief pread(2) for a ULT. On a descriptor without a file offset (a pipe, a socket) the
+ * sync backend fails with ESPIPE as pread(2) does, while io_uring ignores the offset and
+ * reads (a known difference of the backends, not checked per call to keep the path free of
+ * an extra system call).
  * @return the bytes read; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
  */
 ssize_t ito_pread(int fd, void *buf, size_t len, off_t offset);
 /**
- * @brief pwrite(2) for a ULT.
+ * @brief pwrite(2) for a ULT. On a pipe or socket: ESPIPE on the sync backend, the offset
+ * ignored by io_uring (as for ito_pread).
  * @return the bytes written; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
@@ -341,7 +345,9 @@ int ito_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags);
  */
 int ito_connect(int fd, const struct sockaddr *addr, socklen_t len);
 /**
- * @brief openat(2) for a ULT.
+ * @brief openat(2) for a ULT. A FIFO is never waited for (on both backends, as io_uring's
+ * openat does): for reading it opens at once, for writing with no reader it fails with
+ * ENXIO (as with O_NONBLOCK); the descriptor then has the mode asked for.
  * @return the new descriptor; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).

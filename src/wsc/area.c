@@ -604,8 +604,10 @@ size_t itoi_wsc_cancel_matching(itoi_worker_t *w, itoi_wscw_t *a, bool (*match)(
 static bool fini_match(const itoi_sysrec_t *r, void *ctx)
 {
     (void)ctx;
+    /* an openat still waiting after the grace period is an open that blocks (a device's;
+     * a regular file's ends by itself long before, a FIFO's never waits): cancelled too */
     return (r->state == REC_READY || r->state == REC_POOL || (r->state == REC_URING && !r->cancel_sent)) &&
-           !on_regular_file(r->op, r->fd);
+           (r->op == ITO_SYS_OPENAT || !on_regular_file(r->op, r->fd));
 }
 
 static void fini_cancel_here(itoi_worker_t *w, itoi_call_t *c)

@@ -182,6 +182,26 @@ static long helper_wait_ready(itoi_sysrec_t *r, short events)
     }
 }
 
+/* A helper's openat. open(2) of a FIFO waits for the other end, for ever if none comes,
+ * and no cancellation could end it (found by a chaos test: a deadline, ito_cancel_io and
+ * finalize all waited for a writer that never came, and the blocked opens held every
+ * helper). io_uring's openat does not wait: a reader opens at once, a writer without a
+ * reader fails with ENXIO, as with O_NONBLOCK. The sync backend now does the same (then
+ * the descriptor gets the mode asked for), so the backends agree. */
+static long helper_openat(itoi_sysrec_t *r)
+{
+    const ito_sysreq_t *q = &r->req;
+    struct stat st;
+    int at = (q->flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
+    if ((q->flags & (O_NONBLOCK | O_PATH)) || fstatat(q->fd, q->path, &st, at) != 0 || !S_ISFIFO(st.st_mode))
+        return neg_errno(openat(q->fd, q->path, q->flags, q->mode));
+    int fd = openat(q->fd, q->path, q->flags | O_NONBLOCK, q->mode);
+    if (fd < 0) return -errno;
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
 long itoi_wsc_run_blocking(itoi_sysrec_t *r)
 {
     const ito_sysreq_t *q = &r->req;
@@ -189,7 +209,7 @@ long itoi_wsc_run_blocking(itoi_sysrec_t *r)
     int cnt;
     long w;
     switch (q->op) {
-    case ITO_SYS_OPENAT: return neg_errno(openat(q->fd, q->path, q->flags, q->mode));
+    case ITO_SYS_OPENAT: return helper_openat(r);
     case ITO_SYS_FSYNC: return neg_errno(q->flags ? fdatasync(q->fd) : fsync(q->fd));
     case ITO_SYS_READ: case ITO_SYS_PREAD: case ITO_SYS_READV: {
         if ((w = helper_wait_ready(r, POLLIN)) != 0) return w;

@@ -264,6 +264,24 @@ def test_output_to_standard_output(itocc, tmp_path):
     assert not (tmp_path / "-").exists()
 
 
+def test_front_end_actions_that_write_no_code(itocc, tmp_path):
+    # -Xclang -ast-dump: clang prints the tree and writes no assembly; the stub variant
+    # ended in a traceback looking for the .s (found by an outside-code test, 2026-12-03)
+    write(tmp_path, PROGRAM)
+    cp = itocc(*STUB, "-c", "f.c", "-Xclang", "-ast-dump")
+    assert cp.returncode == 0, cp.err
+    assert b"FunctionDecl" in cp.stdout
+    assert "Traceback" not in cp.err
+
+
+def test_refusals_exit_as_clang_does(itocc, tmp_path):
+    write(tmp_path, PROGRAM)
+    ref = subprocess.run([CLANG, "-c", "f.c", "main.c", "-o", "both.o"], cwd=tmp_path,
+                         capture_output=True)
+    cp = itocc(*STUB, "-c", "f.c", "main.c", "-o", "both.o")
+    assert ref.returncode != 0 and cp.returncode == ref.returncode, cp.err
+
+
 # ---- 11. standard error, split DWARF ----
 
 def test_nothing_on_stderr_when_all_is_well(itocc, tmp_path):
