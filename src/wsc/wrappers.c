@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -69,8 +70,18 @@ static bool io_timeout(itoi_ult_t *t, void *obj)
  * before the close (its post crossed at once), and whose look comes after close(2) and
  * after the number went to a new file, sees the new identity and stays; the user closed
  * a descriptor that another thread was starting to use, and the request ends with data,
- * the peer's close, or the ULT's I/O deadline. */
+ * the peer's close, or the ULT's I/O deadline.
+ *
+ * Bits 62 (IN_CLOSE) and 63 (CLOSED) tell a waiter where the closer is (the identity
+ * keeps 30 bits): neither, its passes, and the number still names the file being closed,
+ * so no look is needed; IN_CLOSE, close(2) is running, and the waiter waits (yielding the
+ * CPU) for CLOSED, set once close(2) has returned; then its fstat comes after the close
+ * (the slot's release and acquire order them). The waiter used to fstat the number while
+ * close(2) ran, a race on the descriptor that TSan reports (test_io_poll_close). */
 #define CLOSING_SLOTS 64
+#define IN_CLOSE_BIT ((uint64_t)1 << 62)
+#define CLOSED_BIT ((uint64_t)1 << 63)
+#define ID_MASK 0x3fffffffu
 static _Atomic uint64_t closing[CLOSING_SLOTS];
 static _Atomic int closing_n;
 /* Closers that found every slot taken park here until a close ends (they used to
@@ -105,7 +116,7 @@ static int closing_take(uint64_t v)
 /* A slot for fd (the caller is a ULT); parks while 64 closes are under way. */
 static int closing_begin(int fd)
 {
-    uint64_t v = ((uint64_t)itoi_wsc_file_identity(fd) << 32) | ((uint32_t)fd + 1u); /* fd >= 0: no overflow at INT_MAX */
+    uint64_t v = ((uint64_t)(itoi_wsc_file_identity(fd) & ID_MASK) << 32) | ((uint32_t)fd + 1u); /* fd >= 0: no overflow at INT_MAX */
     atomic_fetch_add(&closing_n, 1);
     for (;;) {
         int i = closing_take(v);
@@ -140,11 +151,18 @@ static bool on_fd(const itoi_sysrec_t *r, void *ctx);
 
 /* Whether fd, which a closer published with identity id, still names the file it closes
  * (or none): then a wait on it must end. */
-static bool same_file(int fd, uint32_t id)
+static bool same_file(int fd, _Atomic uint64_t *slot, uint64_t v)
 {
+    if (!(v & (IN_CLOSE_BIT | CLOSED_BIT))) return true; /* not closed yet: the number is still that file */
+    while ((v & (IN_CLOSE_BIT | CLOSED_BIT)) == IN_CLOSE_BIT) { /* close(2) is running: a moment */
+        sched_yield();
+        v = atomic_load_explicit(slot, memory_order_acquire);
+    }
+    if ((uint32_t)v - 1u != (uint32_t)fd) return false; /* the slot was freed (and taken again) */
+    uint32_t id = (uint32_t)(v >> 32) & ID_MASK;
     if (!id) return true; /* the closer could not tell: end the wait, as before */
     uint32_t now = itoi_wsc_file_identity(fd);
-    return now == 0 || now == id;
+    return now == 0 || (now & ID_MASK) == id;
 }
 
 /* The first record of wt, not yet cancelled, whose fd a closer is closing; NULL if none. */
@@ -155,7 +173,7 @@ static itoi_sysrec_t *on_closing(const itoi_iowait_t *wt)
         for (int i = 0; i < CLOSING_SLOTS; i++) {
             uint64_t v = atomic_load(&closing[i]);
             int fd = (int)((uint32_t)v - 1u);
-            if (fd >= 0 && on_fd(r, &fd) && same_file(fd, (uint32_t)(v >> 32)))
+            if (fd >= 0 && on_fd(r, &fd) && same_file(fd, &closing[i], v))
                 return r; /* (on_fd: only ops that watch their fd) */
         }
     }
@@ -546,7 +564,9 @@ int ito_close(int fd)
         }
     }
     ITOI_BUMP(itoi_wsc_area(w)->st.crossings);
+    atomic_fetch_or(&closing[slot], IN_CLOSE_BIT); /* waiters that find the number wait for the close */
     long r = close(fd) == 0 ? 0 : -errno;
+    atomic_fetch_or(&closing[slot], CLOSED_BIT); /* from now on the number may name a new file */
     closing_end(slot);
     return (int)ret(back_home(home, r));
 }
