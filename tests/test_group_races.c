@@ -4,7 +4,9 @@
  *     ITO_ESTATE, "t has finished": the state word held the joiner);
  *  2. ito_group_add racing ito_group_destroy of the same group: never both ITO_OK (about
  *     2 in 1000 rounds were, which left a member counted in a dead group's slot, so the
- *     next group there could be destroyed with a live member). */
+ *     next group there could be destroyed with a live member);
+ *  3. two threads adding one ULT to two groups at once: one ITO_OK, one ITO_EBUSY (both
+ *     said ITO_OK, and one group could never be destroyed; found by a test of fix 2). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
@@ -92,12 +94,50 @@ static void add_vs_destroy(void)
     CHECK_EQ(pthread_join(p, NULL), 0);
 }
 
+static ito_group_t *G2[2];
+static _Atomic int go2, ready2, rc2[2];
+
+static void *adder2(void *arg)
+{
+    int k = (int)(intptr_t)arg;
+    atomic_fetch_add(&ready2, 1);
+    while (!atomic_load(&go2)) {
+    }
+    atomic_store(&rc2[k], ito_group_add(G2[k], atomic_load(&T)));
+    return NULL;
+}
+
+static void double_add(void)
+{
+    for (int i = 0; i < 300; i++) {
+        CHECK_OK(ito_group_create(&G2[0]));
+        CHECK_OK(ito_group_create(&G2[1]));
+        ito_thread_t t;
+        CHECK_OK(ito_create(&t, blocker, NULL, NULL));
+        atomic_store(&T, t);
+        atomic_store(&go2, 0);
+        atomic_store(&ready2, 0);
+        pthread_t p[2];
+        for (int k = 0; k < 2; k++) CHECK_EQ(pthread_create(&p[k], NULL, adder2, (void *)(intptr_t)k), 0);
+        while (atomic_load(&ready2) < 2) CHECK_OK(ito_yield());
+        atomic_store(&go2, 1);
+        for (int k = 0; k < 2; k++) CHECK_EQ(pthread_join(p[k], NULL), 0);
+        int ok = (atomic_load(&rc2[0]) == ITO_OK) + (atomic_load(&rc2[1]) == ITO_OK);
+        CHECK_EQ(ok, 1);
+        CHECK(atomic_load(&rc2[0]) == ITO_EBUSY || atomic_load(&rc2[1]) == ITO_EBUSY);
+        CHECK_OK(ito_sem_post(&gate));
+        CHECK_OK(ito_join(t, NULL));
+        for (int k = 0; k < 2; k++) CHECK_OK(ito_group_destroy(G2[k])); /* it left with its end */
+    }
+}
+
 int main(void)
 {
     CHECK_OK(ito_init(&(ito_config_t){.workers = 2}));
     CHECK_OK(ito_sem_init(&gate, 0));
     joined_member();
     add_vs_destroy();
+    double_add();
     CHECK_OK(ito_sem_destroy(&gate));
     CHECK_OK(ito_finalize());
     TEST_DONE();

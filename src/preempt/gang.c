@@ -138,20 +138,23 @@ static int group_add(ito_group_t *gp, ito_thread_t h)
     if (!g) return ITO_EINVAL;
     itoi_ult_t *t = itoi_handle_get(h);
     if (!t) return itoi_handle_err(h);
-    if (itoi_group_of(t) || t->on_exit) return ITO_EBUSY; /* one group per ULT; not for bulk-created ones */
     uintptr_t st = atomic_load(&t->state); /* not finished: live, detached, or being joined */
     if (st == ITOI_DONE || st == ITOI_REAPED) return ITO_ESTATE;
-    /* Counted under groups_lock while the group is still the handle's: a destroy that
-     * raced us either saw the member (ITO_EBUSY) or ended the group first (ITO_EINVAL
-     * here); both returning ITO_OK left a member in a dead group. */
+    /* Under groups_lock, while the group is still the handle's: a destroy that raced us
+     * either saw the member (ITO_EBUSY) or ended the group first (ITO_EINVAL here), and of
+     * two adds of one ULT one says ITO_EBUSY (both returned ITO_OK: a member in two groups,
+     * one of them never destroyable). */
+    int rc = ITO_OK;
     itoi_spin_lock(&groups_lock);
-    bool live = groups[g->slot] == g && group_handle(g->slot) == gp;
-    if (live) atomic_fetch_add(&g->members, 1);
+    if (groups[g->slot] != g || group_handle(g->slot) != gp) rc = ITO_EINVAL;
+    else if (itoi_group_of(t) || t->on_exit) rc = ITO_EBUSY; /* one group per ULT; not for bulk-created ones */
+    else {
+        atomic_fetch_add(&g->members, 1);
+        t->slot[ITOI_USLOT_GROUP].p = g;
+        t->on_exit = leave_group;
+    }
     itoi_spin_unlock(&groups_lock);
-    if (!live) return ITO_EINVAL;
-    t->slot[ITOI_USLOT_GROUP].p = g;
-    t->on_exit = leave_group;
-    return ITO_OK;
+    return rc;
 }
 
 static int group_stats(ito_group_t *gp, ito_preempt_stats_t *out)

@@ -154,12 +154,12 @@ static bool on_fd(const itoi_sysrec_t *r, void *ctx);
 static bool same_file(int fd, _Atomic uint64_t *slot, uint64_t v)
 {
     if (!(v & (IN_CLOSE_BIT | CLOSED_BIT))) return true; /* not closed yet: the number is still that file */
+    uint32_t id = (uint32_t)(v >> 32) & ID_MASK;
     while ((v & (IN_CLOSE_BIT | CLOSED_BIT)) == IN_CLOSE_BIT) { /* close(2) is running: a moment */
         sched_yield();
         v = atomic_load_explicit(slot, memory_order_acquire);
+        if ((uint32_t)v - 1u != (uint32_t)fd) break; /* the close ended and freed the slot: closed */
     }
-    if ((uint32_t)v - 1u != (uint32_t)fd) return false; /* the slot was freed (and taken again) */
-    uint32_t id = (uint32_t)(v >> 32) & ID_MASK;
     if (!id) return true; /* the closer could not tell: end the wait, as before */
     uint32_t now = itoi_wsc_file_identity(fd);
     return now == 0 || (now & ID_MASK) == id;

@@ -215,7 +215,7 @@ static int open_dev(int kind, int fd, ito_frame_t *f, int entry, ito_device_t **
     if (!out) return ITO_EINVAL;
     itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
     if (!e) return rc;
-    if (!e->defined) return ITO_ESTATE;
+    if (!ITOI_ZGET(e->defined)) return ITO_ESTATE;
     if ((rc = setup()) != ITO_OK) return rc;
     itoi_spin_lock(&tab_lock);
     struct ito_device *d = NULL;

@@ -12,8 +12,10 @@ void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u)
 {
     (void)w;
     itoi_zentry_t *e = (itoi_zentry_t *)u;
+    uint64_t v = atomic_load_explicit(&e->value, memory_order_relaxed); /* before the entry can be fired again */
     atomic_store_explicit(&e->sync, 0, memory_order_release); /* running: no longer queued */
-    e->code(itoi_frame_handle(e->frame), e->index, atomic_load_explicit(&e->value, memory_order_relaxed));
+    ito_zwt_fn code = ITOI_ZGET(e->code);
+    code(itoi_frame_handle(e->frame), e->index, v);
 }
 
 static void wake_waiter(itoi_zentry_t *e)
@@ -30,10 +32,9 @@ static inline __attribute__((always_inline)) int do_continue(itoi_worker_t *w, i
     int rc;
     itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
     if (ITOI_UNLIKELY(!e)) return rc;
-    if (ITOI_UNLIKELY(!e->defined)) return ITO_ESTATE;
-    if (ITOI_UNLIKELY(e->mode == ITO_MODE_KERNEL) && caller_mode(w) == ITO_MODE_USER)
+    if (ITOI_UNLIKELY(!ITOI_ZGET(e->defined))) return ITO_ESTATE;
+    if (ITOI_UNLIKELY(ITOI_ZGET(e->mode) == ITO_MODE_KERNEL) && caller_mode(w) == ITO_MODE_USER)
         return ITO_EPERM; /* user threads reach kernel threads only through kernel-interface threads */
-    if (has_value) atomic_store_explicit(&e->value, value, memory_order_relaxed);
     /* Take one of the counts the arming set, never below 0: a continuation beyond them is
      * refused and changes nothing. (A decrement undone afterwards let a racing re-arm or
      * another continuation see the transient -1 or the restored value: firings were lost,
@@ -41,11 +42,14 @@ static inline __attribute__((always_inline)) int do_continue(itoi_worker_t *w, i
     int32_t s = atomic_load_explicit(&e->sync, memory_order_relaxed);
     for (;;) {
         if (ITOI_UNLIKELY(s <= 0)) return ITO_ESTATE; /* more continuations than the arming expected (or queued) */
-        int32_t to = s > 1 || !e->code ? s - 1 : ITOI_ZS_QUEUED; /* the last count: ready, in the same CAS */
+        int32_t to = s > 1 || !ITOI_ZGET(e->code) ? s - 1 : ITOI_ZS_QUEUED; /* the last count: ready, in the same CAS */
         if (atomic_compare_exchange_weak_explicit(&e->sync, &s, to, memory_order_acq_rel, memory_order_relaxed)) break;
     }
+    /* the value once the continuation is accepted (a refused one changes nothing), and
+     * before the entry is made ready below */
+    if (has_value) atomic_store_explicit(&e->value, value, memory_order_relaxed);
     if (ITOI_LIKELY(s > 1)) return ITO_OK;
-    if (!e->code) wake_waiter(e);
+    if (!ITOI_ZGET(e->code)) wake_waiter(e);
     else if (taken) *taken = &e->u;
     else itoi_unit_ready(&e->u);
     return ITO_OK;
@@ -88,17 +92,17 @@ int ito_rearm(ito_frame_t *f, int entry, uint32_t count)
     int rc;
     itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
     if (!e) return rc;
-    if (!e->defined) return ITO_ESTATE;
+    if (!ITOI_ZGET(e->defined)) return ITO_ESTATE;
     if (count > (1u << 30)) return ITO_EINVAL;
     int32_t s = atomic_load_explicit(&e->sync, memory_order_acquire);
     if (s == ITOI_ZS_QUEUED) return ITO_EBUSY;
-    if (!e->code) {
+    if (!ITOI_ZGET(e->code)) {
         uintptr_t fired = ITOI_ZW_FIRED;
         atomic_compare_exchange_strong(&e->waiter, &fired, 0);
     }
     /* A CAS, not a store: a continuation may make the entry ready meanwhile (never
      * overwrite ITOI_ZS_QUEUED, or the entry is made ready twice). */
-    int32_t to = (int32_t)(count ? count : e->fan_in);
+    int32_t to = (int32_t)(count ? count : ITOI_ZGET(e->fan_in));
     while (!atomic_compare_exchange_weak_explicit(&e->sync, &s, to, memory_order_acq_rel, memory_order_acquire))
         if (s == ITOI_ZS_QUEUED) return ITO_EBUSY;
     return ITO_OK;
@@ -178,8 +182,8 @@ int ito_frame_wait_until(ito_frame_t *f, int entry, uint64_t deadline)
     int rc;
     itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
     if (!e) return rc;
-    if (!e->defined) return ITO_ESTATE;
-    if (e->code) return ITO_EINVAL; /* only code-less entries can be waited on */
+    if (!ITOI_ZGET(e->defined)) return ITO_ESTATE;
+    if (ITOI_ZGET(e->code)) return ITO_EINVAL; /* only code-less entries can be waited on */
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return ITO_ENOTULT;
     uintptr_t v = atomic_load_explicit(&e->waiter, memory_order_acquire);

@@ -193,12 +193,22 @@ int ito_entry_set(ito_frame_t *f, int entry, ito_zwt_fn code, uint32_t fan_in, i
     if (!e) return rc;
     if (fan_in < 1 || fan_in > (1u << 30)) return ITO_EINVAL;
     if (mode != ITO_MODE_USER && mode != ITO_MODE_KERNEL && mode != ITO_MODE_KERNEL_IF) return ITO_EINVAL;
-    if (itoi_zentry_queued(e) || atomic_load(&e->waiter) > ITOI_ZW_FIRED) return ITO_EBUSY;
-    e->code = code;
-    e->fan_in = fan_in;
-    e->mode = (uint16_t)mode;
-    e->defined = 1;
+    if (atomic_load(&e->waiter) > ITOI_ZW_FIRED) return ITO_EBUSY;
+    /* Disarmed first, by a CAS that refuses a queued entry: continuations meanwhile are
+     * refused, and none can take a last count between the look and the arming. The arming
+     * is a CAS from 0 too: a re-arm and firing by another thread in between keep theirs.
+     * (A look and two plain stores let a continuation queue the entry in between and the
+     * store overwrite ITOI_ZS_QUEUED: queued twice, SEGV; found by a test of today's fix.) */
+    int32_t s = atomic_load_explicit(&e->sync, memory_order_acquire);
+    do {
+        if (s == ITOI_ZS_QUEUED) return ITO_EBUSY;
+    } while (!atomic_compare_exchange_weak_explicit(&e->sync, &s, 0, memory_order_acq_rel, memory_order_acquire));
+    ITOI_ZSET(e->code, code);
+    ITOI_ZSET(e->fan_in, fan_in);
+    ITOI_ZSET(e->mode, (uint16_t)mode);
+    ITOI_ZSET(e->defined, (uint16_t)1);
     atomic_store(&e->waiter, 0);
-    atomic_store_explicit(&e->sync, (int32_t)fan_in, memory_order_release);
+    int32_t zero = 0;
+    atomic_compare_exchange_strong_explicit(&e->sync, &zero, (int32_t)fan_in, memory_order_acq_rel, memory_order_relaxed);
     return ITO_OK;
 }

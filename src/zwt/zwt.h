@@ -30,6 +30,10 @@
 #define ITOI_FRAME_FREE 0xdeadf4a3u
 #define ITOI_ZW_FIRED ((uintptr_t)1)
 #define ITOI_ZS_QUEUED INT32_MIN /* sync word: ready, not yet running (see above) */
+/* An entry's definition (code, fan_in, mode, defined): written by ito_entry_set while other
+ * threads may fire the entry (they read it without a lock): relaxed atomic accesses. */
+#define ITOI_ZGET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
+#define ITOI_ZSET(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
 #define ITOI_NCLASSES 24
 
 typedef struct itoi_zentry {
