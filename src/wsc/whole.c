@@ -22,8 +22,7 @@
  * completed. If another ULT's ito_close ended the file meanwhile and the number was
  * reused (a server accepting the next connection), the next part would go to the new
  * file. So ito_close bumps a close generation of the number (a table indexed by fd
- * modulo GEN_SLOTS; the word also keeps the number closed last, for a reader debugging it)
- * before anything else, and a part after the first goes on only if the generation is
+ * modulo GEN_SLOTS) before anything else, and a part after the first goes on only if the generation is
  * still the one the call began with. When it moved, the number's file is
  * compared with the one the rest began on (device and inode, taken before the second
  * part while the generation was still the call's): another file there ends the transfer
@@ -48,18 +47,11 @@
 #include "wsc.h"
 
 #define GEN_SLOTS ITOI_WSC_GEN_SLOTS
-/* per slot: bits 32-63 the count of ito_close calls on its numbers, bits 0-31 the last number */
-static _Atomic uint64_t close_gen[GEN_SLOTS];
+static _Atomic unsigned close_gen[GEN_SLOTS];
 
-static inline _Atomic uint64_t *gen_of(int fd) { return &close_gen[(unsigned)fd % GEN_SLOTS]; }
+static inline _Atomic unsigned *gen_of(int fd) { return &close_gen[(unsigned)fd % GEN_SLOTS]; }
 
-void itoi_wsc_closing(int fd)
-{
-    _Atomic uint64_t *g = gen_of(fd);
-    uint64_t old = atomic_load(g);
-    while (!atomic_compare_exchange_weak(g, &old, (((old >> 32) + 1) << 32) | (uint32_t)fd)) {
-    }
-}
+void itoi_wsc_closing(int fd) { atomic_fetch_add(gen_of(fd), 1); }
 
 /* Whether a call that moved part of its bytes goes on (see above). */
 static bool go_on(const ito_sysreq_t *q, bool waitall)
@@ -103,11 +95,11 @@ static int iov_skip(struct iovec *v, int n, size_t done)
  * far), or the number was closed since the call began. */
 typedef bool (*aim_fn)(ito_sysreq_t *q, size_t done, void *ctx); /* false: stop here */
 
-static long rest(ito_sysreq_t *q, const char *what, size_t done, size_t total, uint64_t gen, aim_fn aim, void *ctx)
+static long rest(ito_sysreq_t *q, const char *what, size_t done, size_t total, unsigned gen, aim_fn aim, void *ctx)
 {
-    uint32_t id = 0; /* the file, taken once the first part has moved (see go_on_file) */
+    uint32_t id = 0; /* the file, taken before the second part (see the top of this file) */
     while (done < total) {
-        uint64_t now = atomic_load(gen_of(q->fd));
+        unsigned now = atomic_load(gen_of(q->fd));
         if (now != gen) { /* a close of this number, or of another sharing its slot */
             uint32_t cur = itoi_wsc_file_identity(q->fd);
             if (!id || cur != id) break;
@@ -180,7 +172,7 @@ static bool aim_buf(ito_sysreq_t *q, size_t done, void *ctx)
 }
 
 /* The rest of a vectored transfer after a first part of `done` bytes. */
-static long rest_vec(ito_sysreq_t *q, const char *what, size_t done, size_t total, uint64_t gen, size_t ctl_cap)
+static long rest_vec(ito_sysreq_t *q, const char *what, size_t done, size_t total, unsigned gen, size_t ctl_cap)
 {
     bool msg = q->op == ITO_SYS_SENDMSG || q->op == ITO_SYS_RECVMSG;
     vec_rest_t x = {.iov = msg ? q->msg->msg_iov : q->iov, .n = msg ? (int)q->msg->msg_iovlen : q->iovcnt};
@@ -231,7 +223,7 @@ static bool waitall_where_it_applies(ito_sysreq_t *q)
 long itoi_wsc_whole(ito_sysreq_t *q, const char *what)
 {
     bool waitall = waitall_where_it_applies(q);
-    uint64_t gen = atomic_load(gen_of(q->fd));
+    unsigned gen = atomic_load(gen_of(q->fd));
     size_t ctl_cap = q->op == ITO_SYS_RECVMSG ? q->msg->msg_controllen : 0;
     long r = itoi_wsc_call(q, what);
     if (r <= 0) return r;
