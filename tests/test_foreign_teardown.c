@@ -10,7 +10,10 @@
  * heap-use-after-free within a second; release: a crash now and then), because they
  * checked the state without entering the runtime. Also ito_detach of a joined thread's
  * handle (it read the descriptor while teardown retired it) and ito_create (it read the
- * default stack size while the next ito_init wrote it), both reported by TSan. */
+ * default stack size while the next ito_init wrote it), both reported by TSan; and
+ * ito_thread_id, ito_thread_name (they read a descriptor while teardown cleared it) and
+ * ito_frame_create (it carved and reset frames while teardown reset the pools), reported
+ * by TSan until 2026-12-03. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -43,7 +46,13 @@ static void handler(ito_frame_t *f, int entry, uint64_t v)
 }
 
 static _Atomic(uintptr_t) last_thread = 1; /* a forged value until main has joined one */
+static _Atomic(uintptr_t) live_thread = 1;  /* a detached ULT of the current runtime */
 static void *nothing(void *a) { return a; }
+static void *yielder(void *a)
+{
+    for (int i = 0; i < 3; i++) ito_yield();
+    return a;
+}
 
 static int one_of(int rc, int a, int b, int c) { return rc == a || rc == b || rc == c; }
 
@@ -55,7 +64,7 @@ static void *poker(void *arg)
     while (!atomic_load(&stop)) {
         int rc;
         k = k * 1103515245u + 12345u;
-        switch ((k >> 16) % 11) {
+        switch ((k >> 16) % 14) {
         case 0: {
             ito_stats_t s;
             rc = ito_stats(&s);
@@ -128,6 +137,27 @@ static void *poker(void *arg)
             CHECK(one_of(rc, ITO_ENOTULT, ITO_ESTATE, ITO_ESTATE));
             break;
         }
+        case 11: { /* a detached thread's handle, live or ended, or a joined one's: the
+                    * descriptor is read while teardown may retire it */
+            uint64_t id;
+            rc = ito_thread_id((ito_thread_t)atomic_load(k & 1 ? &live_thread : &last_thread), &id);
+            CHECK(one_of(rc, ITO_OK, ITO_EJOINED, ITO_EINVAL));
+            break;
+        }
+        case 12: {
+            char name[32];
+            rc = ito_thread_name((ito_thread_t)atomic_load(k & 1 ? &live_thread : &last_thread), name, sizeof name);
+            CHECK(one_of(rc, ITO_OK, ITO_EJOINED, ITO_EINVAL));
+            if (rc == ITO_OK) CHECK(name[0] != 0);
+            break;
+        }
+        case 13: { /* frames from a foreign thread while teardown resets the pools */
+            ito_frame_t *f;
+            rc = ito_frame_create(&f, 1 + (int)(k % 3), 64);
+            CHECK(one_of(rc, ITO_OK, ITO_ESTATE, ITO_ENOMEM));
+            if (rc == ITO_OK) CHECK(one_of(ito_frame_destroy(f), ITO_OK, ITO_EINVAL, ITO_EINVAL));
+            break;
+        }
         }
         if (rc == ITO_OK) atomic_fetch_add(&ok_calls, 1);
     }
@@ -147,6 +177,9 @@ int main(void)
         CHECK_OK(ito_create(&t, split_phase, NULL, NULL));
         CHECK_OK(ito_join(t, NULL));
         atomic_store(&last_thread, (uintptr_t)t);
+        CHECK_OK(ito_create(&t, yielder, NULL, NULL));
+        atomic_store(&live_thread, (uintptr_t)t);
+        CHECK_OK(ito_detach(t));
         ito_frame_t *f;
         CHECK_OK(ito_frame_create(&f, 1, 0));
         CHECK_OK(ito_entry_set(f, 0, handler, 1, ITO_MODE_USER));

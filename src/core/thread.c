@@ -633,13 +633,28 @@ ito_thread_t ito_self(void)
     return (w && w->cur) ? itoi_handle_of(w->cur) : NULL;
 }
 
+/* ito_thread_id and ito_thread_name read a descriptor from any thread. A foreign caller
+ * reads it inside the runtime's door (itoi_any_enter): ito_finalize retires descriptors
+ * (desc_retire clears them) only once the door is shut and nobody is inside, so the read
+ * never meets the clearing (it did, a data race under TSan with a pthread asking for ids
+ * while main finalized). With the door shut every handle is of a finished runtime: stale
+ * (ITO_EJOINED), or forged (ITO_EINVAL), told apart by the arena's map alone. */
+static int desc_enter(ito_thread_t h, itoi_ult_t **t, bool *foreign)
+{
+    if (itoi_any_enter(foreign) != ITO_OK) return itoi_handle_err(h);
+    *t = handle_get(h);
+    return *t ? ITO_OK : itoi_any_leave(*foreign, itoi_handle_err(h));
+}
+
 int ito_thread_id(ito_thread_t h, uint64_t *id)
 {
     if (!h || !id) return ITO_EINVAL;
-    itoi_ult_t *t = handle_get(h);
-    if (!t) return itoi_handle_err(h);
+    itoi_ult_t *t;
+    bool foreign;
+    int rc = desc_enter(h, &t, &foreign);
+    if (rc != ITO_OK) return rc;
     *id = t->id;
-    return ITO_OK;
+    return itoi_any_leave(foreign, ITO_OK);
 }
 
 void itoi_ult_name(const itoi_ult_t *t, char *buf, size_t len)
@@ -663,8 +678,10 @@ void itoi_ult_name(const itoi_ult_t *t, char *buf, size_t len)
 int ito_thread_name(ito_thread_t h, char *buf, size_t len)
 {
     if (!h || !buf || !len) return ITO_EINVAL;
-    itoi_ult_t *t = handle_get(h);
-    if (!t) return itoi_handle_err(h);
+    itoi_ult_t *t;
+    bool foreign;
+    int rc = desc_enter(h, &t, &foreign);
+    if (rc != ITO_OK) return rc;
     itoi_ult_name(t, buf, len);
-    return ITO_OK;
+    return itoi_any_leave(foreign, ITO_OK);
 }

@@ -104,11 +104,22 @@ static struct ito_frame *frame_alloc(itoi_worker_t *w, size_t bytes, uint32_t cl
     return f;
 }
 
+static int frame_create(ito_frame_t **out, int nentries, size_t data_size);
+
+/* Any thread. A foreign caller creates inside the runtime's door (itoi_any_enter), so that
+ * ito_finalize's teardown (itoi_zwt_teardown: the pools reset, the worker pools freed) waits
+ * for it instead of racing it (a data race under TSan with a pthread creating frames while
+ * main finalized). */
 int ito_frame_create(ito_frame_t **out, int nentries, size_t data_size)
 {
     if (!out || nentries < 1 || nentries > ITO_FRAME_MAX_ENTRIES || data_size > ((size_t)1 << 30))
         return ITO_EINVAL;
     if (atomic_load_explicit(&itoi_rt.state, memory_order_relaxed) != 1) return ITO_ESTATE;
+    ITOI_ANY_RETURN(ITO_ESTATE, frame_create(out, nentries, data_size));
+}
+
+static int frame_create(ito_frame_t **out, int nentries, size_t data_size)
+{
     int rc = itoi_zwt_setup();
     if (rc != ITO_OK) return rc;
     size_t head = sizeof(struct ito_frame) + (size_t)nentries * sizeof(itoi_zentry_t);
