@@ -379,7 +379,11 @@ int ito_close(int fd);
 /**
  * @brief poll(2) for a ULT: one or several descriptors (at most 1024: more is EINVAL), timeout in ms (-1: none, 0: do not wait); the ULT's I/O deadline applies as well (then -1/ETIMEDOUT).
  * A descriptor that another ULT closes with ito_close while this call waits gets
- * revents POLLNVAL (as poll(2) reports a closed descriptor) and ends the wait.
+ * revents POLLNVAL (as poll(2) reports a closed descriptor) and ends the wait, in every
+ * entry that names it. Entries with a negative fd are skipped (revents 0, as poll(2));
+ * with none left (or nfds 0) the call waits for its timeout only, and ito_cancel_io and
+ * finalize end that wait as any other; with no timeout either it is EINVAL (nothing could
+ * end it).
  * @return the number of descriptors with events, 0 on timeout; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).

@@ -352,6 +352,9 @@ void itoi_wsc_cancel(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, int why
                                           * itself (a regular file always does; a helper waiting for
                                           * a descriptor's readiness stops: helpers.c) */
         return;
+    case REC_TIME: /* nothing runs it: its end is this */
+        itoi_wsc_complete(w, a, r, -ECANCELED);
+        return;
     case REC_URING:
         if (!r->cancel_sent) {
             r->cancel_sent = true;
@@ -495,6 +498,13 @@ void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, const i
     submit(w, a, r, q);
 }
 
+void itoi_wsc_submit_time(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
+{
+    ITOI_BUMP(a->st.posted);
+    ITOI_BUMP(w->n_side_queued); /* its completion counts as side work run */
+    r->state = REC_TIME;
+}
+
 void itoi_wsc_submit_retry(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long first, uint32_t events)
 {
     ITOI_BUMP(a->st.posted);
@@ -606,6 +616,7 @@ static bool fini_match(const itoi_sysrec_t *r, void *ctx)
     (void)ctx;
     /* an openat still waiting after the grace period is an open that blocks (a device's;
      * a regular file's ends by itself long before, a FIFO's never waits): cancelled too */
+    if (r->state == REC_TIME) return true; /* a poll's timeout is not work (syscall.h) */
     return (r->state == REC_READY || r->state == REC_POOL || (r->state == REC_URING && !r->cancel_sent)) &&
            (r->op == ITO_SYS_OPENAT || !on_regular_file(r->op, r->fd));
 }

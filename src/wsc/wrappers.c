@@ -628,11 +628,19 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
             wait_add(&wt, rec);
             itoi_wsc_submit(w, a, rec, &rec->req);
         }
-        if (done == 0) { /* nothing to wait for but the time */
-            if (res != res_small) free(res);
-            if (until == ITO_FOREVER) return (int)ret(back_home(home, -EINVAL));
-            ito_sleep_until(deadline);
-            return deadline == until ? 0 : (int)ret(back_home(home, -ETIMEDOUT));
+        if (done == 0) {
+            /* Nothing to wait for but the time: one record that no backend runs, so that the
+             * deadline, ito_cancel_io and finalize end it as they end any wait (a plain
+             * sleep ignored the cancellation and held finalize until the timeout). */
+            itoi_sysrec_t *rec = until == ITO_FOREVER ? NULL : itoi_wsc_rec_get(w, a);
+            if (!rec) {
+                if (res != res_small) free(res);
+                return (int)ret(back_home(home, until == ITO_FOREVER ? -EINVAL : -ENOMEM));
+            }
+            rec->req = (ito_sysreq_t){.op = ITO_SYS_POLL, .fd = -1, .result = &res[done++]};
+            itoi_wsc_rec_fill(a, rec, &rec->req);
+            wait_add(&wt, rec);
+            itoi_wsc_submit_time(w, a, rec);
         }
         io_park(w, a, &wt, deadline, "poll");
         bool timed = false, cancelled = false, closed = false;
@@ -657,6 +665,13 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
             for (nfds_t i = 0; i < nfds; i++) {
                 if (fds[i].fd < 0) continue;
                 if (res[k++] == -EBADF) fds[i].revents = POLLNVAL;
+            }
+            /* A descriptor listed twice is closed in both entries: the first record's end may
+             * have ended its twin as a sibling (-EALREADY) before the close reached it. */
+            for (nfds_t i = 0; i < nfds; i++) {
+                if (fds[i].revents != POLLNVAL) continue;
+                for (nfds_t j = 0; j < nfds; j++)
+                    if (fds[j].fd == fds[i].fd) fds[j].revents = POLLNVAL;
             }
             if (res != res_small) free(res);
             r = 0;

@@ -41,7 +41,9 @@
 #include <liburing.h>
 #endif
 
-enum { REC_FREE, REC_BUCKET, REC_URING, REC_READY, REC_SETTLING, REC_POOL, REC_DONE };
+/* REC_TIME: a record in no backend, the time-only wait of an ito_poll with no descriptor
+ * to wait on; only its deadline, ito_cancel_io or finalize ends it (itoi_wsc_cancel). */
+enum { REC_FREE, REC_BUCKET, REC_URING, REC_READY, REC_SETTLING, REC_POOL, REC_DONE, REC_TIME };
 enum { WHY_NONE, WHY_TIMEOUT, WHY_CANCEL, WHY_CLOSE, WHY_FINALIZE, WHY_SIBLING };
 
 struct itoi_sysrec;
@@ -184,6 +186,8 @@ static inline bool itoi_wsc_may_hold(itoi_wscw_t *a, int fd)
 /* Post r (its own fields filled from q) with q's arguments; it completes through
  * itoi_wsc_complete, possibly inside. */
 void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q);
+/* Parks r as a time-only wait (REC_TIME), counted as posted like a submitted request. */
+void itoi_wsc_submit_time(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r);
 /* The sync backend (r->req whole), after the caller's own first attempt gave `first` (-EAGAIN: wait for
  * `events`, then run again; ITOI_WSC_BLOCKING: a helper thread runs it). */
 void itoi_wsc_submit_retry(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long first, uint32_t events);

@@ -165,7 +165,16 @@ static int frame_create(ito_frame_t **out, int nentries, size_t data_size)
     return ITO_OK;
 }
 
-int ito_frame_destroy(ito_frame_t *h)
+static int frame_destroy(ito_frame_t *h);
+
+/* Any thread; a foreign caller enters the runtime's door too: itoi_zwt_teardown puts every
+ * frame on the shared free lists, and a destroy that had freed its frame just before the
+ * teardown's pass pushed it a second time after it (found by a foreign thread destroying
+ * frames while main finalized: the next runtime handed one frame to two creates). With
+ * the door shut every frame is freed already (ITO_EINVAL). */
+int ito_frame_destroy(ito_frame_t *h) { ITOI_ANY_RETURN(ITO_EINVAL, frame_destroy(h)); }
+
+static int frame_destroy(ito_frame_t *h)
 {
     struct ito_frame *f = itoi_frame_get(h);
     if (!f) return ITO_EINVAL;
