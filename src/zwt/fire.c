@@ -87,7 +87,12 @@ itoi_unit_t *itoi_zwt_fire_take(itoi_worker_t *w, ito_frame_t *f, int entry, uin
     return u;
 }
 
-int ito_rearm(ito_frame_t *f, int entry, uint32_t count)
+static int rearm_in(ito_frame_t *f, int entry, uint32_t count);
+
+/* Any thread; a foreign caller inside the runtime's door (see ito_frame_destroy). */
+int ito_rearm(ito_frame_t *f, int entry, uint32_t count) { ITOI_ANY_RETURN(ITO_EINVAL, rearm_in(f, entry, count)); }
+
+static int rearm_in(ito_frame_t *f, int entry, uint32_t count)
 {
     int rc;
     itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
@@ -108,7 +113,12 @@ int ito_rearm(ito_frame_t *f, int entry, uint32_t count)
     return ITO_OK;
 }
 
-int ito_trylock(ito_frame_t *f, int entry)
+static int trylock_in(ito_frame_t *f, int entry);
+
+/* Any thread; a foreign caller inside the runtime's door (see ito_frame_destroy). */
+int ito_trylock(ito_frame_t *f, int entry) { ITOI_ANY_RETURN(ITO_EINVAL, trylock_in(f, entry)); }
+
+static int trylock_in(ito_frame_t *f, int entry)
 {
     int rc;
     itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
@@ -117,7 +127,12 @@ int ito_trylock(ito_frame_t *f, int entry)
     return atomic_exchange_explicit(&e->lock, 1, memory_order_acquire) == 0 ? ITO_OK : ITO_EBUSY;
 }
 
-int ito_unlock(ito_frame_t *f, int entry)
+static int unlock_in(ito_frame_t *f, int entry);
+
+/* Any thread; a foreign caller inside the runtime's door (see ito_frame_destroy). */
+int ito_unlock(ito_frame_t *f, int entry) { ITOI_ANY_RETURN(ITO_EINVAL, unlock_in(f, entry)); }
+
+static int unlock_in(ito_frame_t *f, int entry)
 {
     int rc;
     itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);

@@ -206,7 +206,15 @@ void *ito_frame_data(ito_frame_t *h)
     return f ? f->data : NULL;
 }
 
+static int entry_set(ito_frame_t *f, int entry, ito_zwt_fn code, uint32_t fan_in, int mode);
+
+/* Any thread; a foreign caller inside the runtime's door (see ito_frame_destroy). */
 int ito_entry_set(ito_frame_t *f, int entry, ito_zwt_fn code, uint32_t fan_in, int mode)
+{
+    ITOI_ANY_RETURN(ITO_EINVAL, entry_set(f, entry, code, fan_in, mode));
+}
+
+static int entry_set(ito_frame_t *f, int entry, ito_zwt_fn code, uint32_t fan_in, int mode)
 {
     int rc;
     itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
