@@ -112,14 +112,19 @@ static int group_destroy(ito_group_t *gp)
     itoi_group_t *g = group_get(gp);
     if (!g) return ITO_EINVAL;
     itoi_spin_lock(&groups_lock); /* members are added under it too (group_add) */
+    /* Still the handle's group: group_get let the lock go, and a destroy and a create
+     * meanwhile put a new group at the same address (group_tab), which a late destroy of
+     * the old handle ended (found with a debugger holding a destroyer after group_get). */
+    if (groups[g->slot] != g || group_handle(g->slot) != gp) {
+        itoi_spin_unlock(&groups_lock);
+        return ITO_EINVAL;
+    }
     if (atomic_load(&g->members) > 0) {
         itoi_spin_unlock(&groups_lock);
         return ITO_EBUSY;
     }
-    if (groups[g->slot] == g) {
-        groups[g->slot] = NULL;
-        group_gen[g->slot]++;
-    }
+    groups[g->slot] = NULL;
+    group_gen[g->slot]++;
     itoi_spin_unlock(&groups_lock);
     if (atomic_load(&itoi_gang_group) == (void *)g) atomic_store(&itoi_gang_group, NULL);
     return ITO_OK;
@@ -161,12 +166,18 @@ static int group_stats(ito_group_t *gp, ito_preempt_stats_t *out)
 {
     itoi_group_t *g = group_get(gp);
     if (!g) return ITO_EINVAL;
+    itoi_spin_lock(&groups_lock); /* the handle's group still, not a new one at its address */
+    if (groups[g->slot] != g || group_handle(g->slot) != gp) {
+        itoi_spin_unlock(&groups_lock);
+        return ITO_EINVAL;
+    }
     out->ticks = 0;
     out->preemptions = atomic_load(&g->st.preemptions);
     out->deferred = atomic_load(&g->st.deferred);
     out->delayed = atomic_load(&g->st.delayed);
     out->delay_ns = atomic_load(&g->st.delay_ns);
     out->forced = atomic_load(&g->st.forced);
+    itoi_spin_unlock(&groups_lock);
     return ITO_OK;
 }
 

@@ -158,12 +158,18 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
         ITOI_SAN_IGNORE_BEGIN(); /* the flag: see sanitizer.h */
         int flag = ito_coop_flag;
         ITOI_SAN_IGNORE_END();
-        if (pw->flag_set && !flag) ITOI_BUMP(pw->st.preemptions);
+        if (pw->flag_set && !flag) {
+            ITOI_BUMP(pw->st.preemptions);
+            /* the group of the ULT that ran when the flag was set (group_tab is static:
+             * a group destroyed meanwhile is counted harmlessly) */
+            if (pw->flag_group) atomic_fetch_add(&pw->flag_group->st.preemptions, 1);
+        }
         pw->flag_set = 0;
         /* Inside a preemption-safe region the flag stays clear (the region's end
          * switches) until the bound: then it is set, and the next check switches. */
         if (w->cur && ITOI_PSAFE(w->cur) && psafe_delay(pw, w->cur, in_syscall(ucv))) goto out;
         pw->flag_set = 1;
+        pw->flag_group = w->cur ? itoi_group_of(w->cur) : NULL;
         ITOI_SAN_IGNORE_BEGIN();
         ito_coop_flag = 1;
         ITOI_SAN_IGNORE_END();

@@ -19,6 +19,7 @@ typedef struct itoi_pworker {
     timer_t timer;
     int armed;
     int flag_set;               /* FLAG mode: this worker's last tick set ito_coop_flag */
+    struct itoi_group *flag_group; /* FLAG mode: the group of the ULT running at that tick, or NULL */
     itoi_pstats_t st;
     itoi_queue_t parked;        /* gang scheduling: ULTs whose group's turn it is not */
     uint64_t gang_seen;         /* the group epoch the parked ULTs were set aside for */
