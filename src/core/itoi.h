@@ -186,6 +186,12 @@ typedef struct itoi_ult {
     itoi_unlink_fn wait_unlink;
     void *wait_obj;
     itoi_spinlock_t *wait_lock;
+    /* Who ends a timed wait on an object with a lock (ITOI_CLAIM_*): the waker that takes
+     * the ULT off the object's queue, or the timer, by one CAS from WAITING. The timer
+     * touches the object only if it won: the ULT is then still queued, so the object cannot
+     * be destroyed (ITO_EBUSY) and wakers pass it by (itoi_waiter_pop). NONE for every
+     * other wait. */
+    _Atomic uint8_t wait_claim;
     _Atomic int16_t io_owner;    /* the worker that owns io_wait (read by ito_cancel_io: relaxed) */
     _Atomic uint16_t io_call_gen; /* ito_cancel_io's call, for this generation */
     _Atomic int io_call_busy;
@@ -200,12 +206,26 @@ typedef struct itoi_ult {
 #endif
 } itoi_ult_t;
 
+enum { ITOI_CLAIM_NONE, ITOI_CLAIM_WAITING, ITOI_CLAIM_WOKEN, ITOI_CLAIM_TIMER };
+
+/* A waker (holding the lock of the queue t waits on) takes t: false when t's timer has
+ * taken it first (it is timing out; the timer takes it off the queue). */
+static inline bool itoi_waiter_claim(itoi_ult_t *t)
+{
+    uint8_t c = atomic_load_explicit(&t->wait_claim, memory_order_relaxed);
+    if (c == ITOI_CLAIM_NONE) return true;
+    c = ITOI_CLAIM_WAITING;
+    return atomic_compare_exchange_strong_explicit(&t->wait_claim, &c, ITOI_CLAIM_WOKEN, memory_order_acq_rel,
+                                                   memory_order_relaxed);
+}
+
 /* The per-thread state every new ULT starts with (ito_create and bulk creation). */
 static inline void itoi_ult_init_state(itoi_ult_t *t)
 {
     for (int i = 0; i < ITOI_ULT_SLOTS; i++) t->slot[i].w = 0;
     t->store = NULL;
     t->wait_result = 0;
+    atomic_store_explicit(&t->wait_claim, ITOI_CLAIM_NONE, memory_order_relaxed);
     t->err = 0;
     t->blocked_on = NULL;
     t->name[0] = 0;

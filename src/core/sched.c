@@ -944,7 +944,17 @@ static void block_timeout(itoi_worker_t *w, itoi_timer_t *tm)
 {
     itoi_ult_t *t = (itoi_ult_t *)((char *)tm - offsetof(itoi_ult_t, timer));
     itoi_spinlock_t *l = t->wait_lock;
-    if (l) itoi_spin_lock(l);
+    if (l) {
+        /* The object may be gone once a waker has taken the ULT (a post, then a destroy
+         * and free, before this worker ran its timers: found by ASan, a use-after-free of
+         * the semaphore's lock, and a hang in release). Touch it only after winning the
+         * claim: the ULT is still queued then, which keeps the object alive (itoi.h). */
+        uint8_t c = ITOI_CLAIM_WAITING;
+        if (!atomic_compare_exchange_strong_explicit(&t->wait_claim, &c, ITOI_CLAIM_TIMER, memory_order_acq_rel,
+                                                     memory_order_relaxed))
+            return; /* a waker took it: the waker readies it */
+        itoi_spin_lock(l);
+    }
     bool removed = !t->wait_unlink || t->wait_unlink(t, t->wait_obj);
     if (l) itoi_spin_unlock(l);
     if (!removed) return; /* a waker took it off first: the waker readies it */
@@ -969,10 +979,13 @@ int itoi_block_until(itoi_worker_t *w, itoa_post_fn post, void *arg, uint64_t de
     me->wait_unlink = unlink;
     me->wait_obj = obj;
     me->wait_lock = lock;
+    /* before the post action lets wakers see the ULT (it releases `lock`) */
+    atomic_store_explicit(&me->wait_claim, lock ? ITOI_CLAIM_WAITING : ITOI_CLAIM_NONE, memory_order_relaxed);
     itoi_timer_arm(w, &me->timer, deadline, block_timeout);
     itoi_block(w, post, arg);
     w = itoi_self_worker(); /* the same worker: pinned */
     itoi_timer_cancel(w, &me->timer);
+    atomic_store_explicit(&me->wait_claim, ITOI_CLAIM_NONE, memory_order_relaxed); /* untimed waits next */
     me->bound = bound;
     me->blocked_on = NULL;
     return me->wait_result;

@@ -120,10 +120,11 @@ int ito_mutex_unlock(ito_mutex_t *m)
         return ITO_OK;
     if ((v & ~WAITERS) != me) return ITO_EPERM;
     itoi_spin_lock(&x->lock);
-    itoi_ult_t *next = (itoi_ult_t *)itoi_queue_pop(&x->waiters);
+    itoi_ult_t *next = itoi_waiter_pop(&x->waiters);
     if (!next) {
         /* The last waiter timed out between our failed CAS and the lock (mutex_unlink
-         * cleared the bit): nobody to hand it to (found by fuzz_wait: NULL was readied). */
+         * cleared the bit), or is timing out (its timer takes it off and clears the bit):
+         * nobody to hand it to (found by fuzz_wait: NULL was readied). */
         atomic_store_explicit(&x->owner, 0, memory_order_release);
         itoi_spin_unlock(&x->lock);
         return ITO_OK;

@@ -63,8 +63,20 @@ static inline int itoi_wait_on_until(itoi_worker_t *w, itoi_queue_t *q, itoi_spi
     return itoi_park_until(w, l, deadline, unlink, obj, what);
 }
 
-/* Wait queues hold ULTs only (never stackless units): pop one / take one off. */
-static inline itoi_ult_t *itoi_waiter_pop(itoi_queue_t *q) { return (itoi_ult_t *)itoi_queue_pop(q); }
+/* Wait queues hold ULTs only (never stackless units): pop one / take one off. A waker
+ * (holding q's lock) passes by a timed waiter whose timer has claimed it (itoi.h,
+ * wait_claim): that one is timing out and its timer takes it off q. */
+static inline itoi_ult_t *itoi_waiter_pop(itoi_queue_t *q)
+{
+    for (itoi_unit_t *u = q->head; u; u = u->next) {
+        itoi_ult_t *t = (itoi_ult_t *)u;
+        if (!itoi_waiter_claim(t)) continue;
+        if (u == q->head) itoi_queue_pop(q);
+        else itoi_queue_remove(q, u);
+        return t;
+    }
+    return NULL;
+}
 static inline bool itoi_waiter_remove(itoi_queue_t *q, itoi_ult_t *t) { return itoi_queue_remove(q, &t->u); }
 
 /* The unlink function of an object with one wait queue: obj is the queue itself. */
