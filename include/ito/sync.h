@@ -369,9 +369,10 @@ int ito_waitgroup_count(ito_waitgroup_t *g, int64_t *count);
  *    served in FIFO order.
  *  - ito_stream_try_put of at most the capacity puts all its bytes or none (ITO_EAGAIN);
  *    a longer one puts what fits (and ITO_EAGAIN if nothing fits).
- *  - get returns up to len bytes of what is there. So, when every put and every get
- *    length is a multiple of one item size, every get returns whole items: items are
- *    never torn.
+ *  - get returns up to len bytes of what is there. So, when the capacity and every put
+ *    and every get length are multiples of one item size, every get returns whole items:
+ *    items are never torn. (With a capacity that is not, a put longer than the capacity
+ *    is written in pieces of what fits, and a get can return part of an item.)
  * After close: put gives ITO_ECLOSED; get drains what is left, then gives ITO_ECLOSED
  * with *got = 0.
  * Handles: below, "s is NULL" stands for every handle that is not a live stream (NULL,

@@ -46,8 +46,9 @@ uint64_t ito_deadline_in(uint64_t ns);
 /**
  * @brief Sleeps for `ns`. In a ULT the worker runs other threads meanwhile; in a foreign
  * thread (not a ULT) the kernel thread sleeps.
- * @return ITO_OK; ITO_EINVAL for ITO_FOREVER (to wait forever, wait on a synchronization
- * object); ITO_ENOTULT inside a ZWT (which runs to completion).
+ * @return ITO_OK; ITO_EINVAL for ITO_FOREVER, and for a duration so long that its end
+ * reaches ITO_FOREVER (ito_deadline_in saturates; to wait forever, wait on a
+ * synchronization object); ITO_ENOTULT inside a ZWT (which runs to completion).
  * @contexts a ULT (parks), a foreign thread (the kernel thread sleeps); not a ZWT; not a
  * signal handler.
  */
