@@ -104,8 +104,14 @@ static void after_get(ito_stream_t *s)
 static bool stream_unlink(itoi_ult_t *t, void *obj)
 {
     ito_stream_t *s = obj;
-    return itoi_queue_remove(&s->putters, &t->u) || itoi_queue_remove(&s->room, &t->u) ||
-           itoi_queue_remove(&s->getters, &t->u);
+    if (itoi_queue_remove(&s->putters, &t->u)) {
+        /* A writer that left passed this putter by (its timer had claimed it: waitq.h) and
+         * handed the write side to nobody: the next putter takes it now (left alone, a
+         * later put queued behind and waited for ever; found by a test of the claim). */
+        if (!s->writer && (s->writer = itoi_waiter_pop(&s->putters)) != NULL) itoi_wake_with(s->writer, ITO_OK);
+        return true;
+    }
+    return itoi_queue_remove(&s->room, &t->u) || itoi_queue_remove(&s->getters, &t->u);
 }
 
 /* Write what the rule allows now (lock held): a remainder of at most the capacity only
