@@ -150,6 +150,15 @@ static inline void *ito_test_coop_spin(void *arg)
 #endif
 
 #if defined(ITO_THREAD_H)
+/* Create a ULT bound to worker `worker` (a test that places a waiter and its waker). */
+__attribute__((unused)) static void ito_test_create_on(ito_thread_t *t, int worker, ito_fn_t fn, void *arg)
+{
+    ito_attr_t at;
+    CHECK_OK(ito_attr_init(&at));
+    at.worker = worker;
+    CHECK_OK(ito_create(t, fn, arg, &at));
+}
+
 /* The runtime's context switches so far (ito_stats): a test that a path does not switch
  * (a spin where a park belongs) compares two readings. */
 __attribute__((unused)) static uint64_t ito_test_switches(void)

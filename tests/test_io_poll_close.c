@@ -77,15 +77,10 @@ static void round_on(const char *backend)
         CHECK_EQ(pipe2(pp, O_CLOEXEC), 0);
         CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
         atomic_store(&go, 0);
-        ito_attr_t a0, a1;
-        ito_attr_init(&a0);
-        ito_attr_init(&a1);
-        a0.worker = 0;
-        a1.worker = 1;
         ito_thread_t tp, tc;
         void *rv;
-        CHECK_OK(ito_create(&tp, poller, NULL, &a1));
-        CHECK_OK(ito_create(&tc, closer, (void *)(uintptr_t)((it % 64) * 50), &a0));
+        ito_test_create_on(&tp, 1, poller, NULL);
+        ito_test_create_on(&tc, 0, closer, (void *)(uintptr_t)((it % 64) * 50));
         CHECK_OK(ito_join(tc, NULL));
         CHECK_OK(ito_join(tp, &rv));
         if ((intptr_t)rv != 1) fprintf(stderr, "%s round %d: poll %ld revents %#x %#x\n", backend, it, (long)(intptr_t)rv, p[0].revents, p[1].revents);

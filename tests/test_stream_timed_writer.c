@@ -64,16 +64,11 @@ int main(void)
         seed = seed * 6364136223846793005u + 1442695040888963407u;
         uint64_t d = ito_deadline_in(100000 + (seed >> 33) % 200000);
         atomic_store(&deadline, d);
-        ito_attr_t a0, a1;
-        ito_attr_init(&a0);
-        ito_attr_init(&a1);
-        a0.worker = 0;
-        a1.worker = 1;
         ito_thread_t w, p;
-        CHECK_OK(ito_create(&w, writer, NULL, &a0));
+        ito_test_create_on(&w, 0, writer, NULL);
         while (atomic_load(&put_bytes) < CAP) CHECK_OK(ito_yield());
         for (int k = 0; k < 5; k++) CHECK_OK(ito_yield()); /* W waits for room */
-        CHECK_OK(ito_create(&p, putter, NULL, &a1));
+        ito_test_create_on(&p, 1, putter, NULL);
         seed = seed * 6364136223846793005u + 1442695040888963407u;
         uint64_t at_ns = d + (seed >> 33) % 20000 - 15000;
         while (ito_now_ns() < at_ns) {
