@@ -51,14 +51,22 @@ static ito_group_t *group_handle(int slot)
     return (ito_group_t *)(((uintptr_t)group_gen[slot] << 8) | (uintptr_t)(slot + 1));
 }
 
-/* The live group a handle names, or NULL (stale, forged, destroyed, other runtime). */
-static itoi_group_t *group_get(ito_group_t *h)
+/* The live group a handle names, or NULL (stale, forged, destroyed, other runtime); the
+ * caller holds groups_lock, and the answer holds as long as it does (a group destroyed and
+ * another created in its slot meanwhile sits at the same address in group_tab: a check made
+ * before the lock was taken again let a late destroy of the old handle end the new group). */
+static itoi_group_t *group_get_locked(ito_group_t *h)
 {
     uintptr_t v = (uintptr_t)h;
     int slot = (int)(v & 0xff) - 1;
     if (slot < 0 || slot >= ITOI_MAX_GROUPS) return NULL;
+    return groups[slot] && group_gen[slot] == (uint32_t)(v >> 8) ? groups[slot] : NULL;
+}
+
+static itoi_group_t *group_get(ito_group_t *h)
+{
     itoi_spin_lock(&groups_lock);
-    itoi_group_t *g = groups[slot] && group_gen[slot] == (uint32_t)(v >> 8) ? groups[slot] : NULL;
+    itoi_group_t *g = group_get_locked(h);
     itoi_spin_unlock(&groups_lock);
     return g;
 }
@@ -109,13 +117,9 @@ static int group_create(ito_group_t **out)
 
 static int group_destroy(ito_group_t *gp)
 {
-    itoi_group_t *g = group_get(gp);
-    if (!g) return ITO_EINVAL;
     itoi_spin_lock(&groups_lock); /* members are added under it too (group_add) */
-    /* Still the handle's group: group_get let the lock go, and a destroy and a create
-     * meanwhile put a new group at the same address (group_tab), which a late destroy of
-     * the old handle ended (found with a debugger holding a destroyer after group_get). */
-    if (groups[g->slot] != g || group_handle(g->slot) != gp) {
+    itoi_group_t *g = group_get_locked(gp);
+    if (!g) {
         itoi_spin_unlock(&groups_lock);
         return ITO_EINVAL;
     }
@@ -151,7 +155,7 @@ static int group_add(ito_group_t *gp, ito_thread_t h)
      * one of them never destroyable). */
     int rc = ITO_OK;
     itoi_spin_lock(&groups_lock);
-    if (groups[g->slot] != g || group_handle(g->slot) != gp) rc = ITO_EINVAL;
+    if (group_get_locked(gp) != g) rc = ITO_EINVAL;
     else if (itoi_group_of(t) || t->on_exit) rc = ITO_EBUSY; /* one group per ULT; not for bulk-created ones */
     else {
         atomic_fetch_add(&g->members, 1);
@@ -164,10 +168,9 @@ static int group_add(ito_group_t *gp, ito_thread_t h)
 
 static int group_stats(ito_group_t *gp, ito_preempt_stats_t *out)
 {
-    itoi_group_t *g = group_get(gp);
-    if (!g) return ITO_EINVAL;
-    itoi_spin_lock(&groups_lock); /* the handle's group still, not a new one at its address */
-    if (groups[g->slot] != g || group_handle(g->slot) != gp) {
+    itoi_spin_lock(&groups_lock); /* the handle's group, not a new one at its address */
+    itoi_group_t *g = group_get_locked(gp);
+    if (!g) {
         itoi_spin_unlock(&groups_lock);
         return ITO_EINVAL;
     }

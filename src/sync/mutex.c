@@ -40,14 +40,9 @@ int ito_mutex_destroy(ito_mutex_t *m)
     if (!itoi_marked(m, ITOI_MARK_MUTEX)) return ITO_EINVAL;
     mutex_impl_t *x = (mutex_impl_t *)m;
     if (atomic_load(&x->owner)) return ITO_EBUSY;
-    /* An unlock that found only a waiter whose timer has claimed it freed the mutex with
-     * that waiter still queued: its timer takes it off under x->lock, so not yet. */
-    itoi_spin_lock(&x->lock);
-    bool queued = x->waiters.head != NULL;
-    itoi_spin_unlock(&x->lock);
-    if (queued) return ITO_EBUSY;
-    x->mark = 0;
-    return ITO_OK;
+    /* and no waiter queued: an unlock that found only one whose timer has claimed it freed
+     * the mutex with that waiter still queued (its timer takes it off under x->lock) */
+    return itoi_destroy_check(&x->lock, &x->waiters, &x->mark);
 }
 
 int ito_mutex_trylock(ito_mutex_t *m)

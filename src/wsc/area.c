@@ -464,11 +464,17 @@ static bool wsc_before_sleep(itoi_worker_t *w)
     return false;
 }
 
-static inline __attribute__((always_inline)) void submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r,
-                                                         const ito_sysreq_t *q)
+/* A request is posted: counted, and as side work queued until its completion (finalize). */
+static inline void count_posted(itoi_worker_t *w, itoi_wscw_t *a)
 {
     ITOI_BUMP(a->st.posted);
     ITOI_BUMP(w->n_side_queued);
+}
+
+static inline __attribute__((always_inline)) void submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r,
+                                                         const ito_sysreq_t *q)
+{
+    count_posted(w, a);
     bool started = a->sq_pending || a->bucket_n;
     if (!a->uring || itoi_uring_queue(a, r, q) != 0) {
         if (q != &r->req) r->req = *q; /* ito runs it itself: the whole request */
@@ -500,15 +506,13 @@ void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, const i
 
 void itoi_wsc_submit_time(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
 {
-    ITOI_BUMP(a->st.posted);
-    ITOI_BUMP(w->n_side_queued); /* its completion counts as side work run */
+    count_posted(w, a);
     r->state = REC_TIME;
 }
 
 void itoi_wsc_submit_retry(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long first, uint32_t events)
 {
-    ITOI_BUMP(a->st.posted);
-    ITOI_BUMP(w->n_side_queued);
+    count_posted(w, a);
     if (first == ITOI_WSC_BLOCKING) {
         itoi_helpers_run(r);
         return;
