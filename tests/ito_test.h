@@ -202,6 +202,26 @@ typedef struct ito_test_recv_wait {
     _Atomic int got;
 } ito_test_recv_wait_t;
 
+/* Set up worker `worker`'s common area (lazily made by its first request: its io_uring and
+ * eventfd take the lowest free descriptor numbers), so that a test's later closes cannot
+ * hand those numbers to it. */
+__attribute__((unused)) static void *ito_test_warm_(void *arg)
+{
+    (void)arg;
+    struct pollfd q = {.fd = -1};
+    CHECK_EQ(ito_poll(&q, 1, 1), 0);
+    return NULL;
+}
+__attribute__((unused)) static void ito_test_warm_worker(int worker)
+{
+    ito_attr_t at;
+    CHECK_OK(ito_attr_init(&at));
+    at.worker = worker;
+    ito_thread_t t;
+    CHECK_OK(ito_create(&t, ito_test_warm_, NULL, &at));
+    CHECK_OK(ito_join(t, NULL));
+}
+
 __attribute__((unused)) static void *ito_test_recv_waiter(void *arg)
 {
     ito_test_recv_wait_t *x = arg;

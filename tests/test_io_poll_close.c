@@ -52,26 +52,13 @@ static void *closer(void *arg)
     return NULL;
 }
 
-static void *warm(void *arg)
-{
-    (void)arg;
-    struct pollfd q = {.fd = -1};
-    CHECK_EQ(ito_poll(&q, 1, 1), 0);
-    return NULL;
-}
-
 static void round_on(const char *backend)
 {
     /* Worker 1's common area first: set up lazily by its first request, its io_uring and
      * eventfd took the lowest free numbers, i.e. the socket's just closed by a close that
      * came before the poll registered (a wait that begins after ito_close returned uses
      * whatever the number names then: syscall.h), and the poll waited on the ring. */
-    ito_attr_t aw;
-    ito_attr_init(&aw);
-    aw.worker = 1;
-    ito_thread_t tw;
-    CHECK_OK(ito_create(&tw, warm, NULL, &aw));
-    CHECK_OK(ito_join(tw, NULL));
+    ito_test_warm_worker(1);
     int nval = 0;
     for (int it = 0; it < ROUNDS; it++) {
         CHECK_EQ(pipe2(pp, O_CLOEXEC), 0);
