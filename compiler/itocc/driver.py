@@ -66,6 +66,13 @@ DWO_SECTION = re.compile(r"^\s*\.section\s+\.debug_\w+\.dwo\b", re.M)
 ARG_LIMIT = 100_000  # bytes of arguments above which clang gets them in a response file
 
 
+def plugin_option(opt: str) -> list[str]:
+    """A plugin option for clang's compile jobs (cc1) only. -mllvm alone also reaches the
+    assembler job (cc1as) of an assembly input or of -save-temps, which does not load the
+    plugin and rejects its options."""
+    return ["-Xclang", "-mllvm", "-Xclang", opt]
+
+
 def split_args(argv: list[str]):
     """(plugin options, variant, off, clang arguments, stub set, fallback)"""
     ito, rest, off, variant, stubset, fb = [], [], False, "min", "live", True
@@ -79,11 +86,11 @@ def split_args(argv: list[str]):
             if stubset not in STUB_SETS:
                 raise Usage(f"--ito-stubs= takes one of {', '.join(STUB_SETS)}")
         elif a in BOOL_OPTS:
-            ito += ["-mllvm", BOOL_OPTS[a]]
+            ito += plugin_option(BOOL_OPTS[a])
         elif a.startswith("--ito-"):
             for k, v in VALUE_OPTS.items():
                 if a.startswith(k):
-                    ito += ["-mllvm", v + a[len(k):]]
+                    ito += plugin_option(v + a[len(k):])
                     if k == "--ito-variant=":
                         variant = a[len(k):]
                     break
@@ -285,12 +292,23 @@ def compile_stub(clang: str, cmd: list[str], asm_out: Path, stubset: str, dry: b
     return 0
 
 
-def deliver(path: Path, dest: str):
-    if dest == "-":
-        sys.stdout.buffer.write(path.read_bytes())
-        sys.stdout.buffer.flush()
-    else:
-        shutil.copyfile(path, dest)
+def os_error(what: str, e: OSError) -> int:
+    """One line for a file ito-cc itself could not write (as clang reports its own), not a
+    traceback; the status clang then exits with."""
+    print(f"ito-cc: error: {what}: {e.strerror or e}", file=sys.stderr)
+    return 1
+
+
+def deliver(path: Path, dest: str) -> int:
+    try:
+        if dest == "-":
+            sys.stdout.buffer.write(path.read_bytes())
+            sys.stdout.buffer.flush()
+        else:
+            shutil.copyfile(path, dest)
+    except OSError as e:
+        return os_error(f"unable to open output file '{dest}'", e)
+    return 0
 
 
 def compdb_file(args: list[Arg]) -> str | None:
@@ -335,9 +353,9 @@ class StubBuild:
         if self.no_lto:
             print("ito-cc: warning: --ito-variant=stub compiles without LTO (-flto ignored): "
                   "the yield sites are bound in machine code", file=sys.stderr)
-        if self.compdb:
-            open(self.compdb, "w").close()  # as clang: this call's entries only
-        objs = {}
+        if self.compdb and self.add_entry("", "w"):  # as clang: this call's entries only
+            return 1
+        objs, failed = {}, 0
         for n, k in enumerate(self.compiled):
             a, sub = self.args[k], self.scratch.sub(str(n))
             if self.mode == "link":
@@ -348,18 +366,25 @@ class StubBuild:
             step = self.code if a.kind == "code" else self.plain
             rc = step(a, sub, final)
             if rc:
-                return rc
+                # as clang: the other inputs are still compiled (their errors reported,
+                # their objects written), the link is not made, the first status is kept
+                failed = failed or rc
+                continue
             if self.dry and self.mode == "link":
                 Path(final).touch()  # what the link's -### reads
             objs[k] = final
-        if self.mode != "link":
-            return 0
+        if failed or self.mode != "link":
+            return failed
         return call([self.clang, *link_options(self.args, objs), "-Qunused-arguments", *extra],
                     self.scratch)
 
-    def add_entry(self, text: str):
-        with open(self.compdb, "a", encoding="utf-8") as f:
-            f.write(text)
+    def add_entry(self, text: str, how: str = "a") -> int:
+        try:
+            with open(self.compdb, how, encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            return os_error(f"compilation database '{self.compdb}' could not be opened", e)
+        return 0
 
     def plain(self, a: Arg, sub: Path, final: str) -> int:
         """Assembly (without the plugin) or another compilable input (with it): one call."""
@@ -369,7 +394,7 @@ class StubBuild:
                    *dependency_options(self.args, a.name, self.out), *lang, a.name,
                    "-S" if self.mode == "S" else "-c", "-o", final], self.scratch)
         if mj and (sub / "cc.json").is_file():
-            self.add_entry((sub / "cc.json").read_text(encoding="utf-8"))
+            rc = self.add_entry((sub / "cc.json").read_text(encoding="utf-8")) or rc
         return rc
 
     def code(self, a: Arg, sub: Path, final: str) -> int:
@@ -390,7 +415,7 @@ class StubBuild:
             return 0  # nothing to assemble or deliver, as clang then writes nothing
         if self.mode == "S":
             if not self.dry:
-                deliver(asm, final)
+                rc = deliver(asm, final)
         else:
             as_split = []
             if split and DWO_SECTION.search(asm.read_text(encoding="latin-1")):
@@ -400,7 +425,7 @@ class StubBuild:
             rc = call([self.clang, *assembler_options(self.args), *as_split, "-c", str(asm),
                        "-o", final], self.scratch)
         if rc == 0 and self.compdb:
-            self.add_entry(compdb_entry(self.clang, src, final, [
+            rc = self.add_entry(compdb_entry(self.clang, src, final, [
                 *self.common, *deps, *lang, src, "-S" if self.mode == "S" else "-c", "-o",
                 final]))
         return rc

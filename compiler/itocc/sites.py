@@ -49,6 +49,16 @@ class LiveSet:
     width: int = 16                # bytes per vector register saved
     full: bool = False
 
+    def __post_init__(self):
+        # What a stub saves is all a set is: without vector registers the width saves
+        # nothing (and a full set saves everything), so such sets are equal, as their stubs
+        # and names are (binding_asm emits one stub per distinct set, under its name).
+        if self.full:
+            object.__setattr__(self, "gprs", ())
+            object.__setattr__(self, "vecs", ())
+        if not self.vecs:
+            object.__setattr__(self, "width", 16)
+
     def name(self) -> str:
         if self.full:
             return "full"

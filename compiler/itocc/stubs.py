@@ -24,7 +24,10 @@ to the next ULT and returns when this one is resumed). The saved context:
 
 The `full` stub (functions whose state the per-register stubs do not cover: x87/MMX, mask
 registers, zmm, xmm16-31) saves all 14 GPRs and XSAVEs x87, SSE, AVX and AVX-512 state
-(mask 0xE7) into a 64-byte aligned area whose XSAVE header it zeroes first.
+(mask 0xE7) into a 64-byte aligned area whose XSAVE header it zeroes first. Unlike FNSAVE,
+XSAVE leaves the x87 registers loaded: the stub then empties the x87 stack (EMMS: every tag
+empty, the control word kept), because the next ULT on the worker expects an empty stack,
+as every function is entered; XRSTOR brings this ULT's stack back when it resumes.
 
 Not saved by any stub: MXCSR and the x87 control word (the ULTs of a program share one
 floating-point environment at yield points), and EFLAGS (the asm declares it clobbered).
@@ -110,6 +113,7 @@ def _full_body() -> list[str]:
         f"\tmovl ${XSAVE_MASK:#x}, %eax               # x87, SSE, AVX, opmask, ZMM state",
         "\txorl %edx, %edx",
         "\txsave64 (%rsp)                  # save the vector and x87 state",
+        "\temms                            # XSAVE keeps the x87 stack: empty it for the next ULT",
         "\tcallq ito_coop_yield@PLT        # switch; returns when this ULT resumes",
         f"\tmovl ${XSAVE_MASK:#x}, %eax",
         "\txorl %edx, %edx",
@@ -124,7 +128,11 @@ def binding_asm(sites: dict[int, LiveSet], referenced: set[int]) -> str:
     """Stubs for every set used, and a binding for every referenced site (a site missing
     from the dump, which should not happen, gets the full stub)."""
     bind = {n: sites.get(n, LiveSet(full=True)) for n in sorted(referenced)}
-    parts = ["", "# ---- ito-cc: per-live-set yield stubs (compiler/itocc/stubs.py) ----"]
+    # The stubs are AT&T syntax, and clang may have written the module in Intel syntax
+    # (-masm=intel: `.intel_syntax noprefix` at the top); they end the file, so nothing
+    # after them needs the module's syntax back.
+    parts = ["", "# ---- ito-cc: per-live-set yield stubs (compiler/itocc/stubs.py) ----",
+             "\t.att_syntax prefix"]
     for ls in sorted(set(bind.values()), key=lambda s: s.name()):
         parts.append(stub(ls))
     parts.append("\t.text")

@@ -35,6 +35,10 @@ struct YieldOptions {
 
 YieldOptions itoYieldOptions();
 
+// The function attribute of a function the pass has done (Plugin.cpp), or made itself
+// (ThreadAddr.cpp's helpers): it is not instrumented (again).
+inline constexpr const char *DoneAttr = "ito-yield-done";
+
 } // namespace ito
 
 #endif

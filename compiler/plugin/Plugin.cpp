@@ -34,8 +34,6 @@ using namespace llvm;
 
 namespace {
 
-constexpr const char *DoneAttr = "ito-yield-done";
-
 // The block's name, or "#<position>" when clang discarded value names.
 std::string blockName(const BasicBlock &B) {
   if (B.hasName())
@@ -86,7 +84,7 @@ struct ItoYieldPass : PassInfoMixin<ItoYieldPass> {
     bool Changed = false;
     for (auto &[FP, Cycle] : visitOrder(M, Bounded)) {
       Function &F = *FP;
-      if (F.hasFnAttribute(DoneAttr))
+      if (F.hasFnAttribute(ito::DoneAttr))
         continue;
       StringRef Why = Safety.whyNot(F);
       if (!Why.empty()) {
@@ -118,7 +116,7 @@ struct ItoYieldPass : PassInfoMixin<ItoYieldPass> {
       }
       if (O.dryRun)
         continue;
-      F.addFnAttr(DoneAttr);
+      F.addFnAttr(ito::DoneAttr);
       bool FChanged = false;
       if (!Points.empty()) {
         if (!Emitter)

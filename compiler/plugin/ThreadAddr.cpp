@@ -1,5 +1,6 @@
 // ThreadAddr.cpp: see ThreadAddr.h.
 #include "ThreadAddr.h"
+#include "Options.h"
 
 #include <algorithm>
 
@@ -8,9 +9,13 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instruction.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
 
 using namespace llvm;
 
@@ -45,13 +50,72 @@ bool noSwitchBetween(const Instruction *Def, const Instruction *At) {
 }
 
 // A member of a thread address's family: the defining call, or an address computed from a
-// member (getelementptr on it, a pointer cast of it). Members are recomputed together.
+// member (getelementptr on it, a pointer cast of it, the address as an integer: a key or a
+// hash by address is as stale as the pointer). Members are recomputed together.
 const Instruction *familyBase(const Instruction &I) {
   if (const auto *G = dyn_cast<GetElementPtrInst>(&I))
     return dyn_cast<Instruction>(G->getPointerOperand());
-  if (isa<BitCastInst>(I) || isa<AddrSpaceCastInst>(I))
+  if (isa<BitCastInst>(I) || isa<AddrSpaceCastInst>(I) || isa<PtrToIntInst>(I))
     return dyn_cast<Instruction>(I.getOperand(0));
   return nullptr;
+}
+
+// The thread_local variable whose address C takes, if the back end will reach it through
+// the module's TLS block (the local-dynamic model: what TargetMachine::getTLSModel picks
+// in a PIC module that is not a PIE for a variable of this module, or for one declared
+// local-dynamic; a less specific model cannot be asked for).
+const GlobalVariable *localDynamicVariable(const CallInst &C) {
+  const auto *II = dyn_cast<IntrinsicInst>(&C);
+  if (!II || II->getIntrinsicID() != Intrinsic::threadlocal_address)
+    return nullptr;
+  const auto *GV = dyn_cast<GlobalVariable>(II->getArgOperand(0));
+  const Module &M = *C.getModule();
+  if (!GV || !GV->hasName() || M.getPICLevel() == PICLevel::NotPIC ||
+      M.getPIELevel() != PIELevel::Default)
+    return nullptr;
+  GlobalValue::ThreadLocalMode Mode = GV->getThreadLocalMode();
+  bool LD = Mode == GlobalValue::LocalDynamicTLSModel ||
+            (Mode == GlobalValue::GeneralDynamicTLSModel && GV->isDSOLocal());
+  return LD ? GV : nullptr;
+}
+
+// A small function that returns GV's address on the calling kernel thread, made once per
+// module: one TLS access of its own, so the back end has nothing to share it with. Never
+// inlined, and marked done so that the pass leaves it alone.
+Function *localDynamicHelper(const GlobalVariable &GV, Module &M) {
+  std::string Name = ("__ito_tls_addr." + GV.getName()).str();
+  if (Function *H = M.getFunction(Name))
+    return H;
+  Function *H = Function::Create(FunctionType::get(GV.getType(), false),
+                                 GlobalValue::InternalLinkage, Name, M);
+  H->addFnAttr(Attribute::NoInline);
+  H->addFnAttr(Attribute::NoUnwind);
+  H->addFnAttr(ito::DoneAttr);
+  IRBuilder<> B(BasicBlock::Create(M.getContext(), "", H));
+  B.CreateRet(B.CreateThreadLocalAddress(const_cast<GlobalVariable *>(&GV)));
+  return H;
+}
+
+// The X86 back end computes the module's TLS block once per function for all its
+// local-dynamic accesses (its local-dynamic TLS clean-up, after this pass), which would
+// bring back the address the retake just replaced. So where F has two or more such
+// accesses, each becomes a call of its variable's helper.
+unsigned callLocalDynamicHelpers(Function &F) {
+  SmallVector<std::pair<CallInst *, const GlobalVariable *>, 8> Accesses;
+  for (Instruction &I : instructions(F))
+    if (auto *C = dyn_cast<CallInst>(&I))
+      if (const GlobalVariable *GV = localDynamicVariable(*C))
+        Accesses.push_back({C, GV});
+  if (Accesses.size() < 2)
+    return 0;
+  for (auto &[C, GV] : Accesses) {
+    CallInst *Call = CallInst::Create(localDynamicHelper(*GV, *F.getParent()), "", C->getIterator());
+    Call->takeName(C);
+    Call->setDebugLoc(C->getDebugLoc());
+    C->replaceAllUsesWith(Call);
+    C->eraseFromParent();
+  }
+  return Accesses.size();
 }
 
 } // namespace
@@ -131,5 +195,5 @@ unsigned ito::retakeThreadAddresses(Function &F) {
   for (auto It = Members.rbegin(); It != Members.rend(); ++It)
     if ((*It)->use_empty())
       (*It)->eraseFromParent();
-  return Changed;
+  return Changed + callLocalDynamicHelpers(F);
 }

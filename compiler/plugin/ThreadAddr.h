@@ -12,13 +12,19 @@
 // ULT moved, both read and wrote the old worker's variables, which other ULTs there use).
 // The pass runs last in the pipeline, after that caching; so, in every function it
 // instruments, each use of such an address, or of an address computed from one (a
-// getelementptr on it, a pointer cast: a field of a thread_local struct, C++'s dynamically
-// initialised thread_local reached through its wrapper), is given a fresh copy of the whole
+// getelementptr on it, a pointer cast, its conversion to an integer: a field of a
+// thread_local struct, C++'s dynamically initialised thread_local reached through its
+// wrapper, `(uintptr_t)&tv` as a key), is given a fresh copy of the whole
 // computation placed just before the use (for a phi: before the incoming block's
 // terminator), unless all of it is in the use's block with no call between its first step
 // and the use. Uses of one block with no call between them share one copy. A copy costs nothing
 // for initial- and local-exec TLS (the address folds into %fs-relative addressing), one
 // call for errno and for general-dynamic TLS (-fPIC), as code without the caching would.
+// Local-dynamic TLS (a variable of a PIC module that is not a PIE: a shared library's
+// static __thread) is reached through the module's TLS block, whose address the X86 back
+// end computes once per function for all such accesses (its local-dynamic TLS clean-up,
+// after this pass); so in a function with two or more, each access is a call of a small
+// never-inlined helper per variable that makes the access alone (one call per use).
 //
 // Not covered: an address the program itself keeps across a call (`int *p = &errno;`
 // stored, then used after a yield), which thread.h tells programs not to do; a phi whose

@@ -246,6 +246,17 @@ def test_compile_and_link_without_c_gets_the_plugin(itocc, tmp_path):
         run(tmp_path / "hx")
 
 
+def test_plugin_options_stay_out_of_the_assembler(itocc, tmp_path):
+    # as -mllvm, the plugin's options reached the assembler job (cc1as) of an assembly
+    # input and of -save-temps, which has no plugin loaded and rejected them (bug8)
+    write(tmp_path, PROGRAM)
+    itocc.ok("--ito-variant=abi", "--ito-policy=loops", "-O2", "-save-temps", "-c", "f.c")
+    assert "U ito_coop_yield_abi\n" in symbols(tmp_path / "f.o")
+    assert (tmp_path / "f.s").is_file()
+    itocc.ok("--ito-policy=loops", "--ito-report", "-O2", "main.c", "f.c", "g.S", RT, "-o", "p")
+    assert run(tmp_path / "p") == "45 7\n"
+
+
 # ---- 10. dry runs and standard output ----
 
 def test_dry_run_prints_every_step_and_makes_nothing(itocc, tmp_path):
@@ -280,6 +291,39 @@ def test_refusals_exit_as_clang_does(itocc, tmp_path):
                          capture_output=True)
     cp = itocc(*STUB, "-c", "f.c", "main.c", "-o", "both.o")
     assert ref.returncode != 0 and cp.returncode == ref.returncode, cp.err
+
+
+UNWRITABLE = [["-S", "f.c", "-o", "missing/f.s"], ["-S", "f.c", "-o", "dir"],
+              ["-c", "f.c", "-MJ", "missing/cc.json"]]
+
+
+@pytest.mark.parametrize("args", UNWRITABLE, ids=" ".join)
+def test_an_unwritable_output_is_one_error(itocc, tmp_path, args):
+    # ito-cc's own writes (the -S output, the -MJ file) ended in a traceback (bug1)
+    write(tmp_path, PROGRAM)
+    (tmp_path / "dir").mkdir()
+    ref = subprocess.run([CLANG, *args], cwd=tmp_path, capture_output=True)
+    cp = itocc(*STUB, *args)
+    assert ref.returncode == 1 and cp.returncode == 1, cp.err
+    assert "Traceback" not in cp.err
+    assert cp.err.startswith("ito-cc: error: ") and cp.err.count("\n") == 1, cp.err
+
+
+def test_a_failing_input_does_not_stop_the_others(itocc, tmp_path):
+    # clang compiles every input and reports each error; the stub variant stopped at the
+    # first failing one (bug4). With a link: no link, as clang.
+    files = {"a.c": F, "b.c": "int b(void) { return x; }\n", "c.c": F.replace("f(", "c(")}
+    ref = tmp_path / "ref"
+    for d in (tmp_path, ref):
+        write(d, files)
+    for args in (["-c", "a.c", "b.c", "c.c"], ["a.c", "b.c", "c.c", "-o", "p"]):
+        want = subprocess.run([CLANG, *args], cwd=ref, capture_output=True)
+        cp = itocc(*STUB, *args)
+        assert want.returncode == 1 and cp.returncode == 1
+        assert cp.err.count("error:") == want.stderr.decode().count("error:"), cp.err
+        objs = sorted(p.name for p in ref.iterdir() if p.suffix in (".o", "") and p.is_file())
+        assert sorted(p.name for p in tmp_path.iterdir()
+                      if p.suffix in (".o", "") and p.is_file()) == objs
 
 
 # ---- 11. standard error, split DWARF ----

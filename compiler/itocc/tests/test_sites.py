@@ -80,6 +80,13 @@ def test_a_site_missing_from_the_dump_gets_the_full_stub():
     assert "xsave64" in asm
 
 
+def test_full_stub_leaves_the_x87_stack_empty_while_switched():
+    # XSAVE keeps the x87 registers loaded; the next ULT must find the stack empty
+    text = stubs.stub(sites.FULL)
+    save, call = text.index("xsave64"), text.index("callq ito_coop_yield@PLT")
+    assert save < text.index("emms") < call < text.index("xrstor64")
+
+
 def test_stub_saves_and_restores_exactly_its_set():
     ls = sites.LiveSet(("rax", "r12"), (2,), 16)
     text = stubs.stub(ls)
@@ -89,11 +96,19 @@ def test_stub_saves_and_restores_exactly_its_set():
     assert text.index("callq ito_coop_yield@PLT") < text.index("movq -8(%rbp), %rax")
 
 
+def test_sets_of_one_name_are_one_set_with_one_stub():
+    # a site without live vectors in a function using ymm, and one in a function using xmm
+    wide, narrow = sites.LiveSet(("rax", "rbx"), (), 32), sites.LiveSet(("rax", "rbx"), (), 16)
+    assert wide == narrow and wide.name() == narrow.name()
+    asm = stubs.binding_asm({0: wide, 1: narrow}, {0, 1})
+    assert asm.count("__ito_ys_rax_rbx:") == 1
+
+
 def test_union_of_two_copies_of_a_site():
     a = sites.LiveSet(("rax",), (1,), 16)
-    b = sites.LiveSet(("rbx",), (), 32)
+    b = sites.LiveSet(("rbx",), (3,), 32)
     u = a.union(b)
-    assert u.gprs == ("rax", "rbx") and u.vecs == (1,) and u.width == 32
+    assert u.gprs == ("rax", "rbx") and u.vecs == (1, 3) and u.width == 32
     assert a.union(sites.FULL).full
 
 

@@ -5,6 +5,10 @@
 // RUN: %itocc --ito-variant=stub --ito-stubs=full -O2 -S %s -o %t.full.s
 // RUN: %FileCheck %s --check-prefix=FULL < %t.full.s
 // RUN: %itocc --ito-variant=stub -O1 -c %s -o %t.o
+// The stubs (AT&T syntax) assemble after a module clang wrote in Intel syntax.
+// RUN: %itocc --ito-variant=stub -O2 -masm=intel -c %s -o %t.intel.o
+// RUN: %itocc --ito-variant=stub -O2 -masm=intel -S %s -o %t.intel.s
+// RUN: %FileCheck %s --check-prefix=INTEL < %t.intel.s
 // RUN: ! %itocc --ito-variant=stub -O2 -S -emit-llvm %s -o %t.ll
 // RUN: ! %itocc --ito-stubs=some -O2 -c %s -o %t.o
 // The loop's site: the accumulator, the pointer and the count are live and saved; the
@@ -15,6 +19,9 @@
 // LIVE: callq ito_coop_yield@PLT
 // LIVE: leave
 // LIVE: .set .Lito_ys_0, __ito_ys_
+// INTEL: .intel_syntax noprefix
+// INTEL: .att_syntax prefix
+// INTEL: pushq %rbp
 // FULL: __ito_ys_full:
 // FULL: xsave64 (%rsp)
 // FULL: xrstor64 (%rsp)

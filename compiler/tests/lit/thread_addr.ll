@@ -30,6 +30,12 @@
 ; CHECK-NEXT: [[B:%.*]] = call ptr @llvm.threadlocal.address.p0(ptr @pair)
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr [[B]], i64 8
 ; CHECK-NEXT: %v = load i64, ptr [[F]]
+; So is the address as an integer (a per-thread key, a hash by address):
+; CHECK-LABEL: define i64 @key(
+; CHECK: call i64 @sink(
+; CHECK-NEXT: [[K:%.*]] = call ptr @llvm.threadlocal.address.p0(ptr @counter)
+; CHECK-NEXT: [[KI:%.*]] = ptrtoint ptr [[K]] to i64
+; CHECK-NEXT: %i1 = add i64 %i, [[KI]]
 ; OFF-LABEL: define i64 @loop(
 ; OFF: body:
 ; OFF: call i64 @sink(
@@ -81,4 +87,18 @@ body:
   br i1 %done, label %exit, label %body
 exit:
   ret i64 %v
+}
+define i64 @key(i64 %n) {
+entry:
+  %p = call ptr @llvm.threadlocal.address.p0(ptr @counter)
+  %k = ptrtoint ptr %p to i64
+  br label %body
+body:
+  %i = phi i64 [ 0, %entry ], [ %i1, %body ]
+  %s = call i64 @sink(i64 %i)
+  %i1 = add i64 %i, %k
+  %done = icmp eq i64 %i1, %n
+  br i1 %done, label %exit, label %body
+exit:
+  ret i64 %i1
 }

@@ -3,9 +3,11 @@
  * ULT may run on another worker; the addresses it then uses must be those of the kernel
  * thread it runs on now. Without the plugin, clang computes both addresses once before the
  * loop (glibc's __errno_location is const, llvm.threadlocal.address is memory(none)) and
- * keeps them: after a move the ULT wrote the other worker's errno and variable. The values
+ * keeps them (also an address converted to an integer, e.g. a per-thread key): after a
+ * move the ULT wrote the other worker's errno and variable. The values
  * are the harness's business; each stale address counts one in *stale. */
 #include <errno.h>
+#include <stdint.h>
 
 _Thread_local int tls_mark;
 _Thread_local struct pair { long a, b; } tls_pair;
@@ -14,6 +16,18 @@ void hop(void);         /* tlsmove_main.c: busy work and a yield; the ULT may mo
 int *here_errno(void);  /* tlsmove_main.c: the calling kernel thread's errno */
 int *here_mark(void);   /* tlsmove_main.c: the calling kernel thread's tls_mark */
 long *here_pair_b(void); /* tlsmove_main.c: the calling kernel thread's tls_pair.b */
+uintptr_t here_mark_key(void); /* tlsmove_main.c: the same as an integer */
+
+/* A static thread_local: in a -fPIC module that is not a PIE (a shared library, or the
+ * -pic builds here) the back end reaches it through the module's TLS block (local-dynamic
+ * model) and computes that block's address once per function for all such accesses. */
+static _Thread_local long tls_local;
+
+/* the calling kernel thread's tls_local, computed afresh (and no yield point in it) */
+__attribute__((noinline, optnone, annotate("ito_noyield"))) static long *here_local(void)
+{
+    return &tls_local;
+}
 
 void probe(int rounds, int *stale, int *lost)
 {
@@ -21,10 +35,13 @@ void probe(int rounds, int *stale, int *lost)
         errno = i;
         tls_mark = i;
         tls_pair.b = i;
+        tls_local = i;
         hop();
         if (&errno != here_errno()) (*stale)++;
         if (&tls_mark != here_mark()) (*stale)++;
         if (&tls_pair.b != here_pair_b()) (*stale)++; /* an address computed from one */
+        if ((uintptr_t)&tls_mark != here_mark_key()) (*stale)++; /* as an integer: a key */
+        if (&tls_local != here_local()) (*stale)++; /* local-dynamic under -fPIC */
         if (errno != i) (*lost)++; /* errno travels with the ULT (src/core/ultstate.h) */
     }
 }

@@ -19,6 +19,7 @@ static _Atomic int moves;
 __attribute__((noinline)) int *here_errno(void) { return &errno; }
 __attribute__((noinline)) int *here_mark(void) { return &tls_mark; }
 __attribute__((noinline)) long *here_pair_b(void) { return &tls_pair.b; }
+__attribute__((noinline)) uintptr_t here_mark_key(void) { return (uintptr_t)&tls_mark; }
 
 void hop(void)
 {
