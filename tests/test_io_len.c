@@ -9,7 +9,10 @@
  * than a few bytes of memory: /dev/null takes a write without reading the buffer (checked
  * on the io_uring backend only, where the cut happened: the sync backend calls write(2),
  * whose sanitizer interceptor would check the whole range the kernel reports written),
- * and a pipe, a socket or a short file give only the bytes they hold. */
+ * and a pipe, a socket or a short file give only the bytes they hold. Lengths past
+ * SSIZE_MAX (SIZE_MAX): a short count on both backends too (the sync backend passed them
+ * to readv(2)/recv(2) unclamped and said EINVAL where io_uring moved the bytes; found by a
+ * resource-exhaustion tester, 2026-12-03). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -54,6 +57,9 @@ static void *lengths(void *arg)
     ito_sysreq_t q = {.op = ITO_SYS_READ, .fd = p[0], .buf = buf, .len = GIB4, .result = &res};
     CHECK_OK(ito_sys_wait_all(&q, 1));
     CHECK_EQ(res, 5);
+    CHECK_EQ(write(p[1], "third", 5), 5);
+    CHECK_EQ(ito_read(p[0], buf, SIZE_MAX), 5);
+    CHECK(memcmp(buf, "third", 5) == 0);
     close(p[0]);
     close(p[1]);
 
@@ -62,6 +68,9 @@ static void *lengths(void *arg)
     CHECK_EQ(ito_send(sv[0], "abc", 3, 0), 3);
     CHECK_EQ(ito_recv(sv[1], buf, GIB4, 0), 3);
     CHECK(memcmp(buf, "abc", 3) == 0);
+    CHECK_EQ(ito_send(sv[0], "xyz", 3, 0), 3);
+    CHECK_EQ(ito_recv(sv[1], buf, SIZE_MAX, 0), 3);
+    CHECK(memcmp(buf, "xyz", 3) == 0);
     ito_close(sv[0]);
     ito_close(sv[1]);
 
@@ -73,6 +82,7 @@ static void *lengths(void *arg)
     CHECK_EQ(ito_pread(fd, buf, GIB4, 0), 10);
     CHECK(memcmp(buf, "0123456789", 10) == 0);
     CHECK_EQ(ito_pread(fd, buf, GIB4 + 3, 4), 6);
+    CHECK_EQ(ito_pread(fd, buf, SIZE_MAX, 2), 8);
     close(fd);
     return NULL;
 }

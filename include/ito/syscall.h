@@ -33,7 +33,10 @@
  *              also any thread in the child of a fork, see thread.h);
  *   EAGAIN     (sync backend) a call that needs a helper thread (regular files past the
  *              page cache, openat, fsync) when none can be started (RLIMIT_NPROC, a
- *              pids cgroup), as pthread_create fails.
+ *              pids cgroup), as pthread_create fails;
+ *   EMFILE, ENFILE  the worker's first I/O needs descriptors of its own (its io_uring and
+ *              eventfd, or its epoll) and the process or system has none left; nothing
+ *              is kept, and the worker's next call tries again.
  *
  * Whole transfers: ito_write, ito_writev, ito_send and ito_sendmsg return when every byte
  * has moved, as write(2) and send(2) on a blocking descriptor do (io_uring and the

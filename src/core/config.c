@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #if defined(ITOI_HAVE_URING)
@@ -93,8 +94,16 @@ static int check_uring(void)
     memset(&p, 0, sizeof p);
     long fd = syscall(__NR_io_uring_setup, 1, &p);
     if (fd >= 0) {
+        /* and entered, and its eventfd registered, as a worker's ring will be: a filter
+         * may deny io_uring_enter or io_uring_register alone */
+        long rc = syscall(__NR_io_uring_enter, (int)fd, 0, 0, IORING_ENTER_GETEVENTS, NULL, 0);
+        int efd = rc < 0 ? -1 : eventfd(0, EFD_CLOEXEC);
+        if (rc >= 0) rc = efd < 0 ? -1 : syscall(__NR_io_uring_register, (int)fd, IORING_REGISTER_EVENTFD, &efd, 1);
+        int e = errno;
+        if (efd >= 0) close(efd);
         close((int)fd);
-        return ITO_OK;
+        if (rc >= 0) return ITO_OK;
+        errno = e;
     }
     fprintf(stderr, "ito: ITO_WSC_BACKEND=uring, but the kernel refuses io_uring (%s); unset it to fall back "
                     "to the sync backend\n", strerror(errno));

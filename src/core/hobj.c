@@ -8,7 +8,11 @@
  * path, using them is (one range compare and one tag compare). Invariants: a slot's tag
  * is non-zero exactly while its object is live; the generation moves at every free, so a
  * handle of an earlier life never matches again (until 2^16 lives later); slots are never
- * given back (the arena is never unmapped), so a check may always read a tag. */
+ * given back (the arena is never unmapped), so a check may always read a tag. The object's
+ * lock lives in the header (itoi_hobj_lock_live): neither the free list's link nor a
+ * create's zeroing writes it, so a call that checked a handle just before its destroy may
+ * still take it, and checks the handle again under it (the destroy retires the tag while
+ * holding it: two destroys of one handle, or a try-call racing one, found by a fuzzer). */
 #include <string.h>
 
 #include "itoi.h"

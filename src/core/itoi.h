@@ -648,8 +648,12 @@ typedef struct itoi_hobj {
     _Atomic uintptr_t tag;       /* handle ^ key ^ salt(type) while live, 0 when free */
     uint16_t gen;                /* bumped at every free (under hobj.c's lock) */
     uint16_t type;
-    uint32_t pad_;
+    itoi_spinlock_t lock;        /* the object's own lock (itoi_hobj_lock): here, not in the
+                                  * object, so that neither a free (the free list's link) nor
+                                  * a create (the zeroing) ever writes it while a late caller
+                                  * of an earlier life holds it or waits for it */
 } itoi_hobj_t;
+_Static_assert(sizeof(itoi_hobj_t) == 16, "the header of a handle-object slot");
 #define ITOI_HOBJ_MAX (ITOI_HOBJ_SLOT - sizeof(itoi_hobj_t)) /* bytes of an object */
 /* The secret salted per type: an even salt, so a keyed handle (the secret is odd) is never
  * 0, a free slot's tag. (Derived from the arena's secret at every use: the secret is set
@@ -674,6 +678,30 @@ static inline void *itoi_hobj_get(const void *h, unsigned type)
         return NULL;
     itoi_hobj_t *hd = itoi_arena_check_keyed((uintptr_t)h, offsetof(itoi_hobj_t, tag), itoi_hobj_key(type));
     return hd ? (void *)(hd + 1) : NULL;
+}
+
+/* The lock of a handle object (obj: what itoi_hobj_get returned). */
+static inline itoi_spinlock_t *itoi_hobj_lockp(void *obj) { return &((itoi_hobj_t *)obj - 1)->lock; }
+
+/* Takes obj's lock and checks, under it, that h still names obj (true: locked and live).
+ * A handle checked without the lock may be destroyed by another thread before the lock
+ * is taken (two destroys of one handle, or a try-call racing a destroy); the destroy
+ * retires the tag under this lock (itoi_hobj_retire), so after this check nothing of the
+ * object is read or written unless it is live. False: the lock is not held. */
+static inline bool itoi_hobj_lock_live(void *obj, const void *h, unsigned type)
+{
+    itoi_spin_lock(itoi_hobj_lockp(obj));
+    if (itoi_hobj_get(h, type) == obj) return true;
+    itoi_spin_unlock(itoi_hobj_lockp(obj));
+    return false;
+}
+
+/* A destroy, holding the lock of a live object: its handle is refused from now on, by
+ * every check with or without the lock; the caller then unlocks, frees what the object
+ * owns and gives the slot back (itoi_hobj_free). */
+static inline void itoi_hobj_retire(void *obj)
+{
+    atomic_store_explicit(&((itoi_hobj_t *)obj - 1)->tag, 0, memory_order_release);
 }
 
 /* A descriptor's generation, and its tag (the handle of that generation keyed with the

@@ -27,7 +27,6 @@
 #include "waitq.h"
 
 struct ito_chan {
-    itoi_spinlock_t lock;
     int closed;
     size_t item, cap, head, count;
     itoi_queue_t senders, receivers;
@@ -40,6 +39,9 @@ struct ito_chan {
 _Static_assert(sizeof(struct ito_chan) <= ITOI_HOBJ_MAX, "a channel fits a handle-object slot");
 
 static inline ito_chan_t *chan_get(ito_chan_t *h) { return itoi_hobj_get(h, ITOI_HOBJ_CHAN); }
+/* Locks c, checked live under the lock (false: destroyed meanwhile, not locked). */
+static inline bool chan_lock(ito_chan_t *c, ito_chan_t *h) { return itoi_hobj_lock_live(c, h, ITOI_HOBJ_CHAN); }
+#define LOCK(c) itoi_hobj_lockp(c)
 
 int ito_chan_create(ito_chan_t **out, size_t item_size, size_t capacity)
 {
@@ -52,7 +54,6 @@ int ito_chan_create(ito_chan_t **out, size_t item_size, size_t capacity)
         itoi_hobj_free(c);
         return ITO_ENOMEM;
     }
-    itoi_spin_init(&c->lock);
     c->item = item_size;
     c->cap = capacity;
     *out = h;
@@ -62,11 +63,13 @@ int ito_chan_create(ito_chan_t **out, size_t item_size, size_t capacity)
 int ito_chan_destroy(ito_chan_t *h)
 {
     ito_chan_t *c = chan_get(h);
-    if (!c) return ITO_EINVAL;
-    itoi_spin_lock(&c->lock);
-    int busy = c->senders.head || c->receivers.head;
-    itoi_spin_unlock(&c->lock);
-    if (busy) return ITO_EBUSY;
+    if (!c || !chan_lock(c, h)) return ITO_EINVAL; /* of two destroys, one frees */
+    if (c->senders.head || c->receivers.head) {
+        itoi_spin_unlock(LOCK(c));
+        return ITO_EBUSY;
+    }
+    itoi_hobj_retire(c);
+    itoi_spin_unlock(LOCK(c));
     free(c->ring);
     itoi_hobj_free(c);
     return ITO_OK;
@@ -126,20 +129,20 @@ static int xfer_until(ito_chan_t *h, void *item, uint64_t deadline, bool send)
     if (!c || !item) return ITO_EINVAL;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
-    itoi_spin_lock(&c->lock);
+    if (!chan_lock(c, h)) return ITO_EINVAL;
     int rc = send ? send_now(c, item) : recv_now(c, item);
     if (rc != ITO_EAGAIN) {
-        itoi_spin_unlock(&c->lock);
+        itoi_spin_unlock(LOCK(c));
         return rc;
     }
     if (itoi_deadline_passed(deadline)) {
-        itoi_spin_unlock(&c->lock);
+        itoi_spin_unlock(LOCK(c));
         return ITO_ETIMEDOUT;
     }
     w->cur->wait_data = (uintptr_t)item;
     if (send) c->sends_blocked++;
     else c->recvs_blocked++;
-    return itoi_wait_on_until(w, send ? &c->senders : &c->receivers, &c->lock, deadline, chan_unlink, c,
+    return itoi_wait_on_until(w, send ? &c->senders : &c->receivers, LOCK(c), deadline, chan_unlink, c,
                               send ? "chan send" : "chan recv");
 }
 
@@ -158,9 +161,9 @@ static int try_xfer(ito_chan_t *h, void *item, bool send)
     if (!c || !item) return ITO_EINVAL;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
-    itoi_spin_lock(&c->lock);
+    if (!chan_lock(c, h)) return itoi_any_leave(foreign, ITO_EINVAL);
     int rc = send ? send_now(c, item) : recv_now(c, item);
-    itoi_spin_unlock(&c->lock);
+    itoi_spin_unlock(LOCK(c));
     return itoi_any_leave(foreign, rc);
 }
 
@@ -173,8 +176,8 @@ int ito_chan_close(ito_chan_t *h)
     if (!c) return ITO_EINVAL;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
+    if (!chan_lock(c, h)) return itoi_any_leave(foreign, ITO_EINVAL);
     int rc = ITO_OK;
-    itoi_spin_lock(&c->lock);
     if (c->closed) {
         rc = ITO_ECLOSED;
     } else {
@@ -182,21 +185,20 @@ int ito_chan_close(ito_chan_t *h)
         itoi_wake_every_with(&c->senders, ITO_ECLOSED);
         itoi_wake_every_with(&c->receivers, ITO_ECLOSED);
     }
-    itoi_spin_unlock(&c->lock);
+    itoi_spin_unlock(LOCK(c));
     return itoi_any_leave(foreign, rc);
 }
 
 int ito_chan_stats(ito_chan_t *h, ito_chan_stats_t *out)
 {
     ito_chan_t *c = chan_get(h);
-    if (!c || !out) return ITO_EINVAL;
-    itoi_spin_lock(&c->lock);
+    if (!c || !out || !chan_lock(c, h)) return ITO_EINVAL;
     *out = (ito_chan_stats_t){.item_size = c->item,
                               .capacity = c->cap,
                               .count = c->count,
                               .closed = c->closed,
                               .sends_blocked = c->sends_blocked,
                               .recvs_blocked = c->recvs_blocked};
-    itoi_spin_unlock(&c->lock);
+    itoi_spin_unlock(LOCK(c));
     return ITO_OK;
 }

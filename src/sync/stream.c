@@ -26,7 +26,6 @@
 #include "waitq.h"
 
 struct ito_stream {
-    itoi_spinlock_t lock;
     unsigned char *buf;
     size_t cap, head, count;
     int closed;
@@ -39,6 +38,9 @@ struct ito_stream {
 _Static_assert(sizeof(struct ito_stream) <= ITOI_HOBJ_MAX, "a stream fits a handle-object slot");
 
 static inline ito_stream_t *stream_get(ito_stream_t *h) { return itoi_hobj_get(h, ITOI_HOBJ_STREAM); }
+/* Locks s, checked live under the lock (false: destroyed meanwhile, not locked). */
+static inline bool stream_lock(ito_stream_t *s, ito_stream_t *h) { return itoi_hobj_lock_live(s, h, ITOI_HOBJ_STREAM); }
+#define LOCK(s) itoi_hobj_lockp(s)
 
 int ito_stream_create(ito_stream_t **out, size_t capacity)
 {
@@ -52,7 +54,6 @@ int ito_stream_create(ito_stream_t **out, size_t capacity)
         return ITO_ENOMEM;
     }
     s->cap = capacity;
-    itoi_spin_init(&s->lock);
     *out = h;
     return ITO_OK;
 }
@@ -60,11 +61,13 @@ int ito_stream_create(ito_stream_t **out, size_t capacity)
 int ito_stream_destroy(ito_stream_t *h)
 {
     ito_stream_t *s = stream_get(h);
-    if (!s) return ITO_EINVAL;
-    itoi_spin_lock(&s->lock);
-    int busy = s->putters.head || s->room.head || s->getters.head;
-    itoi_spin_unlock(&s->lock);
-    if (busy) return ITO_EBUSY;
+    if (!s || !stream_lock(s, h)) return ITO_EINVAL; /* of two destroys, one frees */
+    if (s->putters.head || s->room.head || s->getters.head) {
+        itoi_spin_unlock(LOCK(s));
+        return ITO_EBUSY;
+    }
+    itoi_hobj_retire(s);
+    itoi_spin_unlock(LOCK(s));
     free(s->buf);
     itoi_hobj_free(s);
     return ITO_OK;
@@ -135,8 +138,8 @@ static int take_writer(ito_stream_t *s, itoi_worker_t *w, uint64_t deadline, boo
     if (itoi_deadline_passed(deadline)) return ITO_ETIMEDOUT;
     *waited = true;
     s->puts_blocked++;
-    int rc = itoi_wait_on_until(w, &s->putters, &s->lock, deadline, stream_unlink, s, "stream put");
-    itoi_spin_lock(&s->lock);
+    int rc = itoi_wait_on_until(w, &s->putters, LOCK(s), deadline, stream_unlink, s, "stream put");
+    itoi_spin_lock(LOCK(s));
     return rc; /* ITO_OK: handed the write side; else refused by close, or timed out */
 }
 
@@ -150,10 +153,10 @@ int ito_stream_put_until(ito_stream_t *h, const void *buf, size_t len, uint64_t 
     const unsigned char *p = buf;
     size_t done = 0;
     bool waited = false;
-    itoi_spin_lock(&s->lock);
+    if (!stream_lock(s, h)) return ITO_EINVAL;
     int rc = s->closed ? ITO_ECLOSED : len == 0 ? ITO_OK : take_writer(s, w, deadline, &waited);
     if (rc != ITO_OK || len == 0) {
-        itoi_spin_unlock(&s->lock);
+        itoi_spin_unlock(LOCK(s));
         return rc;
     }
     w = itoi_self_worker(); /* take_writer may have waited: the ULT may have moved */
@@ -171,9 +174,9 @@ int ito_stream_put_until(ito_stream_t *h, const void *buf, size_t len, uint64_t 
         s->need = len - done <= s->cap ? len - done : 1;
         if (!waited) s->puts_blocked++; /* once per put */
         waited = true;
-        rc = itoi_wait_on_until(w, &s->room, &s->lock, deadline, stream_unlink, s, "stream put");
+        rc = itoi_wait_on_until(w, &s->room, LOCK(s), deadline, stream_unlink, s, "stream put");
         w = itoi_self_worker();
-        itoi_spin_lock(&s->lock);
+        itoi_spin_lock(LOCK(s));
         if (rc == ITO_ETIMEDOUT && !s->closed) {
             done += put_allowed(s, p + done, len - done); /* room may have come with the deadline */
             if (done == len) rc = ITO_OK;
@@ -183,7 +186,7 @@ int ito_stream_put_until(ito_stream_t *h, const void *buf, size_t len, uint64_t 
     /* Leave the write side: to the first waiting putter. */
     s->writer = itoi_waiter_pop(&s->putters);
     if (s->writer) itoi_wake_with(s->writer, ITO_OK);
-    itoi_spin_unlock(&s->lock);
+    itoi_spin_unlock(LOCK(s));
     if (put) *put = done;
     return rc;
 }
@@ -201,28 +204,28 @@ int ito_stream_get_until(ito_stream_t *h, void *buf, size_t len, size_t *got, ui
     if (len == 0) return ITO_OK;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
-    itoi_spin_lock(&s->lock);
+    if (!stream_lock(s, h)) return ITO_EINVAL;
     while (s->count == 0) {
         int rc = ITO_OK;
         if (s->closed) rc = ITO_ECLOSED;
         else if (itoi_deadline_passed(deadline)) rc = ITO_ETIMEDOUT;
         if (rc != ITO_OK) {
             after_get(s);
-            itoi_spin_unlock(&s->lock);
+            itoi_spin_unlock(LOCK(s));
             return rc;
         }
         s->gets_blocked++;
-        rc = itoi_wait_on_until(w, &s->getters, &s->lock, deadline, stream_unlink, s, "stream get");
+        rc = itoi_wait_on_until(w, &s->getters, LOCK(s), deadline, stream_unlink, s, "stream get");
         w = itoi_self_worker();
-        itoi_spin_lock(&s->lock);
+        itoi_spin_lock(LOCK(s));
         if (rc == ITO_ETIMEDOUT && s->count == 0) {
-            itoi_spin_unlock(&s->lock);
+            itoi_spin_unlock(LOCK(s));
             return ITO_ETIMEDOUT;
         }
     }
     *got = get_some(s, buf, len);
     after_get(s);
-    itoi_spin_unlock(&s->lock);
+    itoi_spin_unlock(LOCK(s));
     return ITO_OK;
 }
 
@@ -239,11 +242,11 @@ int ito_stream_try_put(ito_stream_t *h, const void *buf, size_t len, size_t *put
     *put = 0;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
-    itoi_spin_lock(&s->lock);
+    if (!stream_lock(s, h)) return itoi_any_leave(foreign, ITO_EINVAL);
     int rc = ITO_OK;
     if (s->closed) rc = ITO_ECLOSED;
     else if (len && (s->writer || s->putters.head || !(*put = put_allowed(s, buf, len)))) rc = ITO_EAGAIN;
-    itoi_spin_unlock(&s->lock);
+    itoi_spin_unlock(LOCK(s));
     return itoi_any_leave(foreign, rc);
 }
 
@@ -254,12 +257,12 @@ int ito_stream_try_get(ito_stream_t *h, void *buf, size_t len, size_t *got)
     *got = 0;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
-    itoi_spin_lock(&s->lock);
+    if (!stream_lock(s, h)) return itoi_any_leave(foreign, ITO_EINVAL);
     int rc = ITO_OK;
     if (len && s->count == 0) rc = s->closed ? ITO_ECLOSED : ITO_EAGAIN;
-    else *got = get_some(s, buf, len);
+    else if (len) *got = get_some(s, buf, len); /* (len 0: buf may be NULL, no memcpy of it) */
     if (*got) after_get(s);
-    itoi_spin_unlock(&s->lock);
+    itoi_spin_unlock(LOCK(s));
     return itoi_any_leave(foreign, rc);
 }
 
@@ -269,7 +272,7 @@ int ito_stream_close(ito_stream_t *h)
     if (!s) return ITO_EINVAL;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
-    itoi_spin_lock(&s->lock);
+    if (!stream_lock(s, h)) return itoi_any_leave(foreign, ITO_EINVAL);
     int rc = ITO_OK;
     if (s->closed) {
         rc = ITO_ECLOSED;
@@ -279,17 +282,16 @@ int ito_stream_close(ito_stream_t *h)
         itoi_wake_every(&s->room);                       /* the writer sees closed */
         itoi_wake_every_with(&s->putters, ITO_ECLOSED);  /* not handed the write side */
     }
-    itoi_spin_unlock(&s->lock);
+    itoi_spin_unlock(LOCK(s));
     return itoi_any_leave(foreign, rc);
 }
 
 int ito_stream_stats(ito_stream_t *h, uint64_t *puts_blocked, uint64_t *gets_blocked)
 {
     ito_stream_t *s = stream_get(h);
-    if (!s) return ITO_EINVAL;
-    itoi_spin_lock(&s->lock);
+    if (!s || !stream_lock(s, h)) return ITO_EINVAL;
     if (puts_blocked) *puts_blocked = s->puts_blocked;
     if (gets_blocked) *gets_blocked = s->gets_blocked;
-    itoi_spin_unlock(&s->lock);
+    itoi_spin_unlock(LOCK(s));
     return ITO_OK;
 }

@@ -39,6 +39,7 @@ _Atomic unsigned itoi_wsc_latency_us = DEFAULT_LATENCY_US;
 static _Atomic(itoi_wscw_t *) areas; /* one per worker, published once per ito_init */
 static itoi_spinlock_t setup_lock;
 static _Atomic int area_err;         /* why an area could not be set up */
+static _Atomic int area_errno;       /* and the system's word for it, when it has one */
 static _Atomic int fini_cancelling;  /* finalize has cancelled: new waits on such fds end at once */
 /* The policy set by ito_wsc_set_* before the areas exist: the environment's values must not
  * overwrite it when the areas are set up (cleared by the teardown at ito_finalize). */
@@ -194,6 +195,7 @@ itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
     if (ITOI_UNLIKELY(!all)) {
         int rc = areas_setup();
         if (rc != ITO_OK) {
+            atomic_store(&area_errno, 0);
             atomic_store(&area_err, rc);
             return NULL;
         }
@@ -214,8 +216,16 @@ itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
         int rc = itoi_uring_setup(w, a);
         if (rc == 0) {
             a->uring = 1;
-        } else if (itoi_env.wsc_backend == ITO_WSC_URING) { /* forced, and refused now */
-            atomic_store(&area_err, rc == -ENOMEM ? ITO_ENOMEM : ITO_ENOSYS); /* say why */
+        } else if (itoi_env.wsc_backend == ITO_WSC_URING || rc == -EMFILE || rc == -ENFILE || rc == -ENOMEM) {
+            /* Forced and refused now, or no descriptor or memory for the ring at this
+             * moment: this call fails and says why (EMFILE, not ENOSYS), nothing is kept
+             * (the table leaked 256 KiB per call), and the worker's next call tries
+             * again; only io_uring itself refused (EPERM, ENOSYS...) is a lasting
+             * fallback to the sync backend. */
+            free((void *)a->fdlive);
+            a->fdlive = NULL;
+            atomic_store(&area_errno, -rc);
+            atomic_store(&area_err, rc == -ENOMEM ? ITO_ENOMEM : ITO_ENOSYS);
             return NULL;
         }
     }
@@ -235,6 +245,12 @@ int itoi_wsc_area_error(void)
 {
     int e = atomic_load(&area_err);
     return e ? e : ITO_ENOSYS;
+}
+
+int itoi_wsc_area_errno(void)
+{
+    int e = atomic_load(&area_errno);
+    return e ? e : itoi_wsc_area_error() == ITO_ENOMEM ? ENOMEM : ENOSYS;
 }
 
 /* ---- completion and cancellation ---- */

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -60,7 +61,7 @@ static const struct iovec *vec_of(const ito_sysreq_t *q, struct iovec *one, int 
         return q->iov;
     }
     one->iov_base = q->buf;
-    one->iov_len = q->len;
+    one->iov_len = itoi_wsc_rw_len(q->len);
     *cnt = 1;
     return one;
 }
@@ -140,8 +141,8 @@ long itoi_wsc_run_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *event
     case ITO_SYS_WRITE: case ITO_SYS_PWRITE: case ITO_SYS_WRITEV: return rw_nonblocking(q, true, events);
     case ITO_SYS_SEND:
         *events = POLLOUT;
-        return neg_errno(send(q->fd, q->buf, q->len, q->flags | MSG_DONTWAIT | MSG_NOSIGNAL));
-    case ITO_SYS_RECV: return neg_errno(recv(q->fd, q->buf, q->len, q->flags | MSG_DONTWAIT));
+        return neg_errno(send(q->fd, q->buf, itoi_wsc_rw_len(q->len), q->flags | MSG_DONTWAIT | MSG_NOSIGNAL));
+    case ITO_SYS_RECV: return neg_errno(recv(q->fd, q->buf, itoi_wsc_rw_len(q->len), q->flags | MSG_DONTWAIT));
     case ITO_SYS_SENDMSG:
         *events = POLLOUT;
         return neg_errno(sendmsg(q->fd, q->msg, q->flags | MSG_DONTWAIT | MSG_NOSIGNAL));
@@ -167,8 +168,8 @@ long itoi_wsc_run_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *event
 
 /* A helper's read or write of a descriptor that is not a file (no RWF_NOWAIT: a tty,
  * inotify): its readiness first, in slices of poll(2), until the record is abandoned (a
- * cancellation). The call after it can still block if another reader takes the data
- * first, as a blocking read(2) by two threads does. */
+ * cancellation). A write after it can still block if another writer fills the room
+ * first, as a blocking write(2) by two threads does; reads see helper_read. */
 #define HELPER_POLL_MS 20
 static long helper_wait_ready(itoi_sysrec_t *r, short events)
 {
@@ -179,6 +180,37 @@ static long helper_wait_ready(itoi_sysrec_t *r, short events)
         int n = poll(&p, 1, HELPER_POLL_MS);
         if (n > 0) return 0; /* ready, or an error the call reports */
         if (n < 0 && errno != EINTR) return -errno;
+    }
+}
+
+/* A helper's read. Of a descriptor that is not a file, two helpers that saw one
+ * readiness must not both read it: the second read(2) blocked for ever, where neither
+ * ito_cancel_io, a deadline nor finalize reaches it (found by a resource-exhaustion
+ * tester: 8 ULTs reading one inotify descriptor, one event; ito_join and ito_finalize
+ * then waited for ever). So every helper takes its last look and reads under one lock: a
+ * read made while poll(2) said ready under it does not block (unless a reader outside
+ * ito takes the bytes first, as with two threads calling read(2)); one that finds the
+ * data gone goes back to waiting, cancellable. The lock is held only for reads that do
+ * not wait, and only for such descriptors (ttys, inotify: rare). */
+static pthread_mutex_t helper_read_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static long helper_read(itoi_sysrec_t *r)
+{
+    const ito_sysreq_t *q = &r->req;
+    struct iovec one;
+    int cnt;
+    const struct iovec *iov = vec_of(q, &one, &cnt);
+    int64_t off = offset_of(q);
+    if (is_file(q->fd)) return neg_errno(off < 0 ? readv(q->fd, iov, cnt) : preadv(q->fd, iov, cnt, off));
+    for (;;) {
+        long w = helper_wait_ready(r, POLLIN);
+        if (w != 0) return w;
+        pthread_mutex_lock(&helper_read_lock);
+        struct pollfd p = {.fd = q->fd, .events = POLLIN};
+        bool ready = poll(&p, 1, 0) > 0;
+        long res = !ready ? 0 : neg_errno(off < 0 ? readv(q->fd, iov, cnt) : preadv(q->fd, iov, cnt, off));
+        pthread_mutex_unlock(&helper_read_lock);
+        if (ready) return res;
     }
 }
 
@@ -211,12 +243,7 @@ long itoi_wsc_run_blocking(itoi_sysrec_t *r)
     switch (q->op) {
     case ITO_SYS_OPENAT: return helper_openat(r);
     case ITO_SYS_FSYNC: return neg_errno(q->flags ? fdatasync(q->fd) : fsync(q->fd));
-    case ITO_SYS_READ: case ITO_SYS_PREAD: case ITO_SYS_READV: {
-        if ((w = helper_wait_ready(r, POLLIN)) != 0) return w;
-        const struct iovec *iov = vec_of(q, &one, &cnt);
-        int64_t off = offset_of(q);
-        return neg_errno(off < 0 ? readv(q->fd, iov, cnt) : preadv(q->fd, iov, cnt, off));
-    }
+    case ITO_SYS_READ: case ITO_SYS_PREAD: case ITO_SYS_READV: return helper_read(r);
     case ITO_SYS_WRITE: case ITO_SYS_PWRITE: case ITO_SYS_WRITEV: {
         if ((w = helper_wait_ready(r, POLLOUT)) != 0) return w;
         const struct iovec *iov = vec_of(q, &one, &cnt);

@@ -74,15 +74,25 @@ int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a)
         rc = io_uring_queue_init(RING_ENTRIES, &a->ring, flag_sets[i]);
         if (rc != -EINVAL) break;
     }
-    if (rc < 0) return rc; /* -EPERM (seccomp, io_uring_disabled), -ENOSYS, -ENOMEM */
+    if (rc < 0) return rc; /* -EPERM (seccomp, io_uring_disabled), -ENOSYS, -ENOMEM, -EMFILE */
+    /* A ring that can be made but not entered (a seccomp filter that denies only
+     * io_uring_enter) would hold every request for ever while the worker retried its
+     * submit at every pass (90 % of a CPU): enter once now, so that such a kernel is a
+     * refusal like any other (the sync backend, or the forced backend's error). */
+    rc = io_uring_get_events(&a->ring);
+    if (rc < 0) {
+        io_uring_queue_exit(&a->ring);
+        return rc;
+    }
     io_uring_register_ring_fd(&a->ring); /* best effort: an older kernel says no */
     a->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (a->efd < 0 || io_uring_register_eventfd(&a->ring, a->efd) < 0 ||
-        itoi_worker_watch_fd(w, a->efd) != ITO_OK) {
+    rc = a->efd < 0 ? -errno : io_uring_register_eventfd(&a->ring, a->efd);
+    if (rc >= 0 && itoi_worker_watch_fd(w, a->efd) != ITO_OK) rc = -EIO;
+    if (rc < 0) {
         if (a->efd >= 0) close(a->efd);
         a->efd = -1;
         io_uring_queue_exit(&a->ring);
-        return -EIO;
+        return rc;
     }
     io_uring_cq_eventfd_toggle(&a->ring, false);
     itoi_sleep_hooks_add(uring_before_sleep, uring_after_sleep);
@@ -107,12 +117,7 @@ static struct io_uring_sqe *sqe_get(itoi_worker_t *w, itoi_wscw_t *a)
     return sqe;
 }
 
-/* An SQE holds a 32-bit length, and Linux moves at most MAX_RW_COUNT bytes (INT_MAX
- * rounded down to a page) in one read or write anyway: a longer request is clamped to
- * that, as read(2) does (a short count), instead of being cut modulo 2^32 (a 4 GiB read
- * would have asked for 0 bytes and looked like end of file). */
-#define MAX_RW ((size_t)0x7ffff000)
-static inline unsigned rw_len(size_t len) { return (unsigned)(len < MAX_RW ? len : MAX_RW); }
+static inline unsigned rw_len(size_t len) { return (unsigned)itoi_wsc_rw_len(len); }
 
 int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q)
 {

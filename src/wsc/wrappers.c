@@ -35,10 +35,6 @@
 
 #define WAIT_ALL_MAX 1024
 
-static long rc_errno(int rc)
-{
-    return rc == ITO_ENOMEM ? -ENOMEM : rc == ITO_EINVAL ? -EINVAL : -ENOSYS;
-}
 
 /* The deadline fired while a ULT waits for I/O: cancel what it waits for; the
  * completions wake it (never woken from here: its records still point at its stack). */
@@ -253,7 +249,7 @@ long itoi_wsc_call(const ito_sysreq_t *q, const char *what)
         atomic_exchange(&me->io_cancel, 0))
         return -ECANCELED;
     itoi_wscw_t *a = itoi_wsc_area(w);
-    if (ITOI_UNLIKELY(!a)) return rc_errno(itoi_wsc_area_error());
+    if (ITOI_UNLIKELY(!a)) return -itoi_wsc_area_errno();
     if (ITOI_UNLIKELY(itoi_wsc_finalizing(q))) return -ECANCELED;
     long res = 0, first = 0;
     uint32_t events = 0;
@@ -531,7 +527,7 @@ int ito_close(int fd)
      * slot: found by a chaos test). */
     if (fcntl(fd, F_GETFD) < 0) return (int)ret(-errno);
     itoi_wscw_t *a = itoi_wsc_area(w);
-    if (!a) return (int)ret(rc_errno(itoi_wsc_area_error()));
+    if (!a) return (int)ret(-itoi_wsc_area_errno());
     /* Waiters on this worker: now. The other workers with live requests each cancel
      * their own, and the closer waits for them all before the fd goes (so a request
      * cannot be cancelled by mistake on a new fd of the same number). Waits registered
@@ -592,7 +588,7 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
     itoi_ult_t *me = w->cur;
     if (atomic_load(&me->io_cancel) && atomic_exchange(&me->io_cancel, 0)) return (int)ret(-ECANCELED);
     itoi_wscw_t *a = itoi_wsc_area(w);
-    if (!a) return (int)ret(rc_errno(itoi_wsc_area_error()));
+    if (!a) return (int)ret(-itoi_wsc_area_errno());
     ito_sysreq_t probe = {.op = ITO_SYS_POLL, .fd = nfds ? fds[0].fd : -1};
     if (itoi_wsc_finalizing(&probe)) return (int)ret(-ECANCELED);
     uint64_t until = timeout_ms < 0 ? ITO_FOREVER : ito_deadline_in((uint64_t)timeout_ms * 1000000u);

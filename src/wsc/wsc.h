@@ -154,6 +154,14 @@ extern _Atomic unsigned itoi_wsc_latency_us;
 itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w); /* set up on first use (NULL: none) */
 /* This worker's area (on the worker itself), set up on first use; NULL: none. Once set
  * up, the worker's slot holds it: one load on the posting path. */
+/* The length one request asks the kernel for: Linux moves at most MAX_RW_COUNT bytes
+ * (INT_MAX rounded down to a page) in one read or write, and an SQE holds 32 bits, so a
+ * longer request is clamped to that, a short count as read(2) gives (both backends: cut
+ * modulo 2^32, a 4 GiB read asked for 0 bytes and looked like end of file; past
+ * SSIZE_MAX, readv(2) and send(2) said EINVAL where io_uring moved the bytes). */
+#define ITOI_WSC_MAX_RW ((size_t)0x7ffff000)
+static inline size_t itoi_wsc_rw_len(size_t len) { return len < ITOI_WSC_MAX_RW ? len : ITOI_WSC_MAX_RW; }
+
 static inline itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w)
 {
     itoi_wscw_t *a = (itoi_wscw_t *)w->slot[ITOI_WSLOT_WSC];
@@ -161,6 +169,7 @@ static inline itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w)
 }
 itoi_wscw_t *itoi_wsc_area_if_ready(itoi_worker_t *w); /* or NULL if not set up (no side effect) */
 int itoi_wsc_area_error(void);                 /* why itoi_wsc_area gave NULL */
+int itoi_wsc_area_errno(void);                 /* the same as an errno, for the wrappers */
 itoi_sysrec_t *itoi_wsc_rec_get(itoi_worker_t *w, itoi_wscw_t *a); /* NULL: no memory */
 void itoi_wsc_rec_put(itoi_wscw_t *a, itoi_sysrec_t *r);           /* back unused */
 /* Set r's own fields (op, fd, result, continuation) from q. */

@@ -1,0 +1,83 @@
+/* test_io_helper_read: on the sync backend, ULTs reading one descriptor that is neither a
+ * file nor non-blocking-capable for ito (an inotify descriptor: its reads run on helper
+ * threads) can all be cancelled and joined.
+ *
+ * Found by a resource-exhaustion tester (2026-12-03): two helpers that saw the one event
+ * both read; the second read(2) blocked for ever in the helper, where no cancellation
+ * reaches it, so that ULT's ito_cancel_io, ito_join and ito_finalize never returned (2 of
+ * 5 runs of 300 rounds). Now the helpers take their last look and read under one lock.
+ * A round that hangs fails here by its join's deadline instead of ctest's timeout. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ito/ito.h"
+#include "ito_test.h"
+
+#define READERS 8
+#define ROUNDS 300
+
+static int ifd;
+static _Atomic long bytes;
+
+static void *reader(void *unused)
+{
+    (void)unused;
+    char b[4096] __attribute__((aligned(8)));
+    errno = 0;
+    ssize_t n = ito_read(ifd, b, sizeof b);
+    if (n < 0) CHECK_EQ(errno, ECANCELED);
+    else atomic_fetch_add(&bytes, n);
+    return NULL;
+}
+
+/* Whatever events the round left behind, without blocking (the flag is ours alone here). */
+static void drain(void)
+{
+    char b[4096] __attribute__((aligned(8)));
+    int fl = fcntl(ifd, F_GETFL);
+    CHECK(fl >= 0);
+    CHECK_EQ(fcntl(ifd, F_SETFL, fl | O_NONBLOCK), 0);
+    while (read(ifd, b, sizeof b) > 0) {
+    }
+    CHECK_EQ(fcntl(ifd, F_SETFL, fl), 0);
+}
+
+int main(void)
+{
+    setenv("ITO_WSC_BACKEND", "sync", 1);
+    char dir[] = "/tmp/ito_helper_read_XXXXXX", path[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/f", dir);
+    ifd = inotify_init1(IN_CLOEXEC);
+    CHECK(ifd >= 0);
+    CHECK(inotify_add_watch(ifd, dir, IN_CREATE) >= 0);
+    ito_config_t cfg = {.workers = 1};
+    CHECK_OK(ito_init(&cfg));
+    for (int r = 0; r < ROUNDS; r++) {
+        ito_thread_t t[READERS];
+        int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600); /* one event */
+        CHECK(fd >= 0);
+        close(fd);
+        CHECK_EQ(unlink(path), 0);
+        for (int i = 0; i < READERS; i++) CHECK_OK(ito_create(&t[i], reader, NULL, NULL));
+        CHECK_OK(ito_sleep_ns(5 * 1000000ull));
+        for (int i = 0; i < READERS; i++) CHECK_OK(ito_cancel_io(t[i]));
+        for (int i = 0; i < READERS; i++) {
+            int rc = ito_join_until(t[i], NULL, ito_deadline_in(10ull * 1000000000ull));
+            if (rc != ITO_OK) fprintf(stderr, "round %d: reader %d not joined 10 s after its cancel\n", r, i);
+            CHECK_OK(rc);
+        }
+        drain();
+    }
+    CHECK(atomic_load(&bytes) > 0); /* the events were read, not only cancelled */
+    CHECK_OK(ito_finalize());
+    close(ifd);
+    rmdir(dir);
+    unsetenv("ITO_WSC_BACKEND");
+    TEST_DONE();
+}
