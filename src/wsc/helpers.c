@@ -27,6 +27,15 @@ static void done_on_owner(itoi_worker_t *w, itoi_call_t *c)
 {
     itoi_sysrec_t *r = (itoi_sysrec_t *)((char *)c - offsetof(itoi_sysrec_t, call));
     itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
+    if (r->res == ITOI_WSC_REWAIT) { /* its readiness was taken by another reader */
+        if (!atomic_load_explicit(&r->abandon, memory_order_relaxed)) {
+            r->events = POLLIN;
+            r->retry = true;
+            itoi_ready_wait(w, a, r); /* run again when ready, as a request never tried */
+            return;
+        }
+        r->res = -ECANCELED; /* cancelled while in the pool: its reason is reported */
+    }
     itoi_wsc_complete(w, a, r, r->res);
 }
 

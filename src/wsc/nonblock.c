@@ -183,15 +183,18 @@ static long helper_wait_ready(itoi_sysrec_t *r, short events)
     }
 }
 
-/* A helper's read. Of a descriptor that is not a file, two helpers that saw one
- * readiness must not both read it: the second read(2) blocked for ever, where neither
- * ito_cancel_io, a deadline nor finalize reaches it (found by a resource-exhaustion
- * tester: 8 ULTs reading one inotify descriptor, one event; ito_join and ito_finalize
- * then waited for ever). So every helper takes its last look and reads under one lock: a
- * read made while poll(2) said ready under it does not block (unless a reader outside
- * ito takes the bytes first, as with two threads calling read(2)); one that finds the
- * data gone goes back to waiting, cancellable. The lock is held only for reads that do
- * not wait, and only for such descriptors (ttys, inotify: rare). */
+/* A helper's read. Of a descriptor that is not a file (a tty, inotify: the worker saw it
+ * ready, but a read of it could block), two helpers that saw one readiness must not both
+ * read it: the second read(2) blocked for ever, where neither ito_cancel_io, a deadline
+ * nor finalize reaches it (found by a resource-exhaustion tester: 8 ULTs reading one
+ * inotify descriptor, one event; ito_join and ito_finalize then waited for ever), and
+ * helpers that waited for the next readiness in slices of poll(2) held the whole pool
+ * (an ito_openat behind them waited out its deadline). So every helper takes its last
+ * look and reads under one lock: a read made while poll(2) said ready under it does not
+ * block (unless a reader outside ito takes the bytes first, as with two threads calling
+ * read(2)); one that finds the data gone gives the request back to its worker, which
+ * waits for the next readiness in its epoll (ITOI_WSC_REWAIT). The lock is held only for
+ * reads that do not wait, and only for such descriptors (rare). */
 static pthread_mutex_t helper_read_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static long helper_read(itoi_sysrec_t *r)
@@ -202,16 +205,13 @@ static long helper_read(itoi_sysrec_t *r)
     const struct iovec *iov = vec_of(q, &one, &cnt);
     int64_t off = offset_of(q);
     if (is_file(q->fd)) return neg_errno(off < 0 ? readv(q->fd, iov, cnt) : preadv(q->fd, iov, cnt, off));
-    for (;;) {
-        long w = helper_wait_ready(r, POLLIN);
-        if (w != 0) return w;
-        pthread_mutex_lock(&helper_read_lock);
-        struct pollfd p = {.fd = q->fd, .events = POLLIN};
-        bool ready = poll(&p, 1, 0) > 0;
-        long res = !ready ? 0 : neg_errno(off < 0 ? readv(q->fd, iov, cnt) : preadv(q->fd, iov, cnt, off));
-        pthread_mutex_unlock(&helper_read_lock);
-        if (ready) return res;
-    }
+    if (atomic_load_explicit(&r->abandon, memory_order_relaxed)) return -ECANCELED;
+    pthread_mutex_lock(&helper_read_lock);
+    struct pollfd p = {.fd = q->fd, .events = POLLIN};
+    bool ready = poll(&p, 1, 0) > 0;
+    long res = !ready ? ITOI_WSC_REWAIT : neg_errno(off < 0 ? readv(q->fd, iov, cnt) : preadv(q->fd, iov, cnt, off));
+    pthread_mutex_unlock(&helper_read_lock);
+    return res;
 }
 
 /* A helper's openat. open(2) of a FIFO waits for the other end, for ever if none comes,

@@ -218,6 +218,9 @@ bool itoi_wsc_finalizing(const ito_sysreq_t *q);
 /* nonblock.c: run a request without blocking: the result, -EAGAIN (wait for readiness:
  * *events says which), or ITOI_WSC_BLOCKING (it can only block: a helper thread runs it). */
 #define ITOI_WSC_BLOCKING (-1000000L)
+/* A helper's answer for a read whose readiness another reader took first: the owner
+ * puts the request back to wait in its epoll (helpers.c), no helper is held meanwhile. */
+#define ITOI_WSC_REWAIT (-1000001L)
 long itoi_wsc_run_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *events);
 long itoi_wsc_run_blocking(struct itoi_sysrec *r); /* r->req itself, blocking (a helper thread) */
 
