@@ -11,10 +11,18 @@
  * retires the handle under it; every call checks the handle again once it holds it.
  *
  * Part 3: ito_stream_try_get(s, NULL, 0, &got) on a non-empty stream (allowed by sync.h)
- * passed NULL to memcpy (UBSan in the ASan tree). */
+ * passed NULL to memcpy (UBSan in the ASan tree).
+ *
+ * Part 4 (found by a reviewer of the fix): a getter or putter woken (by a put, a get or a
+ * close) but not yet run is on no wait queue, and the destroy, which looked at the queues
+ * only, said ITO_OK; the waiter then took the lock again and went on with the destroyed
+ * stream (or the next stream in its slot: a getter read that stream's bytes, a putter
+ * wrote over the next slot's header). On one worker the woken ULT cannot run before the
+ * destroy, so this is deterministic: the destroy must say ITO_EBUSY. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ito/ito.h"
@@ -153,8 +161,66 @@ static void destroy_under_calls(const kind_t *k)
     check_distinct(k);
 }
 
+/* ---- part 4: a woken waiter that has not run yet ---- */
+
+static ito_stream_t *ws;
+static int wrc;
+static size_t wgot;
+
+static void *w_get(void *unused)
+{
+    (void)unused;
+    char b[16];
+    wrc = ito_stream_get(ws, b, sizeof b, &wgot);
+    return NULL;
+}
+
+static void *w_put(void *unused)
+{
+    (void)unused;
+    wrc = ito_stream_put(ws, "PPPPPPPP", 8); /* more than the room left: it waits */
+    return NULL;
+}
+
+/* Yield until the waiter is parked (its blocked count moved). */
+static void until_blocked(bool put)
+{
+    for (int i = 0; i < 100000; i++) {
+        uint64_t p = 0, g = 0;
+        CHECK_OK(ito_stream_stats(ws, &p, &g));
+        if (put ? p : g) return;
+        ito_yield();
+    }
+    CHECK(!"the waiter never blocked");
+}
+
+/* how: 0 a put wakes the getter, 1 a close wakes it, 2 a get wakes the putter */
+static void woken_then_destroyed(int how)
+{
+    size_t n;
+    char b[16];
+    ito_thread_t t;
+    CHECK_OK(ito_stream_create(&ws, 8));
+    if (how == 2) CHECK_OK(ito_stream_try_put(ws, "1234", 4, &n));
+    CHECK_OK(ito_create(&t, how == 2 ? w_put : w_get, NULL, NULL));
+    until_blocked(how == 2);
+    if (how == 0) CHECK_OK(ito_stream_try_put(ws, "AAAA", 4, &n));
+    if (how == 1) CHECK_OK(ito_stream_close(ws));
+    if (how == 2) CHECK_OK(ito_stream_try_get(ws, b, 4, &n));
+    CHECK_EQ(ito_stream_destroy(ws), ITO_EBUSY); /* the woken ULT has not run: one worker */
+    CHECK_OK(ito_join(t, NULL));
+    CHECK_EQ(wrc, how == 1 ? ITO_ECLOSED : ITO_OK);
+    if (how == 0) CHECK_EQ(wgot, 4);
+    CHECK_OK(ito_stream_destroy(ws));
+}
+
 int main(void)
 {
+    ito_config_t one = {.workers = 1};
+    CHECK_OK(ito_init(&one));
+    for (int how = 0; how < 3; how++) woken_then_destroyed(how);
+    CHECK_OK(ito_finalize());
+
     CHECK_OK(ito_init(NULL));
     for (int i = 0; i < 2; i++) {
         double_destroy(&kinds[i]);

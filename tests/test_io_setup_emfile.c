@@ -6,7 +6,11 @@
  * at every call (LSan: itoi_wsc_area_setup); with the backend unset, the moment without
  * descriptors made the worker fall back to the sync backend for the rest of the runtime.
  * Now the call fails with EMFILE (syscall.h) on every backend, keeps nothing, and the
- * worker's next call, once descriptors are back, sets up the backend it would have had. */
+ * worker's next call, once descriptors are back, sets up the backend it would have had.
+ * Found by a reviewer of that fix: ito_close needed the worker's common area too, so a
+ * process out of descriptors could not close one (-1/EMFILE, the descriptor left open);
+ * and ITO_WSC_BACKEND=uring with one descriptor free made ito_init say ITO_ENOSYS
+ * ("the kernel refuses io_uring") where thread.h says ITO_ENOMEM. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +32,40 @@ static void *peer(void *unused)
 }
 
 static long got_n, got_errno, got_backend;
+static int to_close;
+
+static void *closer(void *unused)
+{
+    (void)unused;
+    errno = 0;
+    got_n = ito_close(to_close);
+    got_errno = errno;
+    return NULL;
+}
+
+/* Every descriptor below 64 taken, but `spare` of them; the limit lowered to 64. */
+static int exhaust(int *fill, int spare, struct rlimit *old)
+{
+    CHECK_EQ(getrlimit(RLIMIT_NOFILE, old), 0);
+    int nf = 0;
+    for (int f; (f = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) {
+        if (f >= 64) {
+            close(f);
+            break;
+        }
+        fill[nf++] = f;
+    }
+    for (; spare > 0 && nf > 0; spare--) close(fill[--nf]);
+    struct rlimit low = {.rlim_cur = 64, .rlim_max = old->rlim_max};
+    CHECK_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+    return nf;
+}
+
+static void restore(int *fill, int nf, const struct rlimit *old)
+{
+    for (int i = 0; i < nf; i++) close(fill[i]);
+    CHECK_EQ(setrlimit(RLIMIT_NOFILE, old), 0);
+}
 
 static void *reader(void *unused)
 {
@@ -57,19 +95,8 @@ static void check(const char *backend)
     CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
     ito_config_t cfg = {.workers = 1};
     CHECK_OK(ito_init(&cfg));
-    /* every descriptor below a limit of 64 taken, then the limit lowered to it */
     struct rlimit old;
-    CHECK_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
-    int fill[64], nf = 0;
-    for (int f; (f = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) {
-        if (f >= 64) {
-            close(f);
-            break;
-        }
-        fill[nf++] = f;
-    }
-    struct rlimit low = {.rlim_cur = 64, .rlim_max = old.rlim_max};
-    CHECK_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+    int fill[64], nf = exhaust(fill, 0, &old);
     for (int i = 0; i < 50; i++) { /* (each refused call leaked a table before) */
         ito_thread_t r;
         CHECK_OK(ito_create(&r, reader, NULL, NULL));
@@ -77,8 +104,14 @@ static void check(const char *backend)
         CHECK_EQ(got_n, -1);
         CHECK_EQ(got_errno, EMFILE);
     }
-    for (int i = 0; i < nf; i++) close(fill[i]);
-    CHECK_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
+    /* a worker that could not set up its I/O can still close (and so recover) */
+    to_close = fill[--nf];
+    ito_thread_t c;
+    CHECK_OK(ito_create(&c, closer, NULL, NULL));
+    CHECK_OK(ito_join(c, NULL));
+    CHECK_EQ(got_n, 0);
+    CHECK(fcntl(to_close, F_GETFD) < 0);
+    restore(fill, nf, &old);
     round_once();
     CHECK_EQ(got_n, 5);
     if (backend && !strcmp(backend, "sync")) CHECK_EQ(got_backend, ITO_WSC_SYNC);
@@ -98,6 +131,12 @@ int main(void)
     if (uring) {
         check("uring");
         check(NULL);
+        /* forced io_uring, one descriptor free at ito_init: out of descriptors, not refused */
+        struct rlimit old;
+        int fill[64], nf = exhaust(fill, 1, &old);
+        setenv("ITO_WSC_BACKEND", "uring", 1);
+        CHECK_EQ(ito_init(NULL), ITO_ENOMEM);
+        restore(fill, nf, &old);
     } else {
         printf("io_uring refused here: only the sync backend checked\n");
     }

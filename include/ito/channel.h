@@ -69,10 +69,11 @@ typedef struct ito_chan_stats {
 int ito_chan_create(ito_chan_t **out, size_t item_size, size_t capacity);
 /**
  * @brief Frees a channel nobody waits on (the items still in it are dropped).
- * Destroying a channel while another thread may still call into it is the caller's race, as
- * for every object here: a call that began before the destroy may then wait for ever
- * (it reads no freed memory: the handle's range is never given back; error.h, "Handles").
- * @return ITO_OK; ITO_EINVAL if c is NULL; ITO_EBUSY if ULTs wait on it.
+ * A call that checks the handle after the destroy gets ITO_EINVAL (checked again under the
+ * channel's lock: of two destroys of one channel, one says ITO_OK); a woken sender or
+ * receiver has finished with the channel before it is readied.
+ * @return ITO_OK; ITO_EINVAL if c is NULL or not a live channel (destroyed already);
+ * ITO_EBUSY if ULTs wait on it.
  * @contexts any thread; not a signal handler.
  */
 int ito_chan_destroy(ito_chan_t *c);

@@ -386,10 +386,12 @@ int ito_waitgroup_count(ito_waitgroup_t *g, int64_t *count);
 int ito_stream_create(ito_stream_t **out, size_t capacity);
 /**
  * @brief Destroys a stream nobody waits on.
- * Destroying a stream while another thread may still call into it is the caller's race, as
- * for every object here: a call that began before the destroy may then wait for ever
- * (it reads no freed memory: the handle's range is never given back; error.h, "Handles").
- * @return ITO_OK; ITO_EINVAL if s is NULL; ITO_EBUSY if ULTs wait on it.
+ * A call that checks the handle after the destroy gets ITO_EINVAL (checked again under the
+ * stream's lock: of two destroys of one stream, one says ITO_OK); a blocking put or get
+ * counts as waiting from its start to its return, also once woken (by a peer, close or
+ * its deadline) and not yet returned.
+ * @return ITO_OK; ITO_EINVAL if s is NULL or not a live stream (destroyed already);
+ * ITO_EBUSY if a put or get is under way on it.
  * @contexts any thread; not a signal handler.
  */
 int ito_stream_destroy(ito_stream_t *s);

@@ -105,6 +105,9 @@ static int check_uring(void)
         if (rc >= 0) return ITO_OK;
         errno = e;
     }
+    /* Out of descriptors or memory is not a refusal: ito_init's ITO_ENOMEM (thread.h),
+     * as when its own descriptors run out (the probe needs two). */
+    if (errno == EMFILE || errno == ENFILE || errno == ENOMEM) return ITO_ENOMEM;
     fprintf(stderr, "ito: ITO_WSC_BACKEND=uring, but the kernel refuses io_uring (%s); unset it to fall back "
                     "to the sync backend\n", strerror(errno));
 #else
@@ -122,7 +125,10 @@ int itoi_env_load(void)
         const char *val = getenv(vars[i].name);
         if (val && parse(&vars[i], val) != ITO_OK) return ITO_EINVAL;
     }
-    if (itoi_env.wsc_backend == 1 /* ITO_WSC_URING */ && check_uring() != ITO_OK) return ITO_ENOSYS;
+    if (itoi_env.wsc_backend == 1 /* ITO_WSC_URING */) {
+        int rc = check_uring();
+        if (rc != ITO_OK) return rc;
+    }
     extern char **environ;
     for (char **e = environ; e && *e; e++) {
         for (size_t f = 0; f < sizeof owned / sizeof owned[0]; f++) {

@@ -32,6 +32,7 @@ struct ito_stream {
     itoi_ult_t *writer;          /* holder of the write side, or NULL */
     size_t need;                 /* room the writer waits for */
     itoi_queue_t putters, room, getters;
+    size_t inside;               /* blocking puts and gets under way (waiting or not) */
     uint64_t puts_blocked, gets_blocked;
 };
 
@@ -62,7 +63,7 @@ int ito_stream_destroy(ito_stream_t *h)
 {
     ito_stream_t *s = stream_get(h);
     if (!s || !stream_lock(s, h)) return ITO_EINVAL; /* of two destroys, one frees */
-    if (s->putters.head || s->room.head || s->getters.head) {
+    if (s->inside) { /* waiting, or woken and not yet gone (the queues say less) */
         itoi_spin_unlock(LOCK(s));
         return ITO_EBUSY;
     }
@@ -143,22 +144,14 @@ static int take_writer(ito_stream_t *s, itoi_worker_t *w, uint64_t deadline, boo
     return rc; /* ITO_OK: handed the write side; else refused by close, or timed out */
 }
 
-int ito_stream_put_until(ito_stream_t *h, const void *buf, size_t len, uint64_t deadline, size_t *put)
+/* A put (lock held; returns with it held); *done: the bytes written. */
+static int put_locked(ito_stream_t *s, itoi_worker_t *w, const unsigned char *p, size_t len, uint64_t deadline,
+                      size_t *done_out)
 {
-    ito_stream_t *s = stream_get(h);
-    if (put) *put = 0;
-    if (!s || (!buf && len)) return ITO_EINVAL;
-    itoi_worker_t *w = itoi_ult_worker();
-    if (!w) return ITO_ENOTULT;
-    const unsigned char *p = buf;
     size_t done = 0;
     bool waited = false;
-    if (!stream_lock(s, h)) return ITO_EINVAL;
     int rc = s->closed ? ITO_ECLOSED : len == 0 ? ITO_OK : take_writer(s, w, deadline, &waited);
-    if (rc != ITO_OK || len == 0) {
-        itoi_spin_unlock(LOCK(s));
-        return rc;
-    }
+    if (rc != ITO_OK || len == 0) return rc;
     w = itoi_self_worker(); /* take_writer may have waited: the ULT may have moved */
     for (;;) {
         if (s->closed) {
@@ -186,6 +179,27 @@ int ito_stream_put_until(ito_stream_t *h, const void *buf, size_t len, uint64_t 
     /* Leave the write side: to the first waiting putter. */
     s->writer = itoi_waiter_pop(&s->putters);
     if (s->writer) itoi_wake_with(s->writer, ITO_OK);
+    *done_out = done;
+    return rc;
+}
+
+/* A call that may wait counts itself in `inside` from its first look to its last: a
+ * waiter that a peer, close or its own deadline has taken off its queue but that has not
+ * run yet is on no queue, and it takes the lock again and goes on with the stream. Destroy
+ * says ITO_EBUSY while any is inside (it looked at the queues only: such a waiter then
+ * used a destroyed stream, or the next one in its slot; found by a reviewer). */
+int ito_stream_put_until(ito_stream_t *h, const void *buf, size_t len, uint64_t deadline, size_t *put)
+{
+    ito_stream_t *s = stream_get(h);
+    if (put) *put = 0;
+    if (!s || (!buf && len)) return ITO_EINVAL;
+    itoi_worker_t *w = itoi_ult_worker();
+    if (!w) return ITO_ENOTULT;
+    if (!stream_lock(s, h)) return ITO_EINVAL;
+    size_t done = 0;
+    s->inside++;
+    int rc = put_locked(s, w, buf, len, deadline, &done);
+    s->inside--;
     itoi_spin_unlock(LOCK(s));
     if (put) *put = done;
     return rc;
@@ -194,6 +208,29 @@ int ito_stream_put_until(ito_stream_t *h, const void *buf, size_t len, uint64_t 
 int ito_stream_put(ito_stream_t *s, const void *buf, size_t len)
 {
     return ito_stream_put_until(s, buf, len, ITO_FOREVER, NULL);
+}
+
+/* A get of len > 0 (lock held; returns with it held). */
+static int get_locked(ito_stream_t *s, itoi_worker_t *w, unsigned char *buf, size_t len, uint64_t deadline,
+                      size_t *got)
+{
+    while (s->count == 0) {
+        int rc = ITO_OK;
+        if (s->closed) rc = ITO_ECLOSED;
+        else if (itoi_deadline_passed(deadline)) rc = ITO_ETIMEDOUT;
+        if (rc != ITO_OK) {
+            after_get(s);
+            return rc;
+        }
+        s->gets_blocked++;
+        rc = itoi_wait_on_until(w, &s->getters, LOCK(s), deadline, stream_unlink, s, "stream get");
+        w = itoi_self_worker();
+        itoi_spin_lock(LOCK(s));
+        if (rc == ITO_ETIMEDOUT && s->count == 0) return ITO_ETIMEDOUT;
+    }
+    *got = get_some(s, buf, len);
+    after_get(s);
+    return ITO_OK;
 }
 
 int ito_stream_get_until(ito_stream_t *h, void *buf, size_t len, size_t *got, uint64_t deadline)
@@ -205,28 +242,11 @@ int ito_stream_get_until(ito_stream_t *h, void *buf, size_t len, size_t *got, ui
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
     if (!stream_lock(s, h)) return ITO_EINVAL;
-    while (s->count == 0) {
-        int rc = ITO_OK;
-        if (s->closed) rc = ITO_ECLOSED;
-        else if (itoi_deadline_passed(deadline)) rc = ITO_ETIMEDOUT;
-        if (rc != ITO_OK) {
-            after_get(s);
-            itoi_spin_unlock(LOCK(s));
-            return rc;
-        }
-        s->gets_blocked++;
-        rc = itoi_wait_on_until(w, &s->getters, LOCK(s), deadline, stream_unlink, s, "stream get");
-        w = itoi_self_worker();
-        itoi_spin_lock(LOCK(s));
-        if (rc == ITO_ETIMEDOUT && s->count == 0) {
-            itoi_spin_unlock(LOCK(s));
-            return ITO_ETIMEDOUT;
-        }
-    }
-    *got = get_some(s, buf, len);
-    after_get(s);
+    s->inside++; /* (see ito_stream_put_until) */
+    int rc = get_locked(s, w, buf, len, deadline, got);
+    s->inside--;
     itoi_spin_unlock(LOCK(s));
-    return ITO_OK;
+    return rc;
 }
 
 int ito_stream_get(ito_stream_t *s, void *buf, size_t len, size_t *got)

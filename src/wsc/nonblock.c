@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -189,13 +190,35 @@ static long helper_wait_ready(itoi_sysrec_t *r, short events)
  * nor finalize reaches it (found by a resource-exhaustion tester: 8 ULTs reading one
  * inotify descriptor, one event; ito_join and ito_finalize then waited for ever), and
  * helpers that waited for the next readiness in slices of poll(2) held the whole pool
- * (an ito_openat behind them waited out its deadline). So every helper takes its last
- * look and reads under one lock: a read made while poll(2) said ready under it does not
- * block (unless a reader outside ito takes the bytes first, as with two threads calling
- * read(2)); one that finds the data gone gives the request back to its worker, which
- * waits for the next readiness in its epoll (ITOI_WSC_REWAIT). The lock is held only for
- * reads that do not wait, and only for such descriptors (rare). */
-static pthread_mutex_t helper_read_lock = PTHREAD_MUTEX_INITIALIZER;
+ * (an ito_openat behind them waited out its deadline). So a helper takes its last look
+ * and reads under its descriptor's lock (one of READ_STRIPES, by number), and asks for no
+ * more than FIONREAD says is there: a tty in raw mode with VMIN > 1 is ready at one byte
+ * but a longer read of it waits for VMIN (Linux's n_tty waits for min(VMIN, length)).
+ * Such a read does not block unless a reader outside ito takes the bytes first, as with
+ * two threads calling read(2): then only the descriptors of its stripe wait behind it
+ * (one lock for all of them let one such tty stop every other; found by a reviewer). A
+ * helper that finds the data gone gives the request back to its worker, which waits for
+ * the next readiness in its epoll (ITOI_WSC_REWAIT). */
+#define READ_STRIPES 64
+static pthread_mutex_t read_locks[READ_STRIPES];
+static pthread_once_t read_locks_once = PTHREAD_ONCE_INIT;
+
+static void read_locks_init(void)
+{
+    for (int i = 0; i < READ_STRIPES; i++) pthread_mutex_init(&read_locks[i], NULL);
+}
+
+/* iov cut to at most max bytes, into cut[] (at most IOV_MAX entries, as the request). */
+static int iov_cut(const struct iovec *iov, int cnt, size_t max, struct iovec *cut)
+{
+    int n = 0;
+    for (; n < cnt && max > 0; n++) {
+        cut[n] = iov[n];
+        if (cut[n].iov_len > max) cut[n].iov_len = max;
+        max -= cut[n].iov_len;
+    }
+    return n;
+}
 
 static long helper_read(itoi_sysrec_t *r)
 {
@@ -206,11 +229,26 @@ static long helper_read(itoi_sysrec_t *r)
     int64_t off = offset_of(q);
     if (is_file(q->fd)) return neg_errno(off < 0 ? readv(q->fd, iov, cnt) : preadv(q->fd, iov, cnt, off));
     if (atomic_load_explicit(&r->abandon, memory_order_relaxed)) return -ECANCELED;
-    pthread_mutex_lock(&helper_read_lock);
+    pthread_once(&read_locks_once, read_locks_init);
+    pthread_mutex_t *lock = &read_locks[(unsigned)q->fd % READ_STRIPES];
+    struct iovec cut[1024]; /* WAIT_ALL_MAX: no request has more */
+    /* Busy: another helper reads this descriptor (or one of its stripe) now; this request
+     * waits in its worker's epoll again instead of holding a helper behind the lock (a
+     * reader blocked by an outside reader held the lock, and the helpers queued behind it
+     * left none for other descriptors' reads). Its epoll reports the descriptor ready
+     * only while bytes are there, and the holder's read then returns at once. */
+    if (pthread_mutex_trylock(lock) != 0) return ITOI_WSC_REWAIT;
     struct pollfd p = {.fd = q->fd, .events = POLLIN};
-    bool ready = poll(&p, 1, 0) > 0;
-    long res = !ready ? ITOI_WSC_REWAIT : neg_errno(off < 0 ? readv(q->fd, iov, cnt) : preadv(q->fd, iov, cnt, off));
-    pthread_mutex_unlock(&helper_read_lock);
+    long res = ITOI_WSC_REWAIT;
+    if (poll(&p, 1, 0) > 0) {
+        int avail = 0;
+        if (ioctl(q->fd, FIONREAD, &avail) == 0 && avail > 0 && cnt <= 1024) {
+            cnt = iov_cut(iov, cnt, (size_t)avail, cut);
+            iov = cut;
+        }
+        res = neg_errno(off < 0 ? readv(q->fd, iov, cnt) : preadv(q->fd, iov, cnt, off));
+    }
+    pthread_mutex_unlock(lock);
     return res;
 }
 

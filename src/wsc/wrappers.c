@@ -526,8 +526,9 @@ int ito_close(int fd)
      * bumped first, which cut short a whole transfer on another descriptor sharing the
      * slot: found by a chaos test). */
     if (fcntl(fd, F_GETFD) < 0) return (int)ret(-errno);
-    itoi_wscw_t *a = itoi_wsc_area(w);
-    if (!a) return (int)ret(-itoi_wsc_area_errno());
+    /* (No common area is set up for a close: a worker without one has no waiters, and a
+     * process out of descriptors, where setting one up fails, must still be able to
+     * close; found by a reviewer: -1/EMFILE and the descriptor left open.) */
     /* Waiters on this worker: now. The other workers with live requests each cancel
      * their own, and the closer waits for them all before the fd goes (so a request
      * cannot be cancelled by mistake on a new fd of the same number). Waits registered
@@ -535,7 +536,7 @@ int ito_close(int fd)
     itoi_wsc_closing(fd); /* first: a whole transfer on fd stops before its next part (whole.c) */
     int home = w->index, slot = closing_begin(fd);
     w = itoi_self_worker(); /* (it parked if 64 closes were under way) */
-    a = itoi_wsc_area(w);
+    itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
     if (a && itoi_wsc_may_hold(a, fd)) itoi_wsc_cancel_matching(w, a, on_fd, &fd, WHY_CLOSE);
     close_ctx_t ctx[64];
     int n = itoi_rt.nworkers, i = 0;
@@ -559,7 +560,7 @@ int ito_close(int fd)
             w = itoi_self_worker();
         }
     }
-    ITOI_BUMP(itoi_wsc_area(w)->st.crossings);
+    if ((a = itoi_wsc_area_if_ready(w)) != NULL) ITOI_BUMP(a->st.crossings); /* (it may have moved) */
     atomic_fetch_or(&closing[slot], IN_CLOSE_BIT); /* waiters that find the number wait for the close */
     long r = close(fd) == 0 ? 0 : -errno;
     atomic_fetch_or(&closing[slot], CLOSED_BIT); /* from now on the number may name a new file */
