@@ -192,7 +192,9 @@ __attribute__((unused)) static void ito_test_each_backend(int workers, void (*ro
 
 #if defined(ITO_SYSCALL_H)
 #include <errno.h>
+#include <poll.h>
 #include <stdatomic.h>
+#include <unistd.h>
 /* A ULT waiting in ito_recv on fd (ito_test_recv_waiter's argument): *parked counts the
  * waiters that reached their receive; got says how the wait ended: 1 a byte, 2 EBADF
  * (the descriptor was closed under it), 3 anything else. */
@@ -202,14 +204,20 @@ typedef struct ito_test_recv_wait {
     _Atomic int got;
 } ito_test_recv_wait_t;
 
-/* Set up worker `worker`'s common area (lazily made by its first request: its io_uring and
- * eventfd take the lowest free descriptor numbers), so that a test's later closes cannot
- * hand those numbers to it. */
+/* Set up worker `worker`'s common area and its readiness epoll (lazily made by its first
+ * request and its first readiness wait: its io_uring and eventfd, or its epoll on the sync
+ * backend, take the lowest free descriptor numbers), so that a test's later closes cannot
+ * hand those numbers to it. (A poll of no descriptor made no epoll: test_io_poll_close's
+ * first sync round once had its poll take the socket number just closed, 2026-12-03.) */
 __attribute__((unused)) static void *ito_test_warm_(void *arg)
 {
     (void)arg;
-    struct pollfd q = {.fd = -1};
-    CHECK_EQ(ito_poll(&q, 1, 1), 0);
+    int pp[2];
+    CHECK_EQ(pipe(pp), 0);
+    struct pollfd q = {.fd = pp[0], .events = POLLIN};
+    CHECK_EQ(ito_poll(&q, 1, 1), 0); /* empty: a readiness wait that times out */
+    close(pp[0]);
+    close(pp[1]);
     return NULL;
 }
 __attribute__((unused)) static void ito_test_warm_worker(int worker)

@@ -13,7 +13,10 @@
  * Part 3 (found by a reviewer of that fix): a tty in raw mode with VMIN 4 and VTIME 25.5 s
  * is ready at one byte, and a 64-byte read of it waited for VMIN bytes or VTIME in the
  * helper (and, under the one lock of the first fix, held every other helper read); the
- * helper now asks for what FIONREAD says is there and gets the byte at once. */
+ * helper now asks for what FIONREAD says is there and gets the byte at once.
+ * Part 4 (found by a second reviewer): the helpers' lock was chosen by descriptor number,
+ * so readers of one tty through two numbers (dup) took two locks, both read the one byte
+ * and one blocked for ever again (3 of 3 runs); the lock is now the file's. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +46,18 @@ static void *reader(void *unused)
     return NULL;
 }
 
+/* Cancels n readers and joins them; a join that has not happened 10 s after the cancel
+ * is the hang these parts look for (a hang detector, not a time bound on the work). */
+static void cancel_and_join(ito_thread_t *t, int n, const char *part, int round)
+{
+    for (int i = 0; i < n; i++) CHECK_OK(ito_cancel_io(t[i]));
+    for (int i = 0; i < n; i++) {
+        int rc = ito_join_until(t[i], NULL, ito_deadline_in(10ull * 1000000000ull));
+        if (rc != ITO_OK) fprintf(stderr, "%s round %d: reader %d not joined 10 s after its cancel\n", part, round, i);
+        CHECK_OK(rc);
+    }
+}
+
 /* Whatever events the round left behind, without blocking (the flag is ours alone here). */
 static void drain(void)
 {
@@ -68,22 +83,31 @@ static void *tty_reader(void *unused)
     return NULL;
 }
 
-static void vmin_tty(void)
+/* A pseudo-terminal in raw mode with VMIN and VTIME: its master, *slave its other end;
+ * -1 where there is none (the part is skipped). */
+static int open_raw_pty(int *slave, int vmin, int vtime)
 {
     int m = posix_openpt(O_RDWR | O_NOCTTY);
     if (m < 0 || grantpt(m) != 0 || unlockpt(m) != 0) {
-        printf("no pseudo-terminal here: part 3 skipped\n");
+        printf("no pseudo-terminal here: a part skipped\n");
         if (m >= 0) close(m);
-        return;
+        return -1;
     }
-    tty_slave = open(ptsname(m), O_RDWR | O_NOCTTY | O_CLOEXEC);
-    CHECK(tty_slave >= 0);
+    *slave = open(ptsname(m), O_RDWR | O_NOCTTY | O_CLOEXEC);
+    CHECK(*slave >= 0);
     struct termios t;
-    CHECK_EQ(tcgetattr(tty_slave, &t), 0);
+    CHECK_EQ(tcgetattr(*slave, &t), 0);
     cfmakeraw(&t);
-    t.c_cc[VMIN] = 4;
-    t.c_cc[VTIME] = 255;
-    CHECK_EQ(tcsetattr(tty_slave, TCSANOW, &t), 0);
+    t.c_cc[VMIN] = (cc_t)vmin;
+    t.c_cc[VTIME] = (cc_t)vtime;
+    CHECK_EQ(tcsetattr(*slave, TCSANOW, &t), 0);
+    return m;
+}
+
+static void vmin_tty(void)
+{
+    int m = open_raw_pty(&tty_slave, 4, 255);
+    if (m < 0) return;
     CHECK_EQ(write(m, "x", 1), 1);
     ito_thread_t r;
     CHECK_OK(ito_create(&r, tty_reader, NULL, NULL));
@@ -91,6 +115,37 @@ static void vmin_tty(void)
     CHECK_OK(ito_join_until(r, NULL, ito_deadline_in(10ull * 1000000000ull)));
     CHECK_EQ(tty_got, 1);
     close(tty_slave);
+    close(m);
+}
+
+/* ---- part 4: one tty through two descriptor numbers ---- */
+
+static int two[2];
+
+static void *two_reader(void *arg)
+{
+    char b[64];
+    ssize_t n = ito_read(two[(long)arg & 1], b, sizeof b);
+    if (n < 0) CHECK_EQ(errno, ECANCELED);
+    return NULL;
+}
+
+static void tty_two_numbers(void)
+{
+    int m = open_raw_pty(&two[0], 1, 0);
+    if (m < 0) return;
+    two[1] = dup(two[0]);
+    CHECK(two[1] >= 0);
+    for (int r = 0; r < 200; r++) {
+        ito_thread_t t[READERS];
+        for (long i = 0; i < READERS; i++) CHECK_OK(ito_create(&t[i], two_reader, (void *)i, NULL));
+        CHECK_OK(ito_sleep_ns(2 * 1000000ull));
+        CHECK_EQ(write(m, "x", 1), 1);
+        CHECK_OK(ito_sleep_ns(5 * 1000000ull));
+        cancel_and_join(t, READERS, "part 4", r);
+    }
+    close(two[1]);
+    close(two[0]);
     close(m);
 }
 
@@ -113,12 +168,7 @@ int main(void)
         CHECK_EQ(unlink(path), 0);
         for (int i = 0; i < READERS; i++) CHECK_OK(ito_create(&t[i], reader, NULL, NULL));
         CHECK_OK(ito_sleep_ns(5 * 1000000ull));
-        for (int i = 0; i < READERS; i++) CHECK_OK(ito_cancel_io(t[i]));
-        for (int i = 0; i < READERS; i++) {
-            int rc = ito_join_until(t[i], NULL, ito_deadline_in(10ull * 1000000000ull));
-            if (rc != ITO_OK) fprintf(stderr, "round %d: reader %d not joined 10 s after its cancel\n", r, i);
-            CHECK_OK(rc);
-        }
+        cancel_and_join(t, READERS, "part 1", r);
         drain();
     }
     CHECK(atomic_load(&bytes) > 0); /* the events were read, not only cancelled */
@@ -138,11 +188,14 @@ int main(void)
         CHECK(o >= 0);
         close(o);
         CHECK_OK(ito_io_deadline(ITO_FOREVER));
-        for (int i = 0; i < 12; i++) CHECK_OK(ito_cancel_io(t[i]));
-        for (int i = 0; i < 12; i++) CHECK_OK(ito_join_until(t[i], NULL, ito_deadline_in(10ull * 1000000000ull)));
+        cancel_and_join(t, 12, "part 2", r);
         drain();
     }
     vmin_tty();
+    CHECK_OK(ito_finalize());
+    cfg.workers = 2; /* two workers' helpers at once: how the reviewer's runs failed */
+    CHECK_OK(ito_init(&cfg));
+    tty_two_numbers();
     CHECK_OK(ito_finalize());
     close(ifd);
     rmdir(dir);

@@ -19,6 +19,12 @@
  * socket that ito_accept or ito_connect is used on is put in O_NONBLOCK mode); regular
  * files and other calls that can only block (openat, fsync) run on a small pool of
  * helper threads. A ULT waiting for I/O costs no CPU on either backend.
+ * Descriptors that can be neither (a tty, inotify) wait for readiness in the epoll and
+ * are then read on a helper, which asks for no more than is there (FIONREAD): a raw tty's
+ * VMIN/VTIME framing is not kept (a read returns the bytes that have come, as io_uring
+ * does). A write to such a descriptor waits for room on a helper, and one larger than the
+ * room left can block that helper in write(2) until a reader takes the bytes (a pty nobody
+ * reads): known limit, 2026-12-03.
  *
  * Blocking wrappers (ito_read ... ito_poll) are for ULTs. They return like the POSIX
  * call: the result, or -1 with errno. Besides the call's own errors:

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "wsc.h"
@@ -36,10 +37,15 @@ static long neg_errno(long r)
     return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 }
 
+static bool is_file_stat(const struct stat *st)
+{
+    return S_ISREG(st->st_mode) || S_ISBLK(st->st_mode) || S_ISDIR(st->st_mode);
+}
+
 static bool is_file(int fd)
 {
     struct stat st;
-    return fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode));
+    return fstat(fd, &st) == 0 && is_file_stat(&st);
 }
 
 static int set_nonblock(int fd)
@@ -195,10 +201,16 @@ static long helper_wait_ready(itoi_sysrec_t *r, short events)
  * more than FIONREAD says is there: a tty in raw mode with VMIN > 1 is ready at one byte
  * but a longer read of it waits for VMIN (Linux's n_tty waits for min(VMIN, length)).
  * Such a read does not block unless a reader outside ito takes the bytes first, as with
- * two threads calling read(2): then only the descriptors of its stripe wait behind it
- * (one lock for all of them let one such tty stop every other; found by a reviewer). A
- * helper that finds the data gone gives the request back to its worker, which waits for
- * the next readiness in its epoll (ITOI_WSC_REWAIT). */
+ * two threads calling read(2): then only the files of its stripe wait behind it (one lock
+ * for all of them let one such tty stop every other; found by a reviewer). The stripe is
+ * the file's, by device and inode, not the descriptor number's: two numbers of one tty
+ * (dup, or the pty opened twice) took two locks, both helpers read, and one blocked for
+ * ever again (found by a second reviewer). A helper waits for the lock in slices that a
+ * cancellation ends (giving a busy lock's request back to the epoll made it bounce
+ * between helper and worker at a whole CPU while the data stayed there). A helper that
+ * finds the data gone under the lock gives the request back to its worker, which waits
+ * for the next readiness in its epoll (ITOI_WSC_REWAIT); the epoll reports it ready only
+ * once bytes are there again. */
 #define READ_STRIPES 64
 static pthread_mutex_t read_locks[READ_STRIPES];
 static pthread_once_t read_locks_once = PTHREAD_ONCE_INIT;
@@ -227,17 +239,24 @@ static long helper_read(itoi_sysrec_t *r)
     int cnt;
     const struct iovec *iov = vec_of(q, &one, &cnt);
     int64_t off = offset_of(q);
-    if (is_file(q->fd)) return neg_errno(off < 0 ? readv(q->fd, iov, cnt) : preadv(q->fd, iov, cnt, off));
-    if (atomic_load_explicit(&r->abandon, memory_order_relaxed)) return -ECANCELED;
+    struct stat st;
+    if (fstat(q->fd, &st) != 0) return -errno;
+    if (is_file_stat(&st)) return neg_errno(off < 0 ? readv(q->fd, iov, cnt) : preadv(q->fd, iov, cnt, off));
     pthread_once(&read_locks_once, read_locks_init);
-    pthread_mutex_t *lock = &read_locks[(unsigned)q->fd % READ_STRIPES];
+    uint64_t key = ((uint64_t)st.st_dev * 0x9e3779b97f4a7c15u) ^ (uint64_t)st.st_ino ^ ((uint64_t)st.st_rdev << 20);
+    pthread_mutex_t *lock = &read_locks[(key ^ (key >> 29)) % READ_STRIPES];
     struct iovec cut[1024]; /* WAIT_ALL_MAX: no request has more */
-    /* Busy: another helper reads this descriptor (or one of its stripe) now; this request
-     * waits in its worker's epoll again instead of holding a helper behind the lock (a
-     * reader blocked by an outside reader held the lock, and the helpers queued behind it
-     * left none for other descriptors' reads). Its epoll reports the descriptor ready
-     * only while bytes are there, and the holder's read then returns at once. */
-    if (pthread_mutex_trylock(lock) != 0) return ITOI_WSC_REWAIT;
+    for (;;) {
+        if (atomic_load_explicit(&r->abandon, memory_order_relaxed)) return -ECANCELED;
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += HELPER_POLL_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        if (pthread_mutex_timedlock(lock, &until) == 0) break;
+    }
     struct pollfd p = {.fd = q->fd, .events = POLLIN};
     long res = ITOI_WSC_REWAIT;
     if (poll(&p, 1, 0) > 0) {

@@ -110,8 +110,17 @@ void itoi_ready_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
 
 void itoi_ready_drop(itoi_wscw_t *a, itoi_sysrec_t *r)
 {
-    if (r->state == REC_READY) unlink_waiter(a, r);
-    /* The registration stays: an event with no waiter is simply dropped. */
+    if (r->state != REC_READY) return;
+    unlink_waiter(a, r);
+    /* The last waiter gone (a cancellation, a deadline): the registration goes too. Left
+     * armed, an event that had come already stayed queued in this epoll, which the worker
+     * reads only while something waits: its idle sleep, watching the epoll, woke at once
+     * for ever (100 % of a CPU; found by a reviewer). The next waiter adds it again. */
+    itoi_rfd_t *e = &a->fds[r->fd];
+    if (!e->waiters && e->armed) {
+        (void)epoll_ctl(a->rep, EPOLL_CTL_DEL, r->fd, NULL); /* (closed already: nothing to remove) */
+        e->armed = 0;
+    }
 }
 
 /* A waiter whose event came: complete it, or (a request that would have blocked) run it
