@@ -37,15 +37,10 @@ static long neg_errno(long r)
     return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 }
 
-static bool is_file_stat(const struct stat *st)
-{
-    return S_ISREG(st->st_mode) || S_ISBLK(st->st_mode) || S_ISDIR(st->st_mode);
-}
-
 static bool is_file(int fd)
 {
     struct stat st;
-    return fstat(fd, &st) == 0 && is_file_stat(&st);
+    return fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode));
 }
 
 static int set_nonblock(int fd)
@@ -194,31 +189,24 @@ static long helper_wait_ready(itoi_sysrec_t *r, short events)
  * ready, but a read of it could block), two helpers that saw one readiness must not both
  * read it: the second read(2) blocked for ever, where neither ito_cancel_io, a deadline
  * nor finalize reaches it (found by a resource-exhaustion tester: 8 ULTs reading one
- * inotify descriptor, one event; ito_join and ito_finalize then waited for ever), and
- * helpers that waited for the next readiness in slices of poll(2) held the whole pool
- * (an ito_openat behind them waited out its deadline). So a helper takes its last look
- * and reads under its descriptor's lock (one of READ_STRIPES, by number), and asks for no
- * more than FIONREAD says is there: a tty in raw mode with VMIN > 1 is ready at one byte
- * but a longer read of it waits for VMIN (Linux's n_tty waits for min(VMIN, length)).
- * Such a read does not block unless a reader outside ito takes the bytes first, as with
- * two threads calling read(2): then only the files of its stripe wait behind it (one lock
- * for all of them let one such tty stop every other; found by a reviewer). The stripe is
- * the file's, by device and inode, not the descriptor number's: two numbers of one tty
- * (dup, or the pty opened twice) took two locks, both helpers read, and one blocked for
- * ever again (found by a second reviewer). A helper waits for the lock in slices that a
- * cancellation ends (giving a busy lock's request back to the epoll made it bounce
- * between helper and worker at a whole CPU while the data stayed there). A helper that
- * finds the data gone under the lock gives the request back to its worker, which waits
- * for the next readiness in its epoll (ITOI_WSC_REWAIT); the epoll reports it ready only
- * once bytes are there again. */
-#define READ_STRIPES 64
-static pthread_mutex_t read_locks[READ_STRIPES];
-static pthread_once_t read_locks_once = PTHREAD_ONCE_INIT;
-
-static void read_locks_init(void)
-{
-    for (int i = 0; i < READ_STRIPES; i++) pthread_mutex_init(&read_locks[i], NULL);
-}
+ * inotify descriptor, one event; ito_join and ito_finalize then waited for ever). So a
+ * helper takes its last look and reads under one lock, and asks for no more than FIONREAD
+ * says is there: a tty in raw mode with VMIN > 1 is ready at one byte but a longer read of
+ * it waits for VMIN (Linux's n_tty waits for min(VMIN, length)). Such a read does not
+ * block unless a reader outside ito takes the bytes first, as with two threads calling
+ * read(2); then the other helper reads wait behind it, in slices that a cancellation
+ * ends. The lock is one for all such files: locks per descriptor number, then per inode,
+ * each let two helpers read one tty at once (dup; /dev/tty beside /dev/pts/N, two inodes
+ * of one terminal), and one blocked for ever again (found by two reviewers). The read
+ * uses a duplicate of the number, checked against the record's cancellation after it is
+ * taken: ito_close cancels a request before it closes, so a
+ * request it did not cancel reads the file it was posted for, never one that a later open
+ * got the number for (a request that waited for the lock while its descriptor was closed
+ * and the number reused read the new pipe's bytes; found by the second reviewer). A
+ * helper that finds the data gone gives the request back to its worker, which waits for
+ * the next readiness in its epoll (ITOI_WSC_REWAIT); the epoll reports it ready only once
+ * bytes are there again. */
+static pthread_mutex_t read_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* iov cut to at most max bytes, into cut[] (at most IOV_MAX entries, as the request). */
 static int iov_cut(const struct iovec *iov, int cnt, size_t max, struct iovec *cut)
@@ -232,22 +220,11 @@ static int iov_cut(const struct iovec *iov, int cnt, size_t max, struct iovec *c
     return n;
 }
 
-static long helper_read(itoi_sysrec_t *r)
+/* The helpers' read lock, waited for in slices that r's cancellation ends. */
+static bool read_lock_take(itoi_sysrec_t *r)
 {
-    const ito_sysreq_t *q = &r->req;
-    struct iovec one;
-    int cnt;
-    const struct iovec *iov = vec_of(q, &one, &cnt);
-    int64_t off = offset_of(q);
-    struct stat st;
-    if (fstat(q->fd, &st) != 0) return -errno;
-    if (is_file_stat(&st)) return neg_errno(off < 0 ? readv(q->fd, iov, cnt) : preadv(q->fd, iov, cnt, off));
-    pthread_once(&read_locks_once, read_locks_init);
-    uint64_t key = ((uint64_t)st.st_dev * 0x9e3779b97f4a7c15u) ^ (uint64_t)st.st_ino ^ ((uint64_t)st.st_rdev << 20);
-    pthread_mutex_t *lock = &read_locks[(key ^ (key >> 29)) % READ_STRIPES];
-    struct iovec cut[1024]; /* WAIT_ALL_MAX: no request has more */
     for (;;) {
-        if (atomic_load_explicit(&r->abandon, memory_order_relaxed)) return -ECANCELED;
+        if (atomic_load_explicit(&r->abandon, memory_order_relaxed)) return false;
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_nsec += HELPER_POLL_MS * 1000000L;
@@ -255,19 +232,51 @@ static long helper_read(itoi_sysrec_t *r)
             until.tv_sec++;
             until.tv_nsec -= 1000000000L;
         }
-        if (pthread_mutex_timedlock(lock, &until) == 0) break;
+        if (pthread_mutex_timedlock(&read_lock, &until) == 0) {
+            if (!atomic_load_explicit(&r->abandon, memory_order_seq_cst)) return true;
+            pthread_mutex_unlock(&read_lock); /* cancelled (closed) while it waited */
+            return false;
+        }
     }
-    struct pollfd p = {.fd = q->fd, .events = POLLIN};
+}
+
+static long helper_read(itoi_sysrec_t *r)
+{
+    const ito_sysreq_t *q = &r->req;
+    struct iovec one;
+    int cnt;
+    const struct iovec *iov = vec_of(q, &one, &cnt);
+    int64_t off = offset_of(q);
+    /* Everything on a duplicate checked against the cancellation (see above): a regular
+     * file at a reused number must not be read either. */
+    int fd = fcntl(q->fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    if (atomic_load_explicit(&r->abandon, memory_order_seq_cst)) {
+        close(fd);
+        return -ECANCELED;
+    }
+    if (is_file(fd)) {
+        long res = neg_errno(off < 0 ? readv(fd, iov, cnt) : preadv(fd, iov, cnt, off));
+        close(fd);
+        return res;
+    }
+    if (!read_lock_take(r)) {
+        close(fd);
+        return -ECANCELED;
+    }
     long res = ITOI_WSC_REWAIT;
+    struct pollfd p = {.fd = fd, .events = POLLIN};
     if (poll(&p, 1, 0) > 0) {
+        struct iovec cut[1024]; /* WAIT_ALL_MAX: no request has more */
         int avail = 0;
-        if (ioctl(q->fd, FIONREAD, &avail) == 0 && avail > 0 && cnt <= 1024) {
+        if (ioctl(fd, FIONREAD, &avail) == 0 && avail > 0 && cnt <= 1024) {
             cnt = iov_cut(iov, cnt, (size_t)avail, cut);
             iov = cut;
         }
-        res = neg_errno(off < 0 ? readv(q->fd, iov, cnt) : preadv(q->fd, iov, cnt, off));
+        res = neg_errno(off < 0 ? readv(fd, iov, cnt) : preadv(fd, iov, cnt, off));
     }
-    pthread_mutex_unlock(lock);
+    pthread_mutex_unlock(&read_lock);
+    close(fd);
     return res;
 }
 
