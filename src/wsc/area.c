@@ -38,8 +38,7 @@ _Atomic unsigned itoi_wsc_latency_us = DEFAULT_LATENCY_US;
 
 static _Atomic(itoi_wscw_t *) areas; /* one per worker, published once per ito_init */
 static itoi_spinlock_t setup_lock;
-static _Atomic int area_err;         /* why an area could not be set up */
-static _Atomic int area_errno;       /* and the system's word for it, when it has one */
+static _Atomic int area_errno;       /* why an area could not be set up (an errno) */
 static _Atomic int fini_cancelling;  /* finalize has cancelled: new waits on such fds end at once */
 /* The policy set by ito_wsc_set_* before the areas exist: the environment's values must not
  * overwrite it when the areas are set up (cleared by the teardown at ito_finalize). */
@@ -194,9 +193,8 @@ itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
     itoi_wscw_t *all = atomic_load_explicit(&areas, memory_order_acquire);
     if (ITOI_UNLIKELY(!all)) {
         int rc = areas_setup();
-        if (rc != ITO_OK) {
-            atomic_store(&area_errno, 0);
-            atomic_store(&area_err, rc);
+        if (rc != ITO_OK) { /* (its only failure: memory) */
+            atomic_store(&area_errno, ENOMEM);
             return NULL;
         }
         all = atomic_load_explicit(&areas, memory_order_acquire);
@@ -225,7 +223,6 @@ itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
             free((void *)a->fdlive);
             a->fdlive = NULL;
             atomic_store(&area_errno, -rc);
-            atomic_store(&area_err, rc == -ENOMEM ? ITO_ENOMEM : ITO_ENOSYS);
             return NULL;
         }
     }
@@ -241,16 +238,12 @@ itoi_wscw_t *itoi_wsc_area_if_ready(itoi_worker_t *w)
     return &all[w->index];
 }
 
-int itoi_wsc_area_error(void)
-{
-    int e = atomic_load(&area_err);
-    return e ? e : ITO_ENOSYS;
-}
+int itoi_wsc_area_error(void) { return itoi_wsc_area_errno() == ENOMEM ? ITO_ENOMEM : ITO_ENOSYS; }
 
 int itoi_wsc_area_errno(void)
 {
     int e = atomic_load(&area_errno);
-    return e ? e : itoi_wsc_area_error() == ITO_ENOMEM ? ENOMEM : ENOSYS;
+    return e ? e : ENOSYS;
 }
 
 /* ---- completion and cancellation ---- */

@@ -251,31 +251,25 @@ static long helper_read(itoi_sysrec_t *r)
      * file at a reused number must not be read either. */
     int fd = fcntl(q->fd, F_DUPFD_CLOEXEC, 0);
     if (fd < 0) return -errno;
+    long res = -ECANCELED;
     if (atomic_load_explicit(&r->abandon, memory_order_seq_cst)) {
-        close(fd);
-        return -ECANCELED;
-    }
-    if (is_file(fd)) {
-        long res = neg_errno(off < 0 ? readv(fd, iov, cnt) : preadv(fd, iov, cnt, off));
-        close(fd);
-        return res;
-    }
-    if (!read_lock_take(r)) {
-        close(fd);
-        return -ECANCELED;
-    }
-    long res = ITOI_WSC_REWAIT;
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    if (poll(&p, 1, 0) > 0) {
-        struct iovec cut[1024]; /* WAIT_ALL_MAX: no request has more */
-        int avail = 0;
-        if (ioctl(fd, FIONREAD, &avail) == 0 && avail > 0 && cnt <= 1024) {
-            cnt = iov_cut(iov, cnt, (size_t)avail, cut);
-            iov = cut;
-        }
+        /* cancelled (closed) before it started */
+    } else if (is_file(fd)) {
         res = neg_errno(off < 0 ? readv(fd, iov, cnt) : preadv(fd, iov, cnt, off));
+    } else if (read_lock_take(r)) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        res = ITOI_WSC_REWAIT;
+        if (poll(&p, 1, 0) > 0) {
+            struct iovec cut[1024]; /* WAIT_ALL_MAX: no request has more */
+            int avail = 0;
+            if (ioctl(fd, FIONREAD, &avail) == 0 && avail > 0 && cnt <= 1024) {
+                cnt = iov_cut(iov, cnt, (size_t)avail, cut);
+                iov = cut;
+            }
+            res = neg_errno(off < 0 ? readv(fd, iov, cnt) : preadv(fd, iov, cnt, off));
+        }
+        pthread_mutex_unlock(&read_lock);
     }
-    pthread_mutex_unlock(&read_lock);
     close(fd);
     return res;
 }
