@@ -40,9 +40,10 @@
  *   EAGAIN     (sync backend) a call that needs a helper thread (regular files past the
  *              page cache, openat, fsync) when none can be started (RLIMIT_NPROC, a
  *              pids cgroup), as pthread_create fails;
- *   EINVAL     besides the call's own cases: a NULL buffer, vector or pollfd array with
- *              a non-zero length, or a NULL message, where the kernel would say EFAULT
- *              (checked before anything is posted: nothing reaches the kernel with it);
+ *   EFAULT     a NULL buffer, vector or pollfd array with a non-zero length, or a NULL
+ *              message, address or path, as the kernel says it (checked before anything
+ *              is posted: nothing reaches the kernel with it; other bad pointers reach
+ *              the kernel, which says EFAULT); a negative descriptor is EBADF first;
  *   EMFILE, ENFILE  the worker's first I/O needs descriptors of its own (its io_uring and
  *              eventfd, or its epoll) and the process or system has none left; nothing
  *              is kept, and the worker's next call tries again.

@@ -396,6 +396,27 @@ bool itoi_wsc_op_valid(const ito_sysreq_t *q)
     }
 }
 
+/* Why a wrapper's request is not valid, as the kernel would say it (a negative errno):
+ * EBADF for a negative descriptor, EFAULT for a NULL buffer, vector, message, address or
+ * path, EINVAL for the rest (a negative offset, a vector count out of 0..1024, no poll
+ * events). Only called when itoi_wsc_op_valid said no. */
+int itoi_wsc_op_errno(const ito_sysreq_t *q)
+{
+    if (q->op != ITO_SYS_OPENAT && q->fd < 0) return -EBADF;
+    switch (q->op) {
+    case ITO_SYS_READ: case ITO_SYS_WRITE: case ITO_SYS_SEND: case ITO_SYS_RECV:
+        return -EFAULT;
+    case ITO_SYS_PREAD: case ITO_SYS_PWRITE:
+        return q->offset < 0 ? -EINVAL : -EFAULT;
+    case ITO_SYS_READV: case ITO_SYS_WRITEV:
+        return q->iovcnt < 0 || q->iovcnt > 1024 || q->offset < -1 ? -EINVAL : -EFAULT;
+    case ITO_SYS_SENDMSG: case ITO_SYS_RECVMSG: case ITO_SYS_CONNECT: case ITO_SYS_OPENAT:
+        return -EFAULT;
+    default:
+        return -EINVAL;
+    }
+}
+
 static inline __attribute__((always_inline)) int req_check(const ito_sysreq_t *q)
 {
     if (!q || !itoi_wsc_op_valid(q)) return ITO_EINVAL;

@@ -95,8 +95,12 @@ static int iov_skip(struct iovec *v, int n, size_t done)
  * far), or the number was closed since the call began. */
 typedef bool (*aim_fn)(ito_sysreq_t *q, size_t done, void *ctx); /* false: stop here */
 
-static long rest(ito_sysreq_t *q, const char *what, size_t done, size_t total, unsigned gen, aim_fn aim, void *ctx)
+/* *last: the result of the part aimed last, 0 if it never ran (aimed, then stopped by a
+ * close) or no part was aimed: only a part that moved bytes wrote the private header. */
+static long rest(ito_sysreq_t *q, const char *what, size_t done, size_t total, unsigned gen, aim_fn aim, void *ctx,
+                 long *last)
 {
+    *last = 0;
     uint32_t id = 0; /* the file, taken before the second part (see the top of this file) */
     while (done < total) {
         unsigned now = atomic_load(gen_of(q->fd));
@@ -105,12 +109,14 @@ static long rest(ito_sysreq_t *q, const char *what, size_t done, size_t total, u
             if (!id || cur != id) break;
             gen = now; /* another number's close: the same file, it goes on */
         }
+        *last = 0;
         if (!aim(q, done, ctx)) break;
         if (!id) {
             id = itoi_wsc_file_identity(q->fd);
             if (atomic_load(gen_of(q->fd)) != gen) break; /* closed before we looked: id may be another file's */
         }
         long r = itoi_wsc_call(q, what);
+        *last = r;
         if (r <= 0) break;
         done += (size_t)r;
     }
@@ -193,8 +199,14 @@ static long rest_vec(ito_sysreq_t *q, const char *what, size_t done, size_t tota
         }
         q->msg = x.m = &m;
     }
-    long r = rest(q, what, done, total, gen, aim_vec, &x);
-    ctl_back(&x); /* the last part's (again, if aim_vec took it: the same values) */
+    long last;
+    long r = rest(q, what, done, total, gen, aim_vec, &x, &last);
+    /* The last part's, if it moved bytes (again, if aim_vec took it: the same values). A
+     * part that failed, was cancelled or never ran left the header as aim_vec set it, the
+     * whole capacity: until 2026-12-03 that went back to the caller as ancillary data that
+     * never came (a MSG_WAITALL receive ended by its deadline, a cancel or a reset; found
+     * by a server tester). */
+    if (last > 0) ctl_back(&x);
     free(x.v);
     return r;
 }
@@ -239,5 +251,6 @@ long itoi_wsc_whole(ito_sysreq_t *q, const char *what)
     if (q->op == ITO_SYS_WRITEV || q->op == ITO_SYS_SENDMSG || q->op == ITO_SYS_RECVMSG)
         return rest_vec(q, what, done, total, gen, ctl_cap);
     buf_rest_t x = {.buf = q->buf, .len = total};
-    return rest(q, what, done, total, gen, aim_buf, &x);
+    long last;
+    return rest(q, what, done, total, gen, aim_buf, &x, &last);
 }

@@ -292,67 +292,67 @@ static long ret(long r)
 ssize_t ito_read(int fd, void *buf, size_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_READ, .fd = fd, .buf = buf, .len = len};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "read")) : ret(fd < 0 ? -EBADF : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "read")) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_write(int fd, const void *buf, size_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_WRITE, .fd = fd, .buf = (void *)buf, .len = len};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "write")) : ret(fd < 0 ? -EBADF : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "write")) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_pread(int fd, void *buf, size_t len, off_t offset)
 {
     ito_sysreq_t q = {.op = ITO_SYS_PREAD, .fd = fd, .buf = buf, .len = len, .offset = offset};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "pread")) : ret(fd < 0 ? -EBADF : offset < 0 ? -EINVAL : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "pread")) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_pwrite(int fd, const void *buf, size_t len, off_t offset)
 {
     ito_sysreq_t q = {.op = ITO_SYS_PWRITE, .fd = fd, .buf = (void *)buf, .len = len, .offset = offset};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "pwrite")) : ret(fd < 0 ? -EBADF : offset < 0 ? -EINVAL : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "pwrite")) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_readv(int fd, const struct iovec *iov, int iovcnt)
 {
     ito_sysreq_t q = {.op = ITO_SYS_READV, .fd = fd, .iov = iov, .iovcnt = iovcnt, .offset = -1};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "readv")) : ret(fd < 0 ? -EBADF : -EINVAL);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "readv")) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_writev(int fd, const struct iovec *iov, int iovcnt)
 {
     ito_sysreq_t q = {.op = ITO_SYS_WRITEV, .fd = fd, .iov = iov, .iovcnt = iovcnt, .offset = -1};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "writev")) : ret(fd < 0 ? -EBADF : -EINVAL);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "writev")) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_send(int fd, const void *buf, size_t len, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_SEND, .fd = fd, .buf = (void *)buf, .len = len, .flags = flags};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "send")) : ret(fd < 0 ? -EBADF : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "send")) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_recv(int fd, void *buf, size_t len, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_RECV, .fd = fd, .buf = buf, .len = len, .flags = flags};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "recv")) : ret(fd < 0 ? -EBADF : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "recv")) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_sendmsg(int fd, const struct msghdr *msg, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_SENDMSG, .fd = fd, .msg = (struct msghdr *)msg, .flags = flags};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "sendmsg")) : ret(fd < 0 ? -EBADF : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "sendmsg")) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_recvmsg(int fd, struct msghdr *msg, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_RECVMSG, .fd = fd, .msg = msg, .flags = flags};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "recvmsg")) : ret(fd < 0 ? -EBADF : -EFAULT);
+    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "recvmsg")) : ret(itoi_wsc_op_errno(&q));
 }
 
 int ito_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_ACCEPT, .fd = fd, .addr = addr, .addrlen = addrlen, .flags = flags};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "accept")) : ret(-EBADF));
+    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "accept")) : ret(itoi_wsc_op_errno(&q)));
 }
 
 int ito_accept(int fd, struct sockaddr *addr, socklen_t *addrlen) { return ito_accept4(fd, addr, addrlen, 0); }
@@ -360,25 +360,25 @@ int ito_accept(int fd, struct sockaddr *addr, socklen_t *addrlen) { return ito_a
 int ito_connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_CONNECT, .fd = fd, .addr = (struct sockaddr *)addr, .addr_len = len};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "connect")) : ret(fd < 0 ? -EBADF : -EFAULT));
+    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "connect")) : ret(itoi_wsc_op_errno(&q)));
 }
 
 int ito_openat(int dirfd, const char *path, int flags, unsigned mode)
 {
     ito_sysreq_t q = {.op = ITO_SYS_OPENAT, .fd = dirfd, .path = path, .flags = flags, .mode = mode};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "openat")) : ret(-EFAULT));
+    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "openat")) : ret(itoi_wsc_op_errno(&q)));
 }
 
 int ito_fsync(int fd)
 {
     ito_sysreq_t q = {.op = ITO_SYS_FSYNC, .fd = fd};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "fsync")) : ret(-EBADF));
+    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "fsync")) : ret(itoi_wsc_op_errno(&q)));
 }
 
 int ito_fdatasync(int fd)
 {
     ito_sysreq_t q = {.op = ITO_SYS_FSYNC, .fd = fd, .flags = 1};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "fsync")) : ret(-EBADF));
+    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "fsync")) : ret(itoi_wsc_op_errno(&q)));
 }
 
 int *ito_errno_location(void) { return __errno_location(); }
@@ -452,6 +452,10 @@ static void cancel_on_owner(itoi_worker_t *w, itoi_call_t *c)
     uint16_t gen = atomic_load(&t->io_call_gen);
     atomic_store(&t->io_call_busy, 0);
     if (atomic_load_explicit(&t->gen, memory_order_relaxed) != gen) return; /* ended; descriptor reused */
+    /* Consumed already: the ULT's next call took it at its entry (ECANCELED at once) before
+     * this ran. A wait found now is a later call's, which no cancellation asked to end
+     * (until 2026-12-03 it was cancelled too: one ito_cancel_io ended two calls). */
+    if (!atomic_load_explicit(&t->io_cancel, memory_order_acquire)) return;
     itoi_iowait_t *wt = atomic_load_explicit(&t->io_wait, memory_order_acquire);
     if (!wt) return; /* not waiting: io_cancel stays set for its next call */
     int owner = atomic_load_explicit(&t->io_owner, memory_order_relaxed);
@@ -583,7 +587,8 @@ static int poll_now(struct pollfd *fds, nfds_t nfds)
 
 int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
 {
-    if ((!fds && nfds) || nfds > WAIT_ALL_MAX) return (int)ret(-EINVAL);
+    if (nfds > WAIT_ALL_MAX) return (int)ret(-EINVAL);
+    if (!fds && nfds) return (int)ret(-EFAULT); /* as poll(2) */
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return (int)ret(-EPERM);
     itoi_ult_t *me = w->cur;

@@ -209,6 +209,7 @@ void itoi_wsc_flush(itoi_worker_t *w, itoi_wscw_t *a, int why);
 void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res);
 void itoi_wsc_cancel(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, int why);
 bool itoi_wsc_op_valid(const ito_sysreq_t *q);
+int itoi_wsc_op_errno(const ito_sysreq_t *q); /* -EBADF, -EFAULT or -EINVAL for an invalid q */
 /* A request as ito_sys_post takes it: ITO_OK, ITO_EINVAL (bad arguments, a continuation
  * frame that is not live), ITO_ERANGE (its entry is not in the frame). */
 int itoi_wsc_req_check(const ito_sysreq_t *q);

@@ -1,0 +1,104 @@
+/* test_io_waitall_ctl: an ito_recvmsg with MSG_WAITALL and a control buffer whose later
+ * part ends without data reports no ancillary data that never came.
+ *
+ * Found by a server tester (2026-12-03): the first part brought 10 bytes and no control
+ * data; the later part, ended by the I/O deadline, ito_cancel_io or a reset, left the
+ * caller's msg_controllen at the buffer's whole size, and CMSG_FIRSTHDR then parsed
+ * whatever the buffer held (every run, both backends, 1 and 2 workers). Each round: a
+ * unix stream pair with 10 bytes waiting, a receive of 100 with MSG_WAITALL ended by
+ * (a) its deadline, (b) ito_cancel_io, (c) the peer's shutdown (the kernel's own 0: the
+ * control case); the call returns the 10 bytes with msg_controllen 0 and no header. And
+ * (d) descriptors that do come in a later part still reach the caller. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ito/ito.h"
+#include "ito_test.h"
+
+#define MS 1000000ull
+
+static int sv[2];
+static int how;
+
+typedef union {
+    char b[CMSG_SPACE(sizeof(int) * 4)];
+    struct cmsghdr align;
+} ctl_t;
+
+static void *receiver(void *unused)
+{
+    (void)unused;
+    char buf[100];
+    ctl_t u;
+    memset(u.b, 0xab, sizeof u.b); /* what the caller's buffer held before */
+    struct iovec v = {buf, sizeof buf};
+    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
+    if (how == 0) CHECK_OK(ito_io_deadline(ito_deadline_in(50 * MS)));
+    ssize_t r = ito_recvmsg(sv[1], &m, MSG_WAITALL);
+    CHECK_OK(ito_io_deadline(ITO_FOREVER));
+    if (how == 3) {
+        /* the descriptor came with the second part: the call ends there, with it */
+        CHECK_EQ(r, 15);
+        CHECK(m.msg_controllen > 0);
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        CHECK(c != NULL && c->cmsg_type == SCM_RIGHTS);
+        int got;
+        memcpy(&got, CMSG_DATA(c), sizeof got);
+        CHECK(got >= 0);
+        close(got);
+        return NULL;
+    }
+    if (r != 10 || m.msg_controllen != 0)
+        printf("how %d: %zd, msg_controllen %zu of %zu\n", how, r, (size_t)m.msg_controllen, sizeof u.b);
+    CHECK_EQ(r, 10);
+    CHECK_EQ(memcmp(buf, "0123456789", 10), 0);
+    CHECK_EQ((long)m.msg_controllen, 0);
+    CHECK(CMSG_FIRSTHDR(&m) == NULL);
+    return NULL;
+}
+
+static void one(int mode)
+{
+    how = mode;
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    CHECK_EQ(write(sv[0], "0123456789", 10), 10); /* no descriptors with these */
+    ito_thread_t t;
+    CHECK_OK(ito_create(&t, receiver, NULL, NULL));
+    CHECK_OK(ito_sleep_ns(20 * MS)); /* its first part has come back; the second waits */
+    if (mode == 1) CHECK_OK(ito_cancel_io(t));
+    if (mode == 2) CHECK_EQ(shutdown(sv[0], SHUT_WR), 0);
+    if (mode == 3) {
+        int pass = dup(0);
+        CHECK(pass >= 0);
+        ctl_t u;
+        memset(&u, 0, sizeof u);
+        struct iovec v = {"abcde", 5};
+        struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = CMSG_SPACE(sizeof(int))};
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &pass, sizeof pass);
+        CHECK_EQ(sendmsg(sv[0], &m, 0), 5);
+        close(pass);
+    }
+    CHECK_OK(ito_join(t, NULL));
+    close(sv[0]);
+    close(sv[1]);
+}
+
+static void round_on(const char *backend)
+{
+    (void)backend;
+    for (int mode = 0; mode < 4; mode++) one(mode);
+}
+
+int main(void)
+{
+    ito_test_each_backend(1, round_on);
+    ito_test_each_backend(2, round_on);
+    TEST_DONE();
+}
