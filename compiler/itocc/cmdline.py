@@ -65,6 +65,8 @@ LINK_LANGS = {"object", "lto-ir", "lto-bc"}
 CODE_EXT = {"c", "C", "cc", "CC", "cp", "cpp", "CPP", "c++", "C++", "cxx", "CXX", "i", "ii",
             "m", "M", "mm", "mi", "mii", "ll", "bc"}
 ASM_EXT = {"s", "S", "asm"}
+HEADER_EXT = {"h", "H", "hh", "hpp", "hxx", "iih"}  # headers: compiled, they make a PCH
+PCH_EXT = {"pch", "gch"}  # a PCH given as an input is not linked either
 OTHER_EXT = {"h", "H", "hh", "hpp", "hxx", "cu", "cui", "hip", "hipi", "cl", "clcpp", "cli",
              "ast", "pcm", "ccm", "c++m", "cppm", "cxxm", "iim", "iih", "hlsl", "rs"}
 
@@ -188,6 +190,14 @@ def input_kind(path: str, lang: str | None) -> str:
     return "other" if ext in OTHER_EXT else "link"
 
 
+def makes_no_object(path: str, lang: str | None) -> bool:
+    """Whether an input reaches no link: a header (-x c-header, c++-header, ...; .h, .hpp
+    ... by extension) is compiled into a precompiled header, and a PCH is no linker input."""
+    if lang is not None:
+        return "header" in lang
+    return _ext(path) in HEADER_EXT | PCH_EXT
+
+
 @dataclass
 class Arg:
     """An option with its separate values, or an input (kind code/asm/other/link)."""
@@ -225,15 +235,28 @@ class Arg:
         """The value of -o or --output, None for other options."""
         return self.value("-o", "--output", ("-objcmt", "-object"))
 
+    def linked(self) -> bool:
+        """Whether this input is linked (as its object, or as it is) when the call links."""
+        return self.is_input and not makes_no_object(self.name, self.lang)
+
     def link_only(self) -> bool:
         a = self.name
         return a in LINK_ONLY_FLAGS or a in LINK_ONLY_SEPARATE or a.startswith(LINK_ONLY_JOINED)
 
 
 def parse(rest: list[str]) -> list[Arg]:
+    """The arguments as clang reads them. After `--` (the end of options) every argument is
+    an input, in the -x in force; `--` itself is not kept, as ito-cc puts options of its own
+    after the inputs of the commands it builds (-S -o for a step, the fallback archive), so
+    an input named like an option is written ./<name>, which clang reads as the same file."""
     out, lang, i = [], None, 0
     while i < len(rest):
         a = rest[i]
+        if a == "--":
+            for b in rest[i + 1:]:
+                w = "./" + b if b.startswith("-") and b != "-" else b
+                out.append(Arg([w], input_kind(w, lang), lang))
+            break
         if a == "-" or not a.startswith("-"):
             out.append(Arg([a], input_kind(a, lang), lang))
             i += 1

@@ -76,7 +76,10 @@ def plugin_option(opt: str) -> list[str]:
 def split_args(argv: list[str]):
     """(plugin options, variant, off, clang arguments, stub set, fallback)"""
     ito, rest, off, variant, stubset, fb = [], [], False, "min", "live", True
-    for a in argv:
+    for k, a in enumerate(argv):
+        if a == "--":  # the end of options: the rest are inputs, for clang (cmdline.parse)
+            rest += argv[k:]
+            break
         if a == "--ito-off":
             off = True
         elif a == "--ito-no-fallback":
@@ -286,8 +289,11 @@ def compile_stub(clang: str, cmd: list[str], asm_out: Path, stubset: str, dry: b
     asm = asm_out.read_text(encoding="latin-1")  # bytes as they are (strings, debug info)
     referenced = sites.sites_in_asm(asm)
     if referenced:
-        with asm_out.open("a", encoding="latin-1") as f:
-            live = {} if stubset == "full" else sites.module_sites(dump)
+        live = {} if stubset == "full" else sites.module_sites(dump)
+        att = stubs.att_sites(asm)  # -masm=intel -fno-integrated-as: sites printed verbatim
+        with asm_out.open("a" if att is asm else "w", encoding="latin-1") as f:
+            if att is not asm:
+                f.write(att)
             f.write(stubs.binding_asm(live, referenced))
     return 0
 
@@ -442,9 +448,11 @@ def run_stub_variant(clang: str, plug: list[str], args: list[Arg], stubset: str,
 
 
 def fallback_options(clang: str, args: list[Arg], scratch: Scratch) -> list[str]:
-    """The runtime fallback archive, for the link of an executable (see fallback.py)."""
+    """The runtime fallback archive, for the link of an executable (see fallback.py). Not
+    when no input is linked: headers alone (`-x c-header h.h -o h.pch`, `ito-cc h.h`) make
+    a PCH and no link, and the archive would be one more input to it."""
     ws = words(args)
-    if mode(args) != "link" or not any(a.is_input for a in args) or \
+    if mode(args) != "link" or not any(a.linked() for a in args) or \
             not fallback.links_executable(ws):
         return []
     path = fallback.archive(clang, fallback.target_options(ws), scratch.dir)

@@ -60,6 +60,8 @@ __attribute__((weak)) void ito_coop_yield_full(void) { if (!ito_fallback_budget(
 TARGET_OPTS = ("--target=", "-m32", "-m64", "-mx32", "-m16")
 NOT_EXECUTABLE = {"-shared", "--shared", "-r"}
 LD_NOT_EXECUTABLE = {"-shared", "--shared", "-Bshareable", "-r", "--relocatable", "-i"}
+WHOLE_ARCHIVE = {"--whole-archive", "-whole-archive"}  # GNU ld's and lld's spellings
+NO_WHOLE_ARCHIVE = {"--no-whole-archive", "-no-whole-archive"}
 
 
 def target_options(words: list[str]) -> list[str]:
@@ -72,18 +74,40 @@ def target_options(words: list[str]) -> list[str]:
     return out
 
 
-def links_executable(words: list[str]) -> bool:
-    """Whether a link (inputs, no -c/-S/-E) makes an executable: no -shared or -r, also
-    given to the linker directly (-Wl, -Xlinker), and no --whole-archive (which would take
-    the fallback's member in whatever else defines its symbols)."""
+def linker_words(words: list[str]) -> list[str]:
+    """What the command line gives the linker directly, in order: the words of -Wl,a,b,
+    -Xlinker a and --for-linker a (or =a)."""
     ld = []
     for k, w in enumerate(words):
         if w.startswith("-Wl,"):
             ld += w[4:].split(",")
-        elif w == "-Xlinker" and k + 1 < len(words):
+        elif w.startswith("--for-linker="):
+            ld.append(w[len("--for-linker="):])
+        elif w in ("-Xlinker", "--for-linker") and k + 1 < len(words):
             ld.append(words[k + 1])
+    return ld
+
+
+def whole_archive_open(ld: list[str]) -> bool:
+    """Whether a --whole-archive is still in force at the end of the linker's words: only
+    then would it reach the fallback (a pair closed by --no-whole-archive, the usual way to
+    link one archive whole, does not)."""
+    on = False
+    for w in ld:
+        if w in WHOLE_ARCHIVE:
+            on = True
+        elif w in NO_WHOLE_ARCHIVE:
+            on = False
+    return on
+
+
+def links_executable(words: list[str]) -> bool:
+    """Whether a link (inputs, no -c/-S/-E) makes an executable: no -shared or -r, also
+    given to the linker directly (-Wl, -Xlinker), and no --whole-archive left open (which
+    would take the fallback's member in whatever else defines its symbols)."""
+    ld = linker_words(words)
     return not (NOT_EXECUTABLE & set(words) or LD_NOT_EXECUTABLE & set(ld)
-                or any("whole-archive" in w for w in ld))
+                or whole_archive_open(ld))
 
 
 def cache_dir() -> Path | None:

@@ -22,6 +22,12 @@ to the next ULT and returns when this one is resumed). The saved context:
     ------------------------------------------------------------------------------
     rsp is then rounded down to 16 bytes, so that ito_coop_yield is entered at 8 mod 16.
 
+The call frame information tells unwinders (gdb, libgcc's, glibc's backtrace) the caller's
+rsp as it was at the site, before its `lea -128(%rsp)`: the CFA is rbp+144 (CFA_OFFSET),
+not the usual rbp+16, the return address is at CFA-136 and the caller's rbp at CFA-144,
+and each saved GPR where the stub pushed it. With the usual rule a function without a frame
+pointer got an rsp 128 bytes too low, and the backtrace stopped at it (or went astray).
+
 The `full` stub (functions whose state the per-register stubs do not cover: x87/MMX, mask
 registers, zmm, xmm16-31) saves all 14 GPRs and XSAVEs x87, SSE, AVX and AVX-512 state
 (mask 0xE7) into a 64-byte aligned area whose XSAVE header it zeroes first. Unlike FNSAVE,
@@ -34,6 +40,8 @@ floating-point environment at yield points), and EFLAGS (the asm declares it clo
 """
 from __future__ import annotations
 
+import re
+
 from .sites import LiveSet
 
 PREFIX = "__ito_ys_"
@@ -43,6 +51,12 @@ XSAVE_AREA = 2752          # legacy 512 + header 64 + AVX 256 + opmask 64 + ZMM_
 XSAVE_MASK = 0xE7
 
 
+# The CFA of a stub is the caller's rsp at the site: 128 (the red zone the site steps over)
+# above the return address's slot + 8, so 136 above rsp on entry and 144 above rbp.
+RED_ZONE = 128
+CFA_OFFSET = RED_ZONE + 16
+
+
 def _head(sym: str) -> list[str]:
     return [
         "\t.text",
@@ -50,18 +64,28 @@ def _head(sym: str) -> list[str]:
         "\t.p2align 4",
         f"{sym}:",
         "\t.cfi_startproc",
+        f"\t.cfi_def_cfa %rsp, {CFA_OFFSET - 8}          # the site's rsp, before its lea",
+        f"\t.cfi_offset %rip, -{CFA_OFFSET - 8}",
         "\tpushq %rbp                      # kept by ito_coop_yield: our frame register",
-        "\t.cfi_def_cfa_offset 16",
-        "\t.cfi_offset %rbp, -16",
+        f"\t.cfi_def_cfa_offset {CFA_OFFSET}",
+        f"\t.cfi_offset %rbp, -{CFA_OFFSET}",
         "\tmovq %rsp, %rbp                 # the saved context is addressed from rbp",
         "\t.cfi_def_cfa_register %rbp",
     ]
 
 
+def _push(regs: tuple[str, ...], why: str) -> list[str]:
+    """pushq of each register, and where it is for an unwinder (rbp - 8k, k from 1)."""
+    out = []
+    for k, r in enumerate(regs, 1):
+        out += [f"\tpushq %{r:<26}# {why}", f"\t.cfi_offset %{r}, -{CFA_OFFSET + 8 * k}"]
+    return out
+
+
 def _tail(sym: str) -> list[str]:
     return [
         "\tleave                           # rsp = rbp; pop the caller's rbp",
-        "\t.cfi_def_cfa %rsp, 8",
+        f"\t.cfi_def_cfa %rsp, {CFA_OFFSET - 8}",
         "\tret                             # back to the site",
         "\t.cfi_endproc",
         f"\t.size {sym}, .-{sym}",
@@ -74,8 +98,7 @@ def stub(ls: LiveSet) -> str:
     if ls.full:
         return "\n".join(out + _full_body() + _tail(sym)) + "\n"
     g = len(ls.gprs)
-    for r in ls.gprs:
-        out.append(f"\tpushq %{r:<26}# live here")
+    out += _push(ls.gprs, "live here")
     if ls.vecs:
         w = ls.width
         out.append(f"\tsubq ${w * len(ls.vecs)}, %rsp{'':14}# vector slots")
@@ -99,9 +122,7 @@ def stub(ls: LiveSet) -> str:
 
 
 def _full_body() -> list[str]:
-    out = []
-    for r in ALL_GPRS:
-        out.append(f"\tpushq %{r:<26}# every GPR")
+    out = _push(ALL_GPRS, "every GPR")
     out += [
         f"\tsubq ${XSAVE_AREA}, %rsp             # the XSAVE area",
         "\tandq $-64, %rsp                 # ... 64-byte aligned",
@@ -122,6 +143,38 @@ def _full_body() -> list[str]:
     for k, r in enumerate(ALL_GPRS):
         out.append(f"\tmovq -{8 * (k + 1)}(%rbp), %{r:<16}# restore")
     return out
+
+
+_SYNTAX = re.compile(r"^\s*\.(intel|att)_syntax\b")
+_SITE_TEXT = (re.compile(r"^\s*lea -128\(%rsp\), %rsp\s*$"),
+              re.compile(r"^\s*call \.Lito_ys_\d+\s*$"),
+              re.compile(r"^\s*lea 128\(%rsp\), %rsp\s*$"))
+
+
+def att_sites(asm: str) -> str:
+    """asm with each site's text, where it stands as the plugin wrote it (AT&T syntax) in
+    a module printed in Intel syntax, between `.att_syntax prefix` and `.intel_syntax
+    noprefix`. The integrated assembler parses inline asm in its own dialect and prints it
+    in the module's, but with -fno-integrated-as (and -masm=intel) LLVM prints it verbatim
+    for GNU as, which then reads AT&T operands as Intel ("junk `(%rsp)' after expression").
+    In an AT&T module, or with the sites printed as instructions, nothing changes."""
+    if ".intel_syntax" not in asm:
+        return asm
+    lines = asm.split("\n")
+    out, intel, k = [], False, 0
+    while k < len(lines):
+        line = lines[k]
+        m = _SYNTAX.match(line)
+        if m:
+            intel = m.group(1) == "intel"
+        if intel and k + 3 <= len(lines) and all(
+                p.match(lines[k + j]) for j, p in enumerate(_SITE_TEXT)):
+            out += ["\t.att_syntax prefix", *lines[k:k + 3], "\t.intel_syntax noprefix"]
+            k += 3
+            continue
+        out.append(line)
+        k += 1
+    return "\n".join(out)
 
 
 def binding_asm(sites: dict[int, LiveSet], referenced: set[int]) -> str:

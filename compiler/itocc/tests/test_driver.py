@@ -17,7 +17,7 @@ from conftest import (CLANG, LAUNCH, PKG_DIR, PLUGIN, STUB, needs_clang, run, sy
 from conftest import write as write_files
 
 sys.path.insert(0, str(PKG_DIR))
-from itocc import sites  # noqa: E402
+from itocc import fallback, sites  # noqa: E402
 
 pytestmark = needs_clang
 
@@ -198,6 +198,23 @@ def test_xassembler_reaches_the_assembler(itocc, tmp_path):
     assert "R_X86_64_GOTPCREL " in r and "GOTPCRELX" not in r
 
 
+@pytest.mark.skipif(not shutil.which("as"), reason="no GNU as (for -fno-integrated-as)")
+def test_sites_assemble_in_either_syntax(itocc, tmp_path):
+    # bug4, found 2026-12-03: with -masm=intel -fno-integrated-as the sites' AT&T text was
+    # printed verbatim into Intel-syntax assembly, which GNU as rejected ("junk `(%rsp)'
+    # after expression"); the integrated assembler and -masm=att must keep working
+    write(tmp_path, {**PROGRAM, "g.c": "int g(void) { return 7; }\n"})  # g.S is AT&T
+    for syntax in ("intel", "att"):
+        for asm_with in ("-fno-integrated-as", "-fintegrated-as"):
+            for check in ("flag", "budget"):
+                opts = [f"-masm={syntax}", asm_with, f"--ito-check={check}"]
+                itocc.ok(*STUB, *opts, "-O2", "main.c", "f.c", "g.c", "-o", "p")
+                assert run(tmp_path / "p") == "45 7\n", opts
+                itocc.ok(*STUB, *opts, "-S", "f.c", "-o", "f.s")  # the .s as GNU as takes it
+                itocc.ok(asm_with, "-c", "f.s", "-o", "f.o")
+                assert instrumented(tmp_path / "f.o"), opts
+
+
 # ---- 7. -flto ----
 
 def test_flto_compiles_without_lto_and_says_so(itocc, tmp_path):
@@ -361,6 +378,76 @@ def test_split_dwarf_where_clang_puts_it(itocc, tmp_path):
         assert name in (tmp_path / obj).read_bytes()  # the skeleton's DW_AT_dwo_name
 
 
+BT_C = """#include <stdio.h>
+#include <stdlib.h>
+void bt_report(void);
+__attribute__((noinline)) long leaf(long n, long *arr) {
+    long s = 0;
+    for (long i = 0; i < n; i++) { s += arr[i % 64] * i; arr[(i * 7) % 64] ^= s; }
+    return s;
+}
+__attribute__((noinline)) long mid(long n) {
+    long arr[64];
+    for (int i = 0; i < 64; i++) arr[i] = i;
+    return leaf(n, arr) + arr[3];
+}
+__attribute__((noinline)) long top(long n) { volatile char pad[300]; pad[0] = 1; return mid(n) + pad[0]; }
+int main(int argc, char **argv) {
+    printf("%ld\\n", top(argc > 1 ? atol(argv[1]) : 100000));
+    bt_report();
+    return 0;
+}
+"""
+# A stand-in runtime whose yield walks the stack with libgcc's unwinder: the functions of
+# bt.c it finds must be a tail of leaf, mid, top, main (the yield may be taken in any).
+BT_RT_C = """#include <stdio.h>
+#include <unwind.h>
+__thread volatile int ito_coop_flag;
+__thread volatile int ito_coop_budget;
+long leaf(long, long *), mid(long), top(long);
+int main(int, char **);
+static void *want[4];
+static int yields, whole, from_leaf, found, ok;
+static _Unwind_Reason_Code frame(struct _Unwind_Context *c, void *arg) {
+    void *fn = _Unwind_FindEnclosingFunction((void *)_Unwind_GetIP(c));
+    (void)arg;
+    for (int k = 0; k < 4; k++)
+        if (fn == want[k]) {
+            ok = ok && (found == 0 || found == k);  /* in order, nothing left out */
+            if (found == 0 && k == 0) from_leaf++;
+            found = k + 1;
+        }
+    return _URC_NO_REASON;
+}
+void ito_coop_yield(void) {
+    want[0] = (void *)leaf; want[1] = (void *)mid; want[2] = (void *)top; want[3] = (void *)main;
+    found = 0, ok = 1;
+    _Unwind_Backtrace(frame, 0);
+    yields++;
+    whole += ok && found == 4;
+    ito_coop_budget = 1000;
+}
+void ito_coop_yield_abi(void) { ito_coop_yield(); }
+void ito_coop_yield_full(void) { ito_coop_yield(); }
+void bt_report(void) { printf("yields %d whole %d leaf %d\\n", yields, whole, from_leaf); }
+"""
+
+
+@pytest.mark.parametrize("stubset", ["live", "full"])
+def test_backtraces_through_a_yield_reach_main(itocc, tmp_path, stubset):
+    # bug5, found 2026-12-03: the stubs' CFI gave the CFA as rbp+16, but the site calls
+    # the stub 128 bytes below its rsp (the red zone), so an unwinder recovered the caller's
+    # rsp 128 bytes too low and a backtrace from inside the yield stopped at a function
+    # without a frame pointer (-O2); it must reach main
+    write(tmp_path, {"bt.c": BT_C, "bt_rt.c": BT_RT_C})
+    itocc.ok("--ito-off", "-O2", "-c", "bt_rt.c")
+    itocc.ok(*STUB, "--ito-check=budget", f"--ito-stubs={stubset}", "-O2", "bt.c", "bt_rt.o",
+             "-o", "bt")
+    out = run(tmp_path / "bt").split("\n")
+    n, whole, leaf = (int(w) for w in out[1].split()[1::2])
+    assert n > 100 and whole == n and leaf > 0, out[1]
+
+
 # ---- 12. linking without the runtime ----
 
 def test_links_and_runs_without_the_runtime(itocc, tmp_path):
@@ -415,6 +502,68 @@ def test_no_fallback_in_shared_libraries(itocc, tmp_path):
     write(tmp_path, PROGRAM)
     itocc.ok("--ito-variant=stub", "-fPIC", "-shared", "f.c", "-o", "libf.so")
     assert "U ito_coop_yield\n" in symbols(tmp_path / "libf.so")
+
+
+def test_precompiled_headers_without_c_get_no_fallback(itocc, tmp_path):
+    # bug1, found 2026-12-03: a PCH build without -c was taken for a link and got the
+    # fallback archive as a second input ("cannot specify -o when generating multiple
+    # output files"); clang-19 makes the PCH and exits 0
+    write(tmp_path, {"h.h": "#define H 45\n", "h3.h": "#define H3 1\n",
+                     "p.hpp": "template <class T> T twice(T x) { return 2 * x; }\n",
+                     "u.c": '#include <stdio.h>\nint main(void){ printf("%d\\n", H); }\n'})
+    cases = [(["-x", "c-header", "h.h", "-o", "h.pch"], "h.pch", False),
+             (["h3.h"], "h3.h.pch", False),
+             (["-x", "c++-header", "p.hpp", "-o", "p.hpp.pch"], "p.hpp.pch", True)]
+    for variant in (STUB, ()):
+        for args, out, cxx in cases:
+            if cxx and not Path(CLANG + "++").is_file():
+                continue
+            (tmp_path / out).unlink(missing_ok=True)
+            itocc.ok(*variant, *args, cxx=cxx)
+            assert (tmp_path / out).is_file(), (variant, args)
+        itocc.ok(*variant, "-include-pch", "h.pch", "u.c", "-o", "u")  # and it is a PCH
+        assert run(tmp_path / "u") == "45\n"
+
+
+def test_closed_whole_archive_keeps_the_fallback(itocc, tmp_path):
+    # bug2, found 2026-12-03: -Wl,--whole-archive libg.a -Wl,--no-whole-archive (a closed
+    # pair) dropped the fallback ("whole-archive" matched --no-whole-archive too), so a
+    # program without the runtime no longer linked; only a --whole-archive left open counts
+    write(tmp_path, {"g.c": F, "m.c": "int f(int);\nint main(void){ return f(10) != 45; }\n"})
+    itocc.ok(*STUB, "-c", "g.c", "m.c")
+    subprocess.run([tool("llvm-ar"), "rcs", "libg.a", "g.o"], cwd=tmp_path, check=True)
+    for wa in (["-Wl,--whole-archive", "libg.a", "-Wl,--no-whole-archive"],
+               ["-Wl,--whole-archive,libg.a,--no-whole-archive"],
+               ["-Wl,-whole-archive", "libg.a", "-Wl,-no-whole-archive"],
+               ["-Xlinker", "--whole-archive", "libg.a", "-Xlinker", "--no-whole-archive"]):
+        itocc.ok("m.o", *wa, "-o", "p")
+        run(tmp_path / "p")
+    ld = fallback.linker_words
+    assert fallback.links_executable(["m.o", "-Wl,--whole-archive", "x.a", "-Wl,--no-whole-archive"])
+    assert not fallback.links_executable(["m.o", "-Wl,--whole-archive", "x.a"])
+    assert not fallback.links_executable(["-Wl,--no-whole-archive,--whole-archive", "x.a"])
+    assert not fallback.links_executable(["-Xlinker", "--whole-archive", "x.a"])
+    assert ld(["--for-linker", "-a", "--for-linker=-b", "-Wl,-c,-d"]) == ["-a", "-b", "-c", "-d"]
+
+
+@pytest.mark.parametrize("variant", [STUB, ["--ito-variant=min"], ["--ito-off"]], ids=" ".join)
+def test_end_of_options(itocc, tmp_path, variant):
+    # bug3, found 2026-12-03: with "--" (end of options) on the command line ito-cc put its
+    # own options after it (-S -o of the stub steps, -Qunused-arguments, the fallback's
+    # -x none), which clang then took for input files
+    write(tmp_path, {**PROGRAM, "f.inc": F, "-m.c": MAIN})
+    for args in (["-c", "-o", "a1.o", "--", "f.c"], ["-o", "p1", "--", "main.c", "f.c", "g.S"],
+                 ["-c", "--", "main.c"], ["-x", "c", "-c", "-o", "i.o", "--", "f.inc"]):
+        ref = subprocess.run([CLANG, *args], cwd=tmp_path, capture_output=True)
+        assert ref.returncode == 0, ref.stderr
+        itocc.ok(*variant, *args)
+    assert run(tmp_path / "p1") == "45 7\n"
+    itocc.ok(*variant, "-o", "p2", "--", "-m.c", "f.c", "g.S")  # an input named like an option
+    assert run(tmp_path / "p2") == "45 7\n"
+    if variant == STUB:
+        assert instrumented(tmp_path / "a1.o") and instrumented(tmp_path / "i.o")
+    cp = itocc(*variant, "-o", "p3", "--", "main.c", "f.c", "-lm")  # "-lm" is a file here
+    assert cp.returncode == 1 and "-lm" in cp.err
 
 
 def test_fallback_without_a_writable_cache(itocc, tmp_path):
