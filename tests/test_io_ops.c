@@ -10,6 +10,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdatomic.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -230,14 +233,50 @@ static void check_bad_pointers(void)
     EXPECT_ERRNO(ito_read(-1, NULL, 4), EBADF); /* the descriptor first, as the kernel */
     EXPECT_ERRNO(ito_readv(-1, NULL, 2), EBADF);
     EXPECT_ERRNO(ito_connect(-1, NULL, 16), EBADF);
+    /* in the kernel's order (found by a reviewer, 2026-12-03: ito said EFAULT first) */
+    int closed = dup(sv[0]);
+    CHECK(closed >= 0);
+    close(closed);
+    EXPECT_ERRNO(ito_read(closed, NULL, 4), EBADF);        /* the descriptor before the pointer */
+    EXPECT_ERRNO(ito_readv(closed, NULL, 2000), EBADF);
+    char one;
+    EXPECT_ERRNO(ito_pread(-1, &one, 1, -1), EINVAL);      /* the offset before the descriptor */
+    EXPECT_ERRNO(ito_connect(sv[0], NULL, 0), EINVAL);     /* (NULL, 0) reaches the kernel */
     CHECK_EQ(ito_read(sv[0], NULL, 0), 0); /* no length: nothing to fault on */
     CHECK_EQ(ito_close(sv[0]), 0);
     CHECK_EQ(ito_close(sv[1]), 0);
 }
 
+/* A TCP receive with MSG_TRUNC discards what it reads: a NULL buffer is valid there
+ * (ito said EFAULT until 2026-12-03). Also with MSG_WAITALL (the parts' arithmetic). */
+static void check_recv_trunc(void)
+{
+    int l = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK(l >= 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof sa;
+    CHECK_EQ(bind(l, (struct sockaddr *)&sa, sizeof sa), 0);
+    CHECK_EQ(listen(l, 1), 0);
+    CHECK_EQ(getsockname(l, (struct sockaddr *)&sa, &sl), 0);
+    int c = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK(c >= 0);
+    CHECK_EQ(ito_connect(c, (struct sockaddr *)&sa, sizeof sa), 0);
+    int s = ito_accept(l, NULL, NULL);
+    CHECK(s >= 0);
+    CHECK_EQ(ito_write(c, "abcdefgh", 8), 8);
+    CHECK_EQ(ito_recv(s, NULL, 3, MSG_TRUNC | MSG_WAITALL), 3);
+    char rest[8];
+    CHECK_EQ(ito_recv(s, rest, 5, MSG_WAITALL), 5);
+    CHECK(memcmp(rest, "defgh", 5) == 0);
+    CHECK_EQ(ito_close(s), 0);
+    CHECK_EQ(ito_close(c), 0);
+    CHECK_EQ(ito_close(l), 0);
+}
+
 static void *all(void *arg)
 {
     check_bad_pointers();
+    check_recv_trunc();
     check_vectors();
     check_files();
     check_poll();

@@ -8,9 +8,16 @@
  * unix stream pair with 10 bytes waiting, a receive of 100 with MSG_WAITALL ended by
  * (a) its deadline, (b) ito_cancel_io, (c) the peer's shutdown (the kernel's own 0: the
  * control case); the call returns the 10 bytes with msg_controllen 0 and no header. And
- * (d) descriptors that do come in a later part still reach the caller. */
+ * (d) descriptors that do come in a later part still reach the caller.
+ *
+ * And MSG_CTRUNC (found by a reviewer, 2026-12-03): with a control buffer too small for a
+ * descriptor the kernel says msg_controllen 0 and MSG_CTRUNC, and the call went on past
+ * that part with the flag lost (the kernel's recvmsg: 3 bytes and MSG_CTRUNC; ito: 4 and
+ * no flag). (e) "ab", then "c" with a descriptor, then "d": 3 bytes and MSG_CTRUNC;
+ * (f) the descriptor with the first part: 1 byte and MSG_CTRUNC. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -60,6 +67,65 @@ static void *receiver(void *unused)
     return NULL;
 }
 
+/* Send `data` with a descriptor (SCM_RIGHTS) on fd. */
+static void send_with_fd(int fd, const char *data)
+{
+    int pass = dup(0);
+    CHECK(pass >= 0);
+    ctl_t u;
+    memset(&u, 0, sizeof u);
+    struct iovec v = {(void *)data, strlen(data)};
+    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = CMSG_SPACE(sizeof(int))};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &pass, sizeof pass);
+    CHECK_EQ(sendmsg(fd, &m, 0), (ssize_t)strlen(data));
+    close(pass);
+}
+
+/* (e) and (f): the receive of 4 with MSG_WAITALL into a control buffer with no room for a
+ * descriptor ends after the part that brought it, with MSG_CTRUNC. */
+static void *truncating(void *arg)
+{
+    long want = (long)(intptr_t)arg;
+    char buf[4];
+    union {
+        struct cmsghdr h;
+        char b[sizeof(struct cmsghdr)];
+    } u;
+    struct iovec v = {buf, sizeof buf};
+    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
+    ssize_t r = ito_recvmsg(sv[1], &m, MSG_WAITALL);
+    if (r != want || !(m.msg_flags & MSG_CTRUNC))
+        printf("truncating: %zd (want %ld), flags %#x\n", r, want, (unsigned)m.msg_flags);
+    CHECK_EQ(r, want);
+    CHECK(m.msg_flags & MSG_CTRUNC);
+    return NULL;
+}
+
+static void one_truncating(int first)
+{
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    if (first) {
+        send_with_fd(sv[0], "a");
+        CHECK_EQ(write(sv[0], "bcd", 3), 3);
+    } else {
+        CHECK_EQ(write(sv[0], "ab", 2), 2);
+    }
+    ito_thread_t t;
+    CHECK_OK(ito_create(&t, truncating, (void *)(intptr_t)(first ? 1 : 3), NULL));
+    CHECK_OK(ito_sleep_ns(20 * MS));
+    if (!first) {
+        send_with_fd(sv[0], "c");
+        CHECK_EQ(write(sv[0], "d", 1), 1);
+    }
+    CHECK_OK(ito_join(t, NULL));
+    close(sv[0]);
+    close(sv[1]);
+}
+
 static void one(int mode)
 {
     how = mode;
@@ -94,6 +160,8 @@ static void round_on(const char *backend)
 {
     (void)backend;
     for (int mode = 0; mode < 4; mode++) one(mode);
+    one_truncating(0);
+    one_truncating(1);
 }
 
 int main(void)

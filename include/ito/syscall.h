@@ -41,9 +41,14 @@
  *              page cache, openat, fsync) when none can be started (RLIMIT_NPROC, a
  *              pids cgroup), as pthread_create fails;
  *   EFAULT     a NULL buffer, vector or pollfd array with a non-zero length, or a NULL
- *              message, address or path, as the kernel says it (checked before anything
- *              is posted: nothing reaches the kernel with it; other bad pointers reach
- *              the kernel, which says EFAULT); a negative descriptor is EBADF first;
+ *              message, address or path, checked before anything is posted (nothing
+ *              reaches the kernel with it; other bad pointers reach the kernel, which says
+ *              EFAULT). In the kernel's order: a negative ito_pread/ito_pwrite offset is
+ *              EINVAL and a descriptor that is not open EBADF before it; errors the kernel
+ *              finds in an open descriptor before the pointer (ESPIPE, ENOTSOCK, EBADF for
+ *              the access mode) are EFAULT here. Two NULLs go to the kernel as valid: an
+ *              ito_recv buffer with MSG_TRUNC (a TCP receive that discards) and an
+ *              ito_connect address of length 0 (the kernel's EINVAL);
  *   EMFILE, ENFILE  the worker's first I/O needs descriptors of its own (its io_uring and
  *              eventfd, or its epoll) and the process or system has none left; nothing
  *              is kept, and the worker's next call tries again.

@@ -21,6 +21,7 @@
  * them (see wsc.h for the invariants, runtime.c for finalize's rule). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +276,7 @@ static void iowait_wake_if_done(itoi_iowait_t *wt)
 void itoi_wsc_cancel_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, int why)
 {
     bool outer = !wt->cancelling;
+    if (why == WHY_CANCEL && wt->recs) wt->cancelled = true;
     wt->cancelling = true;
     for (itoi_sysrec_t *r = wt->recs, *next; r; r = next) {
         next = r->wnext; /* completing r unlinks r only: the others wait for this loop */
@@ -381,33 +383,38 @@ bool itoi_wsc_op_valid(const ito_sysreq_t *q)
 {
     if ((unsigned)q->op >= ITO_SYS_OP_COUNT) return false;
     switch (q->op) {
-    case ITO_SYS_READ: case ITO_SYS_WRITE: case ITO_SYS_SEND: case ITO_SYS_RECV:
+    case ITO_SYS_READ: case ITO_SYS_WRITE: case ITO_SYS_SEND:
         return q->fd >= 0 && (q->buf || !q->len);
+    case ITO_SYS_RECV: /* MSG_TRUNC: a TCP receive that discards, no buffer needed */
+        return q->fd >= 0 && (q->buf || !q->len || (q->flags & MSG_TRUNC));
     case ITO_SYS_PREAD: case ITO_SYS_PWRITE:
         return q->fd >= 0 && (q->buf || !q->len) && q->offset >= 0;
     case ITO_SYS_READV: case ITO_SYS_WRITEV:
         return q->fd >= 0 && q->iovcnt >= 0 && q->iovcnt <= 1024 && (q->iov || !q->iovcnt) && q->offset >= -1;
     case ITO_SYS_SENDMSG: case ITO_SYS_RECVMSG: return q->fd >= 0 && q->msg;
     case ITO_SYS_ACCEPT: case ITO_SYS_CLOSE: case ITO_SYS_FSYNC: return q->fd >= 0;
-    case ITO_SYS_CONNECT: return q->fd >= 0 && q->addr;
+    case ITO_SYS_CONNECT: return q->fd >= 0 && (q->addr || !q->addr_len); /* (NULL, 0): the kernel's EINVAL */
     case ITO_SYS_POLL: return q->fd >= 0 && q->events != 0;
     case ITO_SYS_OPENAT: return q->path != NULL;
     default: return true;
     }
 }
 
-/* Why a wrapper's request is not valid, as the kernel would say it (a negative errno):
- * EBADF for a negative descriptor, EFAULT for a NULL buffer, vector, message, address or
- * path, EINVAL for the rest (a negative offset, a vector count out of 0..1024, no poll
- * events). Only called when itoi_wsc_op_valid said no. */
+/* Why a wrapper's request is not valid, in the kernel's order (a negative errno): a
+ * negative pread/pwrite offset EINVAL, then a descriptor that is not open EBADF, then
+ * EFAULT for a NULL buffer, vector, message, address or path, EINVAL for the rest (a
+ * vector count out of 0..1024, no poll events). Only called when itoi_wsc_op_valid said
+ * no, so the fcntl costs nothing on a good call. Errors the kernel finds in an open
+ * descriptor before the pointer (ESPIPE, ENOTSOCK, EBADF for the access mode) are not
+ * reproduced: EFAULT (syscall.h). */
 int itoi_wsc_op_errno(const ito_sysreq_t *q)
 {
-    if (q->op != ITO_SYS_OPENAT && q->fd < 0) return -EBADF;
+    if ((q->op == ITO_SYS_PREAD || q->op == ITO_SYS_PWRITE) && q->offset < 0) return -EINVAL;
+    if (q->op != ITO_SYS_OPENAT && (q->fd < 0 || fcntl(q->fd, F_GETFD) < 0)) return -EBADF;
     switch (q->op) {
     case ITO_SYS_READ: case ITO_SYS_WRITE: case ITO_SYS_SEND: case ITO_SYS_RECV:
-        return -EFAULT;
     case ITO_SYS_PREAD: case ITO_SYS_PWRITE:
-        return q->offset < 0 ? -EINVAL : -EFAULT;
+        return -EFAULT;
     case ITO_SYS_READV: case ITO_SYS_WRITEV:
         return q->iovcnt < 0 || q->iovcnt > 1024 || q->offset < -1 ? -EINVAL : -EFAULT;
     case ITO_SYS_SENDMSG: case ITO_SYS_RECVMSG: case ITO_SYS_CONNECT: case ITO_SYS_OPENAT:

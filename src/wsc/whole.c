@@ -133,11 +133,20 @@ typedef struct vec_rest {
     bool later;              /* a part of the rest has run */
 } vec_rest_t;
 
+/* Whether a received header says ancillary data came: a length, or MSG_CTRUNC alone (the
+ * kernel's answer when none of it fitted: msg_controllen 0; until 2026-12-03 such a part
+ * was taken for one without, and the call went on past it with the flag lost: found by
+ * a reviewer). */
+static bool ctl_came(const struct msghdr *m)
+{
+    return m->msg_controllen > 0 || (m->msg_flags & MSG_CTRUNC);
+}
+
 /* recvmsg: whether the last part brought ancillary data (passed descriptors); it is the
  * caller's then (its length and MSG_CTRUNC go to the caller's header). */
 static bool ctl_back(vec_rest_t *x)
 {
-    if (!x->user || !x->later || x->m->msg_controllen == 0) return false;
+    if (!x->user || !x->later || !ctl_came(x->m)) return false;
     x->user->msg_controllen = x->m->msg_controllen;
     x->user->msg_flags |= x->m->msg_flags & MSG_CTRUNC;
     return true;
@@ -151,6 +160,7 @@ static bool aim_vec(ito_sysreq_t *q, size_t done, void *ctx)
         if (ctl_back(x)) return false;
         x->later = true;
         x->m->msg_controllen = x->ctl_cap;
+        x->m->msg_flags = 0; /* the part's own flags come back here */
     }
     memcpy(x->v, x->iov, (size_t)x->n * sizeof *x->v);
     int i = iov_skip(x->v, x->n, done);
@@ -172,7 +182,7 @@ typedef struct buf_rest {
 static bool aim_buf(ito_sysreq_t *q, size_t done, void *ctx)
 {
     const buf_rest_t *x = ctx;
-    q->buf = x->buf + done;
+    q->buf = x->buf ? x->buf + done : NULL; /* (a MSG_TRUNC receive may have none) */
     q->len = x->len - done;
     return true;
 }
@@ -246,7 +256,7 @@ long itoi_wsc_whole(ito_sysreq_t *q, const char *what)
     default: total = q->len < SSIZE_MAX ? q->len : SSIZE_MAX; break;
     }
     if (done >= total || !go_on(q, waitall)) return r;
-    if (q->op == ITO_SYS_RECVMSG && q->msg->msg_control && q->msg->msg_controllen > 0)
+    if (q->op == ITO_SYS_RECVMSG && q->msg->msg_control && ctl_came(q->msg))
         return r; /* descriptors came with the first part: the call ends there (aim_vec) */
     if (q->op == ITO_SYS_WRITEV || q->op == ITO_SYS_SENDMSG || q->op == ITO_SYS_RECVMSG)
         return rest_vec(q, what, done, total, gen, ctl_cap);

@@ -426,13 +426,27 @@ int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n)
         r->next = order;
         order = r;
     }
+    if (ITOI_UNLIKELY(atomic_load_explicit(&me->io_cancel, memory_order_relaxed)) &&
+        atomic_exchange(&me->io_cancel, 0)) {
+        /* A cancellation kept from before the call: the batch ends at once with nothing
+         * posted, every request -ECANCELED (its continuation fired with it), as a single
+         * call fails at once. Until 2026-12-03 the batch ran and the cancellation was
+         * dropped (found by a reviewer). */
+        for (itoi_sysrec_t *r = order, *next; r; r = next) {
+            next = r->next;
+            itoi_wsc_complete(w, a, r, -ECANCELED);
+        }
+        return ITO_OK;
+    }
     for (itoi_sysrec_t *r = order, *next; r; r = next) {
         next = r->next;
         itoi_wsc_submit(w, a, r, &r->req);
     }
     itoi_wsc_flush(w, a, FLUSH_EXPLICIT);
     io_park(w, a, &wt, me->io_deadline, "sys_wait_all");
-    atomic_store(&me->io_cancel, 0); /* a cancellation applied to the batch is consumed */
+    /* Consumed if it ended the batch; one that came after every request had completed is
+     * kept for the next call (it used to be dropped). */
+    if (wt.cancelled) atomic_store(&me->io_cancel, 0);
     return ITO_OK;
 }
 

@@ -57,6 +57,8 @@ typedef struct itoi_iowait {
     bool any, fired;
     bool parked;                /* the ULT has parked (else it finds left == 0 itself) */
     bool cancelling;            /* iowait_done is cancelling the others (poll) */
+    bool cancelled;             /* ito_cancel_io ended it with records left (ito_sys_wait_all
+                                 * consumes the cancellation then, else keeps it) */
 } itoi_iowait_t;
 
 /* A request's record. Its first cache line holds all that an io_uring request touches
