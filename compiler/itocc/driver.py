@@ -26,7 +26,10 @@ where clang puts it, -o - writes to standard output, -### prints every step's co
 runs none. -flto is ignored with a warning (the sites are bound in machine code, which LTO
 produces only at link time); -emit-llvm is refused. --ito-stubs=full binds every site to
 the stub that saves everything (the paper's "full save" with the same checks and code).
-Every other variant is one plain clang call.
+Every other variant is one plain clang call, but for --ito-probe under -masm=intel
+-fno-integrated-as, which takes these steps too (without stubs): the probes' AT&T text must
+be put in .att_syntax for GNU as (stubs.att_sites). A header beside other inputs makes its
+PCH as clang names it (h.h.pch) and is not linked.
 """
 from __future__ import annotations
 
@@ -191,7 +194,8 @@ def link_options(args: list[Arg], objs: dict[int, str]) -> list[str]:
     out = []
     for k, a in enumerate(args):
         if a.is_input:
-            out.append(objs.get(k, a.name))
+            if k in objs or a.linked():  # not a header: its PCH is no linker input
+                out.append(objs.get(k, a.name))
         elif not (a.name in MODE_FLAGS or a.x_lang() is not None or a.name in LINK_DROPS
                   or a.name.startswith("-Wa,")):
             out += a.words
@@ -288,13 +292,14 @@ def compile_stub(clang: str, cmd: list[str], asm_out: Path, stubset: str, dry: b
         return 0
     asm = asm_out.read_text(encoding="latin-1")  # bytes as they are (strings, debug info)
     referenced = sites.sites_in_asm(asm)
-    if referenced:
-        live = {} if stubset == "full" else sites.module_sites(dump)
-        att = stubs.att_sites(asm)  # -masm=intel -fno-integrated-as: sites printed verbatim
+    att = stubs.att_sites(asm)  # -masm=intel -fno-integrated-as: sites printed verbatim
+    if referenced or att is not asm:
+        live = {} if stubset == "full" or not referenced else sites.module_sites(dump)
         with asm_out.open("a" if att is asm else "w", encoding="latin-1") as f:
             if att is not asm:
                 f.write(att)
-            f.write(stubs.binding_asm(live, referenced))
+            if referenced:
+                f.write(stubs.binding_asm(live, referenced))
     return 0
 
 
@@ -354,7 +359,10 @@ class StubBuild:
         self.compdb = None if self.dry else compdb_file(args)
 
     def run(self, extra: list[str]) -> int:
-        if self.out is not None and len(self.compiled) > 1 and self.mode != "link":
+        # headers make a PCH in every mode, named as clang names it (h.h.pch), and are not
+        # linked: with -o, clang refuses them beside any other output, the link's included
+        headers = {k for k in self.compiled if not self.args[k].linked()}
+        if self.out is not None and len(self.compiled) > 1 and (self.mode != "link" or headers):
             raise Usage("cannot specify -o when generating multiple output files", 1)  # clang's status
         if self.no_lto:
             print("ito-cc: warning: --ito-variant=stub compiles without LTO (-flto ignored): "
@@ -364,6 +372,9 @@ class StubBuild:
         objs, failed = {}, 0
         for n, k in enumerate(self.compiled):
             a, sub = self.args[k], self.scratch.sub(str(n))
+            if k in headers:
+                failed = failed or self.plain(a, sub, None)
+                continue
             if self.mode == "link":
                 final = str(sub / f"{stem(a.name)}.o")
             else:
@@ -392,13 +403,18 @@ class StubBuild:
             return os_error(f"compilation database '{self.compdb}' could not be opened", e)
         return 0
 
-    def plain(self, a: Arg, sub: Path, final: str) -> int:
-        """Assembly (without the plugin) or another compilable input (with it): one call."""
+    def plain(self, a: Arg, sub: Path, final: str | None) -> int:
+        """Assembly (without the plugin) or another compilable input (with it): one call.
+        final None: a header, whose PCH clang names itself (h.h.pch, with -c, -S or none)."""
         lang = ["-x", a.lang] if a.lang else []
         mj = ["-MJ", str(sub / "cc.json")] if self.compdb else []
+        if final is None:
+            how = ["-S"] if self.mode == "S" else ["-c"] if self.mode == "c" else []
+        else:
+            how = ["-S" if self.mode == "S" else "-c", "-o", final,
+                   *dependency_options(self.args, a.name, self.out)]
         rc = call([self.clang, *(self.plug if a.kind == "other" else []), *self.common, *mj,
-                   *dependency_options(self.args, a.name, self.out), *lang, a.name,
-                   "-S" if self.mode == "S" else "-c", "-o", final], self.scratch)
+                   *lang, a.name, *how], self.scratch)
         if mj and (sub / "cc.json").is_file():
             rc = self.add_entry((sub / "cc.json").read_text(encoding="utf-8")) or rc
         return rc
@@ -447,6 +463,24 @@ def run_stub_variant(clang: str, plug: list[str], args: list[Arg], stubset: str,
     return StubBuild(clang, plug, args, stubset, scratch).run(extra)
 
 
+def intel_for_outside_as(args: list[Arg]) -> bool:
+    """Whether code is made (-c, -S or a link; no LTO) as assembly in Intel syntax for an
+    outside assembler (-masm=intel -fno-integrated-as): then the inline asm the plugin
+    writes in AT&T syntax reaches GNU as verbatim, and must be put in .att_syntax."""
+    masm, ias = None, True
+    for a in args:
+        if a.is_input:
+            continue
+        if a.name.startswith("-masm="):
+            masm = a.name[len("-masm="):]
+        elif a.name in ("-fno-integrated-as", "-no-integrated-as"):
+            ias = False
+        elif a.name in ("-fintegrated-as", "-integrated-as"):
+            ias = True
+    return masm == "intel" and not ias and mode(args) in ("c", "S", "link") \
+        and not lto_requested(args)
+
+
 def fallback_options(clang: str, args: list[Arg], scratch: Scratch) -> list[str]:
     """The runtime fallback archive, for the link of an executable (see fallback.py). Not
     when no input is linked: headers alone (`-x c-header h.h -o h.pch`, `ito-cc h.h`) make
@@ -479,7 +513,9 @@ def main(argv: list[str], clang: str, plugins: list[str]) -> int:
         # -Xclang -load loads the plugin before clang parses -mllvm, so that its
         # -ito-yield-* options exist by then; -fpass-plugin (the same file) adds the pass.
         plug = ["-Xclang", "-load", "-Xclang", plugin, f"-fpass-plugin={plugin}", *ito]
-        if variant == "stub" and BOOL_OPTS["--ito-probe"] not in ito:
+        probe = BOOL_OPTS["--ito-probe"] in ito
+        if (variant == "stub" and not probe) or (probe and intel_for_outside_as(args)):
+            # the probes' AT&T text needs the same rewrite as the stub sites (att_sites)
             return run_stub_variant(clang, plug, args, stubset, scratch, extra)
         return execute([clang, *plug, *words(args), *extra], scratch)
     except Usage as e:

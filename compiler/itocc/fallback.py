@@ -62,6 +62,8 @@ NOT_EXECUTABLE = {"-shared", "--shared", "-r"}
 LD_NOT_EXECUTABLE = {"-shared", "--shared", "-Bshareable", "-r", "--relocatable", "-i"}
 WHOLE_ARCHIVE = {"--whole-archive", "-whole-archive"}  # GNU ld's and lld's spellings
 NO_WHOLE_ARCHIVE = {"--no-whole-archive", "-no-whole-archive"}
+PUSH_STATE = {"--push-state", "-push-state"}
+POP_STATE = {"--pop-state", "-pop-state"}
 
 
 def target_options(words: list[str]) -> list[str]:
@@ -91,13 +93,18 @@ def linker_words(words: list[str]) -> list[str]:
 def whole_archive_open(ld: list[str]) -> bool:
     """Whether a --whole-archive is still in force at the end of the linker's words: only
     then would it reach the fallback (a pair closed by --no-whole-archive, the usual way to
-    link one archive whole, does not)."""
-    on = False
+    link one archive whole, does not; nor does one between --push-state and --pop-state,
+    which restores the state pushed: CMake's $<LINK_LIBRARY:WHOLE_ARCHIVE,...>)."""
+    on, saved = False, []
     for w in ld:
         if w in WHOLE_ARCHIVE:
             on = True
         elif w in NO_WHOLE_ARCHIVE:
             on = False
+        elif w in PUSH_STATE:
+            saved.append(on)
+        elif w in POP_STATE and saved:  # a pop without a push: ld refuses the link
+            on = saved.pop()
     return on
 
 

@@ -145,36 +145,81 @@ def _full_body() -> list[str]:
     return out
 
 
-_SYNTAX = re.compile(r"^\s*\.(intel|att)_syntax\b")
+_SYNTAX = re.compile(r"^\.(intel|att)_syntax\b")
+_LABEL = re.compile(r"^\s*(?:[A-Za-z_.$][\w.$]*|\d+)\s*:")
+# the site's text as the plugin writes it (Insert.cpp emitStubCall): a stub site or a probe
 _SITE_TEXT = (re.compile(r"^\s*lea -128\(%rsp\), %rsp\s*$"),
-              re.compile(r"^\s*call \.Lito_ys_\d+\s*$"),
+              re.compile(r"^\s*call (?:\.Lito_ys_\d+|ito_probe_hit@PLT)\s*$"),
               re.compile(r"^\s*lea 128\(%rsp\), %rsp\s*$"))
 
 
+def statements(line: str) -> list[str]:
+    """The statements of one line of GNU as input for x86: split at `;` outside strings,
+    up to a `#` or the start of a `/*` comment (its rest is dropped), each without its
+    labels (`l: .intel_syntax`) and leading blanks."""
+    out, cur, i, n = [], [], 0, len(line)
+    while i < n:
+        c = line[i]
+        if c == '"':  # a string: `;` and `#` in it are text
+            j = i + 1
+            while j < n and line[j] != '"':
+                j += 2 if line[j] == "\\" else 1
+            cur.append(line[i:j + 1])
+            i = j + 1
+            continue
+        if c == "#" or line.startswith("/*", i):
+            break
+        if c == ";":
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    out.append("".join(cur))
+    res = []
+    for st in out:
+        while True:
+            m = _LABEL.match(st)
+            if not m:
+                break
+            st = st[m.end():]
+        res.append(st.strip())
+    return res
+
+
 def att_sites(asm: str) -> str:
-    """asm with each site's text, where it stands as the plugin wrote it (AT&T syntax) in
-    a module printed in Intel syntax, between `.att_syntax prefix` and `.intel_syntax
-    noprefix`. The integrated assembler parses inline asm in its own dialect and prints it
-    in the module's, but with -fno-integrated-as (and -masm=intel) LLVM prints it verbatim
-    for GNU as, which then reads AT&T operands as Intel ("junk `(%rsp)' after expression").
-    In an AT&T module, or with the sites printed as instructions, nothing changes."""
+    """asm with each site's text (a stub site's or a probe's, written by the plugin in AT&T
+    syntax) put between `.att_syntax prefix` and the Intel directive in force again, where
+    the assembler reads Intel syntax at the site: in a module printed in Intel syntax. The
+    integrated assembler parses inline asm in its own dialect and prints it in the module's,
+    but with -fno-integrated-as (and -masm=intel) LLVM prints it verbatim for GNU as, which
+    then reads AT&T operands as Intel ("junk `(%rsp)' after expression").
+
+    The syntax in force is followed statement by statement, as GNU as does: the module's
+    `.intel_syntax noprefix` at its top, and any switch in the user's inline asm, also
+    several on one line (`.intel_syntax noprefix; mov %0, %1; .att_syntax prefix`, after
+    a label, before a `#` comment). In an AT&T module, and with the sites printed as
+    instructions, nothing changes (the same string is returned)."""
     if ".intel_syntax" not in asm:
         return asm
     lines = asm.split("\n")
-    out, intel, k = [], False, 0
+    out, intel, k, changed = [], None, 0, False
     while k < len(lines):
-        line = lines[k]
-        m = _SYNTAX.match(line)
-        if m:
-            intel = m.group(1) == "intel"
         if intel and k + 3 <= len(lines) and all(
                 p.match(lines[k + j]) for j, p in enumerate(_SITE_TEXT)):
-            out += ["\t.att_syntax prefix", *lines[k:k + 3], "\t.intel_syntax noprefix"]
+            out += ["\t.att_syntax prefix", *lines[k:k + 3], "\t" + intel]
             k += 3
+            changed = True
             continue
+        line = lines[k]
+        if "_syntax" in line:
+            for st in statements(line):
+                m = _SYNTAX.match(st)
+                if m:
+                    intel = st if m.group(1) == "intel" else None
         out.append(line)
         k += 1
-    return "\n".join(out)
+    return "\n".join(out) if changed else asm
 
 
 def binding_asm(sites: dict[int, LiveSet], referenced: set[int]) -> str:

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (CLANG, LAUNCH, PKG_DIR, PLUGIN, STUB, needs_clang, run, symbols,
-                      tool)
+from conftest import (CLANG, LAUNCH, PKG_DIR, PLUGIN, STUB, ItoCC, needs_clang, run,
+                      symbols, tool)
 from conftest import write as write_files
 
 sys.path.insert(0, str(PKG_DIR))
-from itocc import fallback, sites  # noqa: E402
+from itocc import fallback, sites, stubs  # noqa: E402
 
 pytestmark = needs_clang
 
@@ -571,3 +571,137 @@ def test_fallback_without_a_writable_cache(itocc, tmp_path):
     (tmp_path / "ro").write_text("a file, not a directory")
     itocc.ok(*STUB, "main.c", "f.c", "g.S", "-o", "p", env={"XDG_CACHE_HOME": str(tmp_path / "ro")})
     assert run(tmp_path / "p") == "45 7\n"
+
+
+# ---- 13. found by review of the fixes of 2026-12-03 ----
+
+def test_push_state_whole_archive_keeps_the_fallback(itocc, tmp_path):
+    # bugA, found 2026-12-03: -Wl,--push-state,--whole-archive libg.a -Wl,--pop-state (what
+    # CMake >= 3.24 writes for $<LINK_LIBRARY:WHOLE_ARCHIVE,g>) was taken for a
+    # --whole-archive left open, and the fallback was dropped: undefined ito_coop_yield
+    write(tmp_path, {"g.c": F, "m.c": "int f(int);\nint main(void){ return f(10) != 45; }\n"})
+    itocc.ok(*STUB, "-c", "g.c", "m.c")
+    subprocess.run([tool("llvm-ar"), "rcs", "libg.a", "g.o"], cwd=tmp_path, check=True)
+    for wa in (["-Wl,--push-state,--whole-archive", "libg.a", "-Wl,--pop-state"],
+               ["-Wl,--push-state,--whole-archive,libg.a,--pop-state"],
+               ["-Xlinker", "--push-state", "-Xlinker", "--whole-archive", "libg.a",
+                "-Xlinker", "--pop-state"]):
+        itocc.ok("m.o", *wa, "-o", "p")
+        run(tmp_path / "p")
+    ok = fallback.links_executable
+    assert ok(["m.o", "-Wl,--push-state,--whole-archive", "x.a", "-Wl,--pop-state"])
+    assert ok(["-Wl,--push-state,--whole-archive,--push-state,--no-whole-archive,--pop-state",
+               "x.a", "-Wl,--pop-state"])
+    assert not ok(["-Wl,--whole-archive,--push-state,--no-whole-archive", "x.a",
+                   "-Wl,--pop-state"])  # the state popped has it on
+    assert not ok(["-Wl,--push-state", "-Wl,--whole-archive", "x.a"])  # never popped
+
+
+def test_headers_beside_sources_in_the_stub_variant(itocc, tmp_path):
+    # bugB, found 2026-12-03: the stub variant named a header's PCH <stem>.o (-c) or
+    # <stem>.s (-S) and, linking, gave it to the linker ("h.o: file not recognized");
+    # clang-19 writes h.h.pch in every mode and links the other inputs
+    files = {"h.h": "#define H 45\nint g(void);\n",
+             "m.c": '#include <stdio.h>\nint main(void){ printf("%d\\n", H); return 0; }\n'}
+    for how in ([], ["-c"], ["-S"]):
+        made = {}
+        for who in ("clang", "ito-cc"):
+            d = tmp_path / f"{who}{len(how)}{''.join(how)}"
+            d.mkdir()
+            write(d, {**files, "m.c": "#include \"h.h\"\n" + files["m.c"]})
+            args = [*how, "h.h", "m.c"]
+            if who == "clang":
+                subprocess.run([CLANG, *args], cwd=d, check=True)
+            else:
+                ItoCC(d, itocc.cache).ok(*STUB, *args)
+            made[who] = sorted(p.name for p in d.iterdir())
+            if not how:
+                assert run(d / "a.out") == "45\n"
+        assert made["ito-cc"] == made["clang"], how
+        assert "h.h.pch" in made["ito-cc"]
+    ref = subprocess.run([CLANG, "h.h", "m.c", "-o", "p"], cwd=tmp_path / "clang0",
+                         capture_output=True)
+    cp = ItoCC(tmp_path / "ito-cc0", itocc.cache)(*STUB, "h.h", "m.c", "-o", "p")
+    assert ref.returncode == cp.returncode == 1 and "multiple output files" in cp.err
+    write(tmp_path, {"u.c": files["m.c"]})  # and it is a PCH, as clang's
+    itocc.ok(*STUB, "-include-pch", "clang0/h.h.pch", "u.c", "-o", "u1")
+    itocc.ok(*STUB, "-include-pch", "ito-cc0/h.h.pch", "u.c", "-o", "u2")
+    assert run(tmp_path / "u1") == run(tmp_path / "u2") == "45\n"
+
+
+SWITCHES = {  # user inline asm that switches to Intel syntax and back, in an AT&T module
+    "one line": ".intel_syntax noprefix; mov %0, %1; .att_syntax prefix",
+    "several lines": ".intel_syntax noprefix\\n\\tmov %0, %1\\n\\t.att_syntax prefix",
+    "labels and comments": "1: .intel_syntax noprefix; mov %0, %1 # .intel_syntax\\n"
+                           "lab%=: .att_syntax prefix /* ; .intel_syntax */",
+}
+
+
+@pytest.mark.skipif(not shutil.which("as"), reason="no GNU as (for -fno-integrated-as)")
+@pytest.mark.parametrize("switch", list(SWITCHES), ids=list(SWITCHES))
+def test_user_syntax_switches_stay_the_users(itocc, tmp_path, switch):
+    # bugC, found 2026-12-03 (a regression of bug4's fix): in an ordinary AT&T module an
+    # inline asm `.intel_syntax noprefix; ...; .att_syntax prefix` on one line was read as
+    # a switch to Intel for the rest of the module (the .att_syntax after `;` unseen),
+    # so the later sites were wrapped and GNU as was left in Intel syntax
+    src = ("volatile int s;\nlong ident(long a) {\n  long r;\n"
+           f'  __asm__ volatile("{SWITCHES[switch]}" : "=r"(r) : "r"(a));\n  return r;\n}}\n'
+           "int work(int n) { int t = 0; for (int i = 0; i < n; i++) { t += ident(i) + s;"
+           " s = 0; } return t; }\n"
+           '#include <stdio.h>\nint main(void) { printf("%d\\n", work(10)); }\n')
+    write(tmp_path, {"u.c": src, "rt.c": RT_C, **PROGRAM})
+    subprocess.run([CLANG, "-fno-integrated-as", "u.c", RT, "-o", "ref"], cwd=tmp_path,
+                   check=True)
+    for opt in ("-O0", "-O2"):
+        itocc.ok(*STUB, "-fno-integrated-as", opt, "u.c", RT, "-o", "p")
+        assert run(tmp_path / "p") == run(tmp_path / "ref") == "45\n"
+        itocc.ok(*STUB, "-fno-integrated-as", opt, "-c", "u.c", "-o", "u.o")
+        assert instrumented(tmp_path / "u.o")
+    # -masm=intel -fno-integrated-as: clang-19 itself leaves GNU as in AT&T syntax after any
+    # user inline asm (it closes it with `.att_syntax`), so only a module without any
+    for syntax in ("-masm=intel", "-masm=att"):
+        itocc.ok(*STUB, syntax, "-fno-integrated-as", "-O2", "main.c", "f.c", "g.S", "-o", "q")
+        assert run(tmp_path / "q") == "45 7\n"
+
+
+def test_att_sites_follows_the_syntax_statement_by_statement():
+    site = ["\tlea -128(%rsp), %rsp", "\tcall .Lito_ys_0", "\tlea 128(%rsp), %rsp"]
+    wrapped = ["\t.att_syntax prefix", *site, "\t.intel_syntax noprefix"]
+    intel = ["\t.text", "\t.intel_syntax noprefix", "f:"]
+    one_line = ["\t#APP", "\t.intel_syntax noprefix; mov rax, rax; .att_syntax prefix", "\t#NO_APP"]
+    for user in (one_line, ["x: .intel_syntax noprefix ; nop ; y: z: .att_syntax prefix # c"]):
+        asm = "\n".join(["\t.text", "f:", *user, "\t#APP", *site, "\t#NO_APP", ""])
+        assert stubs.att_sites(asm) is asm  # an AT&T module stays as it is
+    asm = "\n".join([*intel, *site, "\tret", ""])  # the module in Intel syntax
+    assert stubs.att_sites(asm) == "\n".join([*intel, *wrapped, "\tret", ""])
+    back = ["\t.att_syntax prefix; movq %rax, %rax; .intel_syntax noprefix"]
+    asm = "\n".join([*intel, *back, *site, ""])  # a user's AT&T block ended on its line
+    assert stubs.att_sites(asm) == "\n".join([*intel, *back, *wrapped, ""])
+    for no in ('\t.ascii "; .intel_syntax noprefix"', "\t# .intel_syntax noprefix",
+               "\tnop /* ; .intel_syntax noprefix */"):  # not a statement
+        asm = "\n".join(["\t.text", no, *site, ""])
+        assert stubs.att_sites(asm) is asm, no
+    probe = [s.replace(".Lito_ys_0", "ito_probe_hit@PLT") for s in site]
+    asm = "\n".join([*intel, *probe, ""])
+    assert stubs.att_sites(asm) == "\n".join([*intel, "\t.att_syntax prefix", *probe,
+                                              "\t.intel_syntax noprefix", ""])
+
+
+@pytest.mark.skipif(not shutil.which("as"), reason="no GNU as (for -fno-integrated-as)")
+def test_probe_builds_assemble_in_either_syntax(itocc, tmp_path):
+    # bugD, found 2026-12-03: --ito-probe writes its sites' text in AT&T syntax too, and a
+    # probe build is one plain clang call: with -masm=intel -fno-integrated-as GNU as
+    # rejected it ("junk `(%rsp)' after expression"); now it takes the stub variant's steps
+    write(tmp_path, {"f.c": F, "m.c": "int f(int);\nint main(void){ return f(10) != 45; }\n",
+                     "hit.S": "\t.globl ito_probe_hit\nito_probe_hit:\n\tret\n"
+                              '\t.section .note.GNU-stack,"",@progbits\n'})
+    for syntax in ("intel", "att"):
+        for asm_with in ("-fno-integrated-as", "-fintegrated-as"):
+            opts = ["--ito-probe", f"-masm={syntax}", asm_with]
+            itocc.ok(*opts, "-O2", "-c", "f.c", "-o", "f.o")
+            assert "U ito_probe_hit" in symbols(tmp_path / "f.o"), opts
+            itocc.ok(*opts, "-S", "f.c", "-o", "f.s")  # the .s as GNU as takes it
+            itocc.ok(asm_with, "-c", "f.s", "-o", "f2.o")
+            assert "U ito_probe_hit" in symbols(tmp_path / "f2.o"), opts
+            itocc.ok(*opts, "m.c", "f.c", "hit.S", "-o", "p")
+            run(tmp_path / "p")
