@@ -525,13 +525,18 @@ def test_precompiled_headers_without_c_get_no_fallback(itocc, tmp_path):
         assert run(tmp_path / "u") == "45\n"
 
 
+def make_libg(itocc, tmp_path):
+    """libg.a (f, built with the stub variant) and m.o (a main calling f) in tmp_path."""
+    write(tmp_path, {"g.c": F, "m.c": "int f(int);\nint main(void){ return f(10) != 45; }\n"})
+    itocc.ok(*STUB, "-c", "g.c", "m.c")
+    subprocess.run([tool("llvm-ar"), "rcs", "libg.a", "g.o"], cwd=tmp_path, check=True)
+
+
 def test_closed_whole_archive_keeps_the_fallback(itocc, tmp_path):
     # bug2, found 2026-12-03: -Wl,--whole-archive libg.a -Wl,--no-whole-archive (a closed
     # pair) dropped the fallback ("whole-archive" matched --no-whole-archive too), so a
     # program without the runtime no longer linked; only a --whole-archive left open counts
-    write(tmp_path, {"g.c": F, "m.c": "int f(int);\nint main(void){ return f(10) != 45; }\n"})
-    itocc.ok(*STUB, "-c", "g.c", "m.c")
-    subprocess.run([tool("llvm-ar"), "rcs", "libg.a", "g.o"], cwd=tmp_path, check=True)
+    make_libg(itocc, tmp_path)
     for wa in (["-Wl,--whole-archive", "libg.a", "-Wl,--no-whole-archive"],
                ["-Wl,--whole-archive,libg.a,--no-whole-archive"],
                ["-Wl,-whole-archive", "libg.a", "-Wl,-no-whole-archive"],
@@ -579,9 +584,7 @@ def test_push_state_whole_archive_keeps_the_fallback(itocc, tmp_path):
     # bugA, found 2026-12-03: -Wl,--push-state,--whole-archive libg.a -Wl,--pop-state (what
     # CMake >= 3.24 writes for $<LINK_LIBRARY:WHOLE_ARCHIVE,g>) was taken for a
     # --whole-archive left open, and the fallback was dropped: undefined ito_coop_yield
-    write(tmp_path, {"g.c": F, "m.c": "int f(int);\nint main(void){ return f(10) != 45; }\n"})
-    itocc.ok(*STUB, "-c", "g.c", "m.c")
-    subprocess.run([tool("llvm-ar"), "rcs", "libg.a", "g.o"], cwd=tmp_path, check=True)
+    make_libg(itocc, tmp_path)
     for wa in (["-Wl,--push-state,--whole-archive", "libg.a", "-Wl,--pop-state"],
                ["-Wl,--push-state,--whole-archive,libg.a,--pop-state"],
                ["-Xlinker", "--push-state", "-Xlinker", "--whole-archive", "libg.a",
