@@ -107,8 +107,11 @@ static void check_continuations(void)
     ito_future_t g;
     CHECK_OK(ito_future_init(&g));
     CHECK_OK(ito_future_then(&g, fr, 4));
-    CHECK_OK(ito_future_then(&g, fr, 9)); /* a bad entry is found when it fires */
-    CHECK_EQ(ito_future_set(&g, 1), ITO_EPERM); /* the first error; the value is set */
+    /* an entry the frame does not have is refused at once (found by a misuse tester,
+     * 2026-12-03: it was accepted, and found only when the set fired it) */
+    CHECK_EQ(ito_future_then(&g, fr, 9), ITO_ERANGE);
+    CHECK_EQ(ito_future_then(&g, fr, -1), ITO_ERANGE);
+    CHECK_EQ(ito_future_set(&g, 1), ITO_EPERM); /* the continuation's error; the value is set */
     uint64_t v;
     CHECK_OK(ito_future_try_get(&g, &v));
     CHECK_EQ(v, 1);

@@ -269,6 +269,12 @@ int main(void)
     bad.quantum_us = 1000;
     bad.mode = 7;
     CHECK_EQ(ito_preempt_enable(&bad), ITO_EINVAL);
+    bad.mode = ITO_PREEMPT_FLAG;
+    bad.gang = 2; /* found by a misuse tester (2026-12-03): taken for 1 */
+    CHECK_EQ(ito_preempt_enable(&bad), ITO_EINVAL);
+    bad.gang = -1;
+    CHECK_EQ(ito_preempt_enable(&bad), ITO_EINVAL);
+    CHECK_EQ(ito_preempt_disable(), ITO_ESTATE); /* nothing was enabled */
     CHECK_EQ(ito_preempt_disable(), ITO_ESTATE);
     CHECK_EQ(ito_psafe_end(), ITO_ESTATE);
     ito_preempt_config_t cfg = {.quantum_us = 1000, .max_delay_quanta = 5};

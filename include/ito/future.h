@@ -82,7 +82,8 @@ int ito_future_try_get(ito_future_t *f, uint64_t *value);
  * continuation is sent now. Continuations are sent in the order they were registered; the
  * ZWTs they fire may run at once on different workers, so the order they run in is not
  * defined.
- * @return ITO_OK; ITO_EINVAL if f or frame is NULL or frame is not a live frame; ITO_ENOMEM; ITO_ESTATE from a foreign
+ * @return ITO_OK; ITO_EINVAL if f or frame is NULL or frame is not a live frame; ITO_ERANGE
+ * if entry is not one of the frame's entries; ITO_ENOMEM; ITO_ESTATE from a foreign
  * thread while the runtime is not running; if the future is set already, the result of
  * ito_continue_value.
  * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.

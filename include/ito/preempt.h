@@ -98,7 +98,7 @@ typedef struct ito_preempt_config {
     unsigned quantum_us;       /**< 0: 10,000 (10 ms); 100 .. 10,000,000 */
     int mode;                  /**< ITO_PREEMPT_SIGNAL (default) or ITO_PREEMPT_FLAG */
     unsigned max_delay_quanta; /**< bound of a delayed switch, in quanta of CPU time inside the region (a gang turn's: of wall time); 0: 4; at most 1000 */
-    int gang;                  /**< 1: gang-schedule groups */
+    int gang;                  /**< 1: gang-schedule groups; 0: not; any other value is ITO_EINVAL */
 } ito_preempt_config_t;
 
 /**

@@ -317,7 +317,8 @@ static int enable_locked(const ito_preempt_config_t *cfg)
     unsigned q = cfg && cfg->quantum_us ? cfg->quantum_us : 10000;
     unsigned md = cfg && cfg->max_delay_quanta ? cfg->max_delay_quanta : 4;
     int mode = cfg ? cfg->mode : ITO_PREEMPT_SIGNAL;
-    if (q < 100 || q > 10000000 || md > 1000 || (mode != ITO_PREEMPT_SIGNAL && mode != ITO_PREEMPT_FLAG))
+    if (q < 100 || q > 10000000 || md > 1000 || (mode != ITO_PREEMPT_SIGNAL && mode != ITO_PREEMPT_FLAG) ||
+        (cfg && cfg->gang != 0 && cfg->gang != 1)) /* (2 or -1 were taken for 1 until 2026-12-03) */
         return ITO_EINVAL;
     dl_iterate_phdr(find_exe, &itoi_pre);
 #if defined(ITOI_TSAN) || defined(ITOI_ASAN)

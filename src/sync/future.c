@@ -14,6 +14,7 @@
 
 #include "ito/future.h"
 #include "waitq.h"
+#include "../zwt/zwt.h"
 
 typedef struct cont {
     struct cont *next;
@@ -141,6 +142,9 @@ int ito_future_then(ito_future_t *f, ito_frame_t *frame, int entry)
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     future_impl_t *x = (future_impl_t *)f;
+    int rc;
+    if (!itoi_zwt_entry(frame, entry, &rc)) /* checked now, not first at the set (until 2026-12-03) */
+        return itoi_any_leave(foreign, rc);
     cont_t *c = itoi_malloc(sizeof *c);
     if (!c) return itoi_any_leave(foreign, ITO_ENOMEM);
     c->frame = frame;
