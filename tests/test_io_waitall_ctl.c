@@ -14,7 +14,9 @@
  * descriptor the kernel says msg_controllen 0 and MSG_CTRUNC, and the call went on past
  * that part with the flag lost (the kernel's recvmsg: 3 bytes and MSG_CTRUNC; ito: 4 and
  * no flag). (e) "ab", then "c" with a descriptor, then "d": 3 bytes and MSG_CTRUNC;
- * (f) the descriptor with the first part: 1 byte and MSG_CTRUNC. */
+ * (f) the descriptor with the first part: 1 byte and MSG_CTRUNC. (g), (h): the same with
+ * no control buffer at all (msg_control NULL; a later reviewer: the call went on past
+ * the descriptor there, io_uring's own MSG_WAITALL retry or ito's parts). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
@@ -85,7 +87,9 @@ static void send_with_fd(int fd, const char *data)
     close(pass);
 }
 
-/* (e) and (f): the receive of 4 with MSG_WAITALL into a control buffer with no room for a
+static int nobuf;
+
+/* (e) to (h): the receive of 4 with MSG_WAITALL into a control buffer with no room for a
  * descriptor ends after the part that brought it, with MSG_CTRUNC. */
 static void *truncating(void *arg)
 {
@@ -96,7 +100,8 @@ static void *truncating(void *arg)
         char b[sizeof(struct cmsghdr)];
     } u;
     struct iovec v = {buf, sizeof buf};
-    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
+    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = nobuf ? NULL : u.b,
+                       .msg_controllen = nobuf ? 0 : sizeof u.b};
     ssize_t r = ito_recvmsg(sv[1], &m, MSG_WAITALL);
     if (r != want || !(m.msg_flags & MSG_CTRUNC))
         printf("truncating: %zd (want %ld), flags %#x\n", r, want, (unsigned)m.msg_flags);
@@ -146,8 +151,10 @@ static void round_on(const char *backend)
 {
     (void)backend;
     for (int mode = 0; mode < 4; mode++) one(mode);
-    one_truncating(0);
-    one_truncating(1);
+    for (nobuf = 0; nobuf < 2; nobuf++) {
+        one_truncating(0);
+        one_truncating(1);
+    }
 }
 
 int main(void)

@@ -186,7 +186,10 @@ int ito_sys_post(const ito_sysreq_t *req);
  * crossing, and parks the calling ULT until every one has completed. Results go to each
  * req->result (NULL: dropped) and continuations fire as for ito_sys_post. The ULT's I/O
  * deadline and ito_cancel_io apply: what has not completed by then is cancelled (its
- * result then is -ETIMEDOUT or -ECANCELED).
+ * result then is -ETIMEDOUT or -ECANCELED). A cancellation kept from before the call
+ * (n > 0) ends the batch at once: nothing is posted, every result is -ECANCELED and
+ * every continuation is sent -ECANCELED. One that comes while the batch waits is
+ * consumed if it ended a request (-ECANCELED), else kept for the next call.
  * @return ITO_OK once all are done; ITO_EINVAL (nothing posted) for a bad request (as
  * for ito_sys_post); ITO_ERANGE (nothing posted) for n > 1024 or a continuation entry
  * not in its frame; ITO_ENOTULT outside a ULT; ITO_ENOSYS (or the backend's error)

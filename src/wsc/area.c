@@ -276,7 +276,6 @@ static void iowait_wake_if_done(itoi_iowait_t *wt)
 void itoi_wsc_cancel_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, int why)
 {
     bool outer = !wt->cancelling;
-    if (why == WHY_CANCEL && wt->recs) wt->cancelled = true;
     wt->cancelling = true;
     for (itoi_sysrec_t *r = wt->recs, *next; r; r = next) {
         next = r->wnext; /* completing r unlinks r only: the others wait for this loop */
@@ -314,6 +313,7 @@ void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long 
     ITOI_BUMP(w->n_side_run);
     if (r->result) *r->result = res;
     itoi_iowait_t *wt = r->wait;
+    if (wt && r->why == WHY_CANCEL && res == -ECANCELED) wt->cancelled = true;
     ito_frame_t *f = r->frame;
     int entry = r->entry;
     rec_put(a, r);

@@ -128,7 +128,7 @@ typedef struct vec_rest {
     struct iovec *v;         /* a private copy, less what has moved */
     int n;
     struct msghdr *m;        /* sendmsg/recvmsg: the private header, else NULL */
-    struct msghdr *user;     /* recvmsg with a control buffer: the caller's header, else NULL */
+    struct msghdr *user;     /* recvmsg: the caller's header, else NULL */
     size_t ctl_cap;          /* the control buffer's size as the caller gave it */
     bool later;              /* a part of the rest has run */
 } vec_rest_t;
@@ -200,10 +200,12 @@ static long rest_vec(ito_sysreq_t *q, const char *what, size_t done, size_t tota
         m = *q->msg;
         m.msg_name = NULL;
         m.msg_namelen = 0;
-        if (q->op == ITO_SYS_RECVMSG && m.msg_control && ctl_cap) {
+        if (q->op == ITO_SYS_RECVMSG) { /* its parts' ancillary data (or MSG_CTRUNC alone, with
+                                         * no room for any) end the call */
             x.user = q->msg;
-            x.ctl_cap = ctl_cap;
-        } else {
+            x.ctl_cap = m.msg_control ? ctl_cap : 0;
+        }
+        if (!x.ctl_cap) {
             m.msg_control = NULL;
             m.msg_controllen = 0;
         }
@@ -236,9 +238,11 @@ static bool waitall_where_it_applies(ito_sysreq_t *q)
         q->flags &= ~MSG_WAITALL;
         return false;
     }
-    /* A recvmsg with a control buffer: the parts are ours (aim_vec), io_uring's own retry
-     * of the flag dropped descriptors that came after its first part. */
-    if (q->op == ITO_SYS_RECVMSG && q->msg->msg_control && q->msg->msg_controllen) q->flags &= ~MSG_WAITALL;
+    /* A recvmsg: the parts are ours (aim_vec). io_uring's own retry of the flag dropped
+     * descriptors that came after its first part, and went on past a part whose
+     * descriptor had no room (MSG_CTRUNC), with or without a control buffer (found by
+     * reviewers, 2026-12-03). */
+    if (q->op == ITO_SYS_RECVMSG) q->flags &= ~MSG_WAITALL;
     return true;
 }
 
@@ -256,7 +260,7 @@ long itoi_wsc_whole(ito_sysreq_t *q, const char *what)
     default: total = q->len < SSIZE_MAX ? q->len : SSIZE_MAX; break;
     }
     if (done >= total || !go_on(q, waitall)) return r;
-    if (q->op == ITO_SYS_RECVMSG && q->msg->msg_control && ctl_came(q->msg))
+    if (q->op == ITO_SYS_RECVMSG && ctl_came(q->msg))
         return r; /* descriptors came with the first part: the call ends there (aim_vec) */
     if (q->op == ITO_SYS_WRITEV || q->op == ITO_SYS_SENDMSG || q->op == ITO_SYS_RECVMSG)
         return rest_vec(q, what, done, total, gen, ctl_cap);

@@ -404,6 +404,19 @@ int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n)
     itoi_ult_t *me = w->cur;
     itoi_wscw_t *a = itoi_wsc_area(w);
     if (!a) return itoi_wsc_area_error();
+    if (ITOI_UNLIKELY(atomic_load_explicit(&me->io_cancel, memory_order_relaxed)) && n > 0 &&
+        atomic_exchange(&me->io_cancel, 0)) {
+        /* A cancellation kept from before the call: the batch ends at once with nothing
+         * posted, every request -ECANCELED (its continuation sent with it), as a single
+         * call fails at once. No record is made: nothing is in flight for finalize's
+         * count. Until 2026-12-03 the batch ran and the cancellation was dropped (found by
+         * a reviewer); an empty batch leaves it for the next call. */
+        for (size_t i = 0; i < n; i++) {
+            if (reqs[i].result) *reqs[i].result = -ECANCELED;
+            if (reqs[i].frame) ito_continue_value(reqs[i].frame, reqs[i].entry, (uint64_t)-ECANCELED);
+        }
+        return ITO_OK;
+    }
     itoi_iowait_t wt = {.ult = me};
     for (size_t i = 0; i < n; i++) { /* all records first: nothing is posted without memory */
         itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
@@ -426,26 +439,15 @@ int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n)
         r->next = order;
         order = r;
     }
-    if (ITOI_UNLIKELY(atomic_load_explicit(&me->io_cancel, memory_order_relaxed)) &&
-        atomic_exchange(&me->io_cancel, 0)) {
-        /* A cancellation kept from before the call: the batch ends at once with nothing
-         * posted, every request -ECANCELED (its continuation fired with it), as a single
-         * call fails at once. Until 2026-12-03 the batch ran and the cancellation was
-         * dropped (found by a reviewer). */
-        for (itoi_sysrec_t *r = order, *next; r; r = next) {
-            next = r->next;
-            itoi_wsc_complete(w, a, r, -ECANCELED);
-        }
-        return ITO_OK;
-    }
     for (itoi_sysrec_t *r = order, *next; r; r = next) {
         next = r->next;
         itoi_wsc_submit(w, a, r, &r->req);
     }
     itoi_wsc_flush(w, a, FLUSH_EXPLICIT);
     io_park(w, a, &wt, me->io_deadline, "sys_wait_all");
-    /* Consumed if it ended the batch; one that came after every request had completed is
-     * kept for the next call (it used to be dropped). */
+    /* Consumed if it ended a request of the batch (-ECANCELED); one that came after every
+     * request had completed, or found them ending for another reason (a close, the
+     * deadline), is kept for the next call, as a single call keeps it. */
     if (wt.cancelled) atomic_store(&me->io_cancel, 0);
     return ITO_OK;
 }

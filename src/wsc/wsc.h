@@ -57,7 +57,7 @@ typedef struct itoi_iowait {
     bool any, fired;
     bool parked;                /* the ULT has parked (else it finds left == 0 itself) */
     bool cancelling;            /* iowait_done is cancelling the others (poll) */
-    bool cancelled;             /* ito_cancel_io ended it with records left (ito_sys_wait_all
+    bool cancelled;             /* a record ended -ECANCELED by ito_cancel_io (ito_sys_wait_all
                                  * consumes the cancellation then, else keeps it) */
 } itoi_iowait_t;
 
