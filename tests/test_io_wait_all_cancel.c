@@ -70,6 +70,7 @@ static void *body(void *unused)
 /* 4. */
 static int cp[2], data[2];
 static ito_thread_t victim;
+static _Atomic int cancel_made;
 
 static void *victim_body(void *unused)
 {
@@ -79,6 +80,7 @@ static void *victim_body(void *unused)
     ito_sysreq_t q = {.op = ITO_SYS_READ, .fd = cp[0], .buf = &c, .len = 1, .result = &r};
     CHECK_OK(ito_sys_wait_all(&q, 1));
     CHECK_EQ(r, -EBADF); /* the close ended it */
+    while (!atomic_load(&cancel_made)) CHECK_OK(ito_yield()); /* (2 workers: we may run first) */
     errno = 0;
     CHECK_EQ(ito_read(data[0], &c, 1), -1); /* the cancellation was kept */
     CHECK_EQ(errno, ECANCELED);
@@ -92,6 +94,7 @@ static void *closer_body(void *unused)
     CHECK_OK(ito_sleep_ns(20 * 1000000ull)); /* the victim waits */
     CHECK_EQ(ito_close(cp[0]), 0);
     CHECK_OK(ito_cancel_io(victim));
+    atomic_store(&cancel_made, 1);
     return NULL;
 }
 
@@ -100,6 +103,7 @@ static void close_then_cancel(void)
     CHECK_EQ(pipe(cp), 0);
     CHECK_EQ(pipe(data), 0);
     CHECK_EQ(write(data[1], "d", 1), 1);
+    atomic_store(&cancel_made, 0);
     ito_thread_t c;
     CHECK_OK(ito_create(&victim, victim_body, NULL, NULL));
     CHECK_OK(ito_create(&c, closer_body, NULL, NULL));

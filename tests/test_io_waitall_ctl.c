@@ -16,7 +16,10 @@
  * no flag). (e) "ab", then "c" with a descriptor, then "d": 3 bytes and MSG_CTRUNC;
  * (f) the descriptor with the first part: 1 byte and MSG_CTRUNC. (g), (h): the same with
  * no control buffer at all (msg_control NULL; a later reviewer: the call went on past
- * the descriptor there, io_uring's own MSG_WAITALL retry or ito's parts). */
+ * the descriptor there, io_uring's own MSG_WAITALL retry or ito's parts). (i), (j): with
+ * SO_PASSCRED every part carries credentials, which must not end the call: 10 bytes, then
+ * 10 more 30 ms later, are 20 with and without a control buffer (a third reviewer: the
+ * fix of (g), (h) returned 10, as the fix of (a) had with a buffer). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
@@ -147,6 +150,42 @@ static void one(int mode)
     close(sv[1]);
 }
 
+static int cred_buf;
+
+static void *cred_receiver(void *unused)
+{
+    (void)unused;
+    char buf[20];
+    union {
+        struct cmsghdr h;
+        char b[256];
+    } u;
+    struct iovec v = {buf, sizeof buf};
+    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = cred_buf ? u.b : NULL,
+                       .msg_controllen = cred_buf ? sizeof u.b : 0};
+    ssize_t r = ito_recvmsg(sv[1], &m, MSG_WAITALL);
+    if (r != 20) printf("credentials, buffer %d: %zd, flags %#x\n", cred_buf, r, (unsigned)m.msg_flags);
+    CHECK_EQ(r, 20);
+    CHECK_EQ(memcmp(buf, "0123456789abcdefghij", 20), 0);
+    return NULL;
+}
+
+static void one_credentials(int with_buf)
+{
+    cred_buf = with_buf;
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    int on = 1;
+    CHECK_EQ(setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &on, sizeof on), 0);
+    CHECK_EQ(write(sv[0], "0123456789", 10), 10);
+    ito_thread_t t;
+    CHECK_OK(ito_create(&t, cred_receiver, NULL, NULL));
+    CHECK_OK(ito_sleep_ns(30 * MS));
+    CHECK_EQ(write(sv[0], "abcdefghij", 10), 10);
+    CHECK_OK(ito_join(t, NULL));
+    close(sv[0]);
+    close(sv[1]);
+}
+
 static void round_on(const char *backend)
 {
     (void)backend;
@@ -155,6 +194,8 @@ static void round_on(const char *backend)
         one_truncating(0);
         one_truncating(1);
     }
+    one_credentials(0);
+    one_credentials(1);
 }
 
 int main(void)

@@ -336,9 +336,14 @@ ssize_t ito_recv(int fd, void *buf, size_t len, int flags);
 ssize_t ito_sendmsg(int fd, const struct msghdr *msg, int flags);
 /**
  * @brief recvmsg(2) for a ULT (MSG_WAITALL: until the vector is full or end of file).
- * MSG_WAITALL as for ito_recv; with a control buffer the call also ends after the part
- * that brought ancillary data (passed descriptors), as recvmsg(2) does, so none is lost:
- * the caller's msg_controllen and MSG_CTRUNC describe it.
+ * MSG_WAITALL as for ito_recv; on a unix socket the call also ends after the part that
+ * brought descriptors (SCM_RIGHTS), as recvmsg(2) does, so none is lost: the caller's
+ * msg_controllen and MSG_CTRUNC describe it; with no room for them (no control buffer,
+ * or one too small: MSG_CTRUNC) it ends there too. Credentials, security labels and
+ * timestamps, which come with every part, do not end it (the last part's are the
+ * caller's). Limit: on a unix socket with SO_PASSCRED or SO_PASSSEC and no room for any
+ * control message, a cut cannot tell descriptors from credentials, and the call goes on
+ * (the descriptors are dropped by the kernel; MSG_CTRUNC is set).
  * @return the bytes received; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).

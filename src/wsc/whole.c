@@ -130,8 +130,22 @@ typedef struct vec_rest {
     struct msghdr *m;        /* sendmsg/recvmsg: the private header, else NULL */
     struct msghdr *user;     /* recvmsg: the caller's header, else NULL */
     size_t ctl_cap;          /* the control buffer's size as the caller gave it */
+    int ctl_mode;            /* recvmsg: CTL_* (when ancillary data ends the call) */
     bool later;              /* a part of the rest has run */
 } vec_rest_t;
+
+/* When a MSG_WAITALL recvmsg's ancillary data ends it, by the socket (looked up once per
+ * call): only descriptors do, as the kernel's unix stream receive stops after a message
+ * that carries them, and only unix sockets pass them. Credentials (SO_PASSCRED), security
+ * labels (SO_PASSSEC) and timestamps come with every part and do not end it (until
+ * 2026-12-03 any ancillary data, or MSG_CTRUNC alone, did: such a receive returned after
+ * its first part; found by a reviewer). */
+enum {
+    CTL_NEVER,       /* not a unix socket: no descriptors come */
+    CTL_RIGHTS,      /* unix, descriptors only: MSG_CTRUNC means descriptors did not fit */
+    CTL_RIGHTS_MORE, /* unix passing credentials or labels too: MSG_CTRUNC may be theirs, so a
+                      * cut alone does not end it (the caller still gets the flag) */
+};
 
 /* Whether a received header says ancillary data came: a length, or MSG_CTRUNC alone (the
  * kernel's answer when none of it fitted: msg_controllen 0; until 2026-12-03 such a part
@@ -142,22 +156,38 @@ static bool ctl_came(const struct msghdr *m)
     return m->msg_controllen > 0 || (m->msg_flags & MSG_CTRUNC);
 }
 
-/* recvmsg: whether the last part brought ancillary data (passed descriptors); it is the
- * caller's then (its length and MSG_CTRUNC go to the caller's header). */
-static bool ctl_back(vec_rest_t *x)
+/* Whether a part's header ends the call (mode: CTL_*): descriptors among its control
+ * messages, or a cut where only descriptors come. */
+static bool ctl_stops(struct msghdr *m, int mode)
 {
-    if (!x->user || !x->later || !ctl_came(x->m)) return false;
+    if (mode == CTL_NEVER) return false;
+    if (m->msg_control && m->msg_controllen >= sizeof(struct cmsghdr))
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) return true;
+    return (m->msg_flags & MSG_CTRUNC) && mode == CTL_RIGHTS;
+}
+
+/* recvmsg: the last part's ancillary data, if it brought any, is the caller's (its length
+ * and MSG_CTRUNC go to the caller's header). */
+static void ctl_back(vec_rest_t *x)
+{
+    if (!x->user || !x->later || !ctl_came(x->m)) return;
     x->user->msg_controllen = x->m->msg_controllen;
     x->user->msg_flags |= x->m->msg_flags & MSG_CTRUNC;
-    return true;
 }
 
 static bool aim_vec(ito_sysreq_t *q, size_t done, void *ctx)
 {
     vec_rest_t *x = ctx;
-    if (x->user) { /* the call ends after a part with ancillary data, as recvmsg(2) stops
-                    * after a message that carries descriptors */
-        if (ctl_back(x)) return false;
+    if (x->user) { /* the call ends after a part with descriptors, as recvmsg(2) stops
+                    * after a message that carries them */
+        if (x->later) {
+            x->user->msg_flags |= x->m->msg_flags & MSG_CTRUNC; /* a cut is the caller's to know */
+            if (ctl_stops(x->m, x->ctl_mode)) {
+                ctl_back(x);
+                return false;
+            }
+        }
         x->later = true;
         x->m->msg_controllen = x->ctl_cap;
         x->m->msg_flags = 0; /* the part's own flags come back here */
@@ -188,7 +218,8 @@ static bool aim_buf(ito_sysreq_t *q, size_t done, void *ctx)
 }
 
 /* The rest of a vectored transfer after a first part of `done` bytes. */
-static long rest_vec(ito_sysreq_t *q, const char *what, size_t done, size_t total, unsigned gen, size_t ctl_cap)
+static long rest_vec(ito_sysreq_t *q, const char *what, size_t done, size_t total, unsigned gen, size_t ctl_cap,
+                     int ctl_mode)
 {
     bool msg = q->op == ITO_SYS_SENDMSG || q->op == ITO_SYS_RECVMSG;
     vec_rest_t x = {.iov = msg ? q->msg->msg_iov : q->iov, .n = msg ? (int)q->msg->msg_iovlen : q->iovcnt};
@@ -200,10 +231,10 @@ static long rest_vec(ito_sysreq_t *q, const char *what, size_t done, size_t tota
         m = *q->msg;
         m.msg_name = NULL;
         m.msg_namelen = 0;
-        if (q->op == ITO_SYS_RECVMSG) { /* its parts' ancillary data (or MSG_CTRUNC alone, with
-                                         * no room for any) end the call */
+        if (q->op == ITO_SYS_RECVMSG && ctl_mode != CTL_NEVER) { /* descriptors may end it */
             x.user = q->msg;
             x.ctl_cap = m.msg_control ? ctl_cap : 0;
+            x.ctl_mode = ctl_mode;
         }
         if (!x.ctl_cap) {
             m.msg_control = NULL;
@@ -227,9 +258,11 @@ static long rest_vec(ito_sysreq_t *q, const char *what, size_t done, size_t tota
  * a datagram or seqpacket receive is one message (recv(2) ignores the flag there; going on
  * glued messages together and could wait for ever), and going on after a peek would peek
  * the same bytes again into the rest of the buffer. io_uring would retry a seqpacket
- * receive itself: the flag is taken off before the first part. Whether the parts go on. */
-static bool waitall_where_it_applies(ito_sysreq_t *q)
+ * receive itself: the flag is taken off before the first part. Whether the parts go on;
+ * *ctl_mode: CTL_* for a recvmsg. */
+static bool waitall_where_it_applies(ito_sysreq_t *q, int *ctl_mode)
 {
+    *ctl_mode = CTL_NEVER;
     if ((q->op != ITO_SYS_RECV && q->op != ITO_SYS_RECVMSG) || !(q->flags & MSG_WAITALL)) return false;
     int type = 0;
     socklen_t tl = sizeof type;
@@ -238,17 +271,27 @@ static bool waitall_where_it_applies(ito_sysreq_t *q)
         q->flags &= ~MSG_WAITALL;
         return false;
     }
-    /* A recvmsg: the parts are ours (aim_vec). io_uring's own retry of the flag dropped
-     * descriptors that came after its first part, and went on past a part whose
-     * descriptor had no room (MSG_CTRUNC), with or without a control buffer (found by
-     * reviewers, 2026-12-03). */
-    if (q->op == ITO_SYS_RECVMSG) q->flags &= ~MSG_WAITALL;
+    /* A recvmsg on a unix socket: the parts are ours (aim_vec). io_uring's own retry of
+     * the flag dropped descriptors that came after its first part, and went on past a part
+     * whose descriptors had no room (MSG_CTRUNC), with or without a control buffer (found
+     * by reviewers, 2026-12-03). */
+    int dom = 0, on = 0;
+    tl = sizeof dom;
+    if (q->op == ITO_SYS_RECVMSG && getsockopt(q->fd, SOL_SOCKET, SO_DOMAIN, &dom, &tl) == 0 && dom == AF_UNIX) {
+        q->flags &= ~MSG_WAITALL;
+        tl = sizeof on;
+        bool more = (getsockopt(q->fd, SOL_SOCKET, SO_PASSCRED, &on, &tl) == 0 && on);
+        tl = sizeof on;
+        more |= (getsockopt(q->fd, SOL_SOCKET, SO_PASSSEC, &on, &tl) == 0 && on);
+        *ctl_mode = more ? CTL_RIGHTS_MORE : CTL_RIGHTS;
+    }
     return true;
 }
 
 long itoi_wsc_whole(ito_sysreq_t *q, const char *what)
 {
-    bool waitall = waitall_where_it_applies(q);
+    int ctl_mode;
+    bool waitall = waitall_where_it_applies(q, &ctl_mode);
     unsigned gen = atomic_load(gen_of(q->fd));
     size_t ctl_cap = q->op == ITO_SYS_RECVMSG ? q->msg->msg_controllen : 0;
     long r = itoi_wsc_call(q, what);
@@ -260,10 +303,10 @@ long itoi_wsc_whole(ito_sysreq_t *q, const char *what)
     default: total = q->len < SSIZE_MAX ? q->len : SSIZE_MAX; break;
     }
     if (done >= total || !go_on(q, waitall)) return r;
-    if (q->op == ITO_SYS_RECVMSG && ctl_came(q->msg))
+    if (q->op == ITO_SYS_RECVMSG && ctl_stops(q->msg, ctl_mode))
         return r; /* descriptors came with the first part: the call ends there (aim_vec) */
     if (q->op == ITO_SYS_WRITEV || q->op == ITO_SYS_SENDMSG || q->op == ITO_SYS_RECVMSG)
-        return rest_vec(q, what, done, total, gen, ctl_cap);
+        return rest_vec(q, what, done, total, gen, ctl_cap, ctl_mode);
     buf_rest_t x = {.buf = q->buf, .len = total};
     long last;
     return rest(q, what, done, total, gen, aim_buf, &x, &last);
