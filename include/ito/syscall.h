@@ -339,11 +339,12 @@ ssize_t ito_sendmsg(int fd, const struct msghdr *msg, int flags);
  * MSG_WAITALL as for ito_recv; on a unix socket the call also ends after the part that
  * brought descriptors (SCM_RIGHTS), as recvmsg(2) does, so none is lost: the caller's
  * msg_controllen and MSG_CTRUNC describe it; with no room for them (no control buffer,
- * or one too small: MSG_CTRUNC) it ends there too. Credentials, security labels and
- * timestamps, which come with every part, do not end it (the last part's are the
- * caller's). Limit: on a unix socket with SO_PASSCRED or SO_PASSSEC and no room for any
- * control message, a cut cannot tell descriptors from credentials, and the call goes on
- * (the descriptors are dropped by the kernel; MSG_CTRUNC is set).
+ * or one too small: MSG_CTRUNC) it ends there too. Timestamps do not end it. Limit: on a
+ * unix socket that passes credentials, security labels or pidfds (SO_PASSCRED,
+ * SO_PASSSEC, SO_PASSPIDFD), which come with every part, the call ends after the first
+ * part with any control data (or MSG_CTRUNC): it may return less than asked where
+ * recvmsg(2) would go on (same writer); call again for the rest. Nothing is lost: no
+ * descriptor, and no data of two writers under one writer's credentials.
  * @return the bytes received; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).

@@ -135,17 +135,23 @@ typedef struct vec_rest {
 } vec_rest_t;
 
 /* When a MSG_WAITALL recvmsg's ancillary data ends it, by the socket (looked up once per
- * call): only descriptors do, as the kernel's unix stream receive stops after a message
- * that carries them, and only unix sockets pass them. Credentials (SO_PASSCRED), security
- * labels (SO_PASSSEC) and timestamps come with every part and do not end it (until
- * 2026-12-03 any ancillary data, or MSG_CTRUNC alone, did: such a receive returned after
- * its first part; found by a reviewer). */
+ * call). Only unix sockets pass descriptors; the kernel's unix stream receive stops after
+ * a message that carries them. Timestamps (TCP) never end it: other sockets leave the
+ * flag to the kernel. A unix socket that passes only descriptors ends after a part with
+ * SCM_RIGHTS or a cut (until 2026-12-03 any MSG_CTRUNC did, also where credentials made
+ * it). One that also passes credentials, labels or pidfds (SO_PASSCRED, SO_PASSSEC,
+ * SO_PASSPIDFD) ends after any part with control data: the kernel stops there too when
+ * the writer's credentials change, and a part cannot tell which it was; going on lost
+ * descriptors on io_uring, leaked pidfds and merged writers (found by a reviewer). Such a
+ * receive may return less than asked with the writer unchanged (syscall.h). */
 enum {
     CTL_NEVER,       /* not a unix socket: no descriptors come */
-    CTL_RIGHTS,      /* unix, descriptors only: MSG_CTRUNC means descriptors did not fit */
-    CTL_RIGHTS_MORE, /* unix passing credentials or labels too: MSG_CTRUNC may be theirs, so a
-                      * cut alone does not end it (the caller still gets the flag) */
+    CTL_RIGHTS,      /* unix, descriptors only: a cut means descriptors did not fit */
+    CTL_RIGHTS_MORE, /* unix passing credentials, labels or pidfds too: any control data ends it */
 };
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD 76 /* Linux 6.5; older kernels refuse the option (ENOPROTOOPT: off) */
+#endif
 
 /* Whether a received header says ancillary data came: a length, or MSG_CTRUNC alone (the
  * kernel's answer when none of it fitted: msg_controllen 0; until 2026-12-03 such a part
@@ -161,6 +167,7 @@ static bool ctl_came(const struct msghdr *m)
 static bool ctl_stops(struct msghdr *m, int mode)
 {
     if (mode == CTL_NEVER) return false;
+    if (mode == CTL_RIGHTS_MORE) return ctl_came(m);
     if (m->msg_control && m->msg_controllen >= sizeof(struct cmsghdr))
         for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c))
             if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) return true;
@@ -283,6 +290,8 @@ static bool waitall_where_it_applies(ito_sysreq_t *q, int *ctl_mode)
         bool more = (getsockopt(q->fd, SOL_SOCKET, SO_PASSCRED, &on, &tl) == 0 && on);
         tl = sizeof on;
         more |= (getsockopt(q->fd, SOL_SOCKET, SO_PASSSEC, &on, &tl) == 0 && on);
+        tl = sizeof on;
+        more |= (getsockopt(q->fd, SOL_SOCKET, SO_PASSPIDFD, &on, &tl) == 0 && on);
         *ctl_mode = more ? CTL_RIGHTS_MORE : CTL_RIGHTS;
     }
     return true;
