@@ -308,12 +308,12 @@ void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long 
     if (r->why != WHY_NONE) {
         if (res == -ECANCELED || res == -EINTR) res = cancelled_result(r->why);
         ITOI_BUMP(a->st.cancelled);
+        if (r->why == WHY_CANCEL && res == -ECANCELED && r->wait) r->wait->cancelled = true; /* (off the common path) */
     }
     ITOI_BUMP(a->st.completed);
     ITOI_BUMP(w->n_side_run);
     if (r->result) *r->result = res;
     itoi_iowait_t *wt = r->wait;
-    if (wt && r->why == WHY_CANCEL && res == -ECANCELED) wt->cancelled = true;
     ito_frame_t *f = r->frame;
     int entry = r->entry;
     rec_put(a, r);
