@@ -163,13 +163,15 @@ def execute(cmd: list[str], scratch: Scratch) -> int:
 
 # ---- the stub variant's steps ----
 
-def compile_options(args: list[Arg], no_lto: bool) -> list[str]:
-    """The options of a compile step: no inputs, -c/-S/-o/-x, link-only options, -MJ (the
-    steps' entries are written by StubBuild)."""
+def compile_options(args: list[Arg], no_lto: bool, link_only: bool = False) -> list[str]:
+    """The options of a compile step: no inputs, -c/-S/-o/-x, -MJ (the steps' entries are
+    written by StubBuild), and no link-only options unless link_only (a call that links
+    nothing, where clang reports them unused: -Werror makes that an error)."""
     out = []
     for a in args:
         if (a.is_input or a.name in MODE_FLAGS or a.output() is not None
-                or a.x_lang() is not None or a.link_only() or a.name.startswith("-MJ")
+                or a.x_lang() is not None or (a.link_only() and not link_only)
+                or a.name.startswith("-MJ")
                 or (no_lto and a.name.startswith(LTO_OPTS))):
             continue
         out += a.words
@@ -349,9 +351,11 @@ class StubBuild:
         self.dry = "-###" in words(args)
         self.compiled = [k for k, a in enumerate(args) if a.kind in COMPILED]
         self.no_lto = lto_requested(args)
-        # clang in one call would find every option used by some step: so do not warn here
-        self.common = compile_options(self.args, self.no_lto) + (
-            ["-Qunused-arguments"] if self.mode == "link" or len(self.compiled) > 1 else [])
+        # clang in one call would find every option used by some step: so do not warn here;
+        # a call of one input that links nothing warns as clang does, link-only options too
+        alone = self.mode != "link" and len(self.compiled) == 1
+        self.common = compile_options(self.args, self.no_lto, alone) + (
+            [] if alone else ["-Qunused-arguments"])
         if self.mode == "link" and last_value(args, "-dumpdir") is None:
             # what clang gives its compile jobs when it links: auxiliary outputs (.dwo) are
             # named <output>-<input stem>

@@ -18,6 +18,9 @@ could take the place of the runtime's); `--ito-no-fallback` leaves it out.
 
 The archive is built once per clang and target options into $XDG_CACHE_HOME/ito-cc
 (~/.cache/ito-cc), or into the call's temporary directory when that cannot be written.
+On x86 it is built with -fcf-protection=full: a linker marks an executable for IBT and
+shadow stacks (CET) only when every input object says it is ready for them, so a member
+without the note would take the marking from every program that has it.
 """
 from __future__ import annotations
 
@@ -123,10 +126,17 @@ def cache_dir() -> Path | None:
     return Path(base) / "ito-cc" if base else None
 
 
+# the member's code options: position independent (it may be linked into a PIE), and
+# ready for CET where the target has it (tried first; a target without it refuses the option)
+CODE_OPTS = ("-O1", "-fPIC")
+CET_OPTS = ("-fcf-protection=full",)
+
+
 def archive(clang: str, target: list[str], scratch: Callable[[], Path]) -> str | None:
     """The path of the fallback archive for clang and these target options (None when it
     cannot be built: then links go on without it); scratch() gives a temporary directory."""
-    key = hashlib.sha256("\0".join([SOURCE, os.path.realpath(clang), *target]).encode())
+    key = hashlib.sha256("\0".join([SOURCE, os.path.realpath(clang), *CODE_OPTS, *CET_OPTS,
+                                    *target]).encode())
     name = f"fallback-{key.hexdigest()[:16]}.a"
     cache = cache_dir()
     if cache is not None:
@@ -152,9 +162,12 @@ def archive(clang: str, target: list[str], scratch: Callable[[], Path]) -> str |
 def _build(clang: str, target: list[str], work: Path, out: Path) -> bool:
     src, obj = work / "ito_fallback.c", work / "ito_fallback.o"
     src.write_text(SOURCE)
-    cp = subprocess.run([clang, *target, "-x", "c", "-O1", "-fPIC", "-w", "-c", str(src),
-                         "-o", str(obj)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if cp.returncode != 0:
+    for extra in (CET_OPTS, ()):
+        cp = subprocess.run([clang, *target, "-x", "c", *CODE_OPTS, *extra, "-w", "-c", str(src),
+                             "-o", str(obj)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if cp.returncode == 0:
+            break
+    else:
         return False
     out.write_bytes(ar_archive("ito_fallback.o", obj.read_bytes(), SYMBOLS))
     return True

@@ -4,6 +4,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalIFunc.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -38,7 +39,21 @@ void functionsIn(const Constant *C, DenseSet<const Function *> &Out,
 }
 
 bool isSignalRegistrar(StringRef N) {
-  return N == "signal" || N == "sysv_signal" || N == "bsd_signal" || N == "__sysv_signal";
+  return N == "signal" || N == "sysv_signal" || N == "bsd_signal" || N == "__sysv_signal" ||
+         N == "sigset";
+}
+
+// Adds to Set every function that a member calls directly, transitively.
+void closeOverCallees(DenseSet<const Function *> &Set) {
+  SmallVector<const Function *, 16> Work(Set.begin(), Set.end());
+  while (!Work.empty()) {
+    const Function *H = Work.pop_back_val();
+    for (const Instruction &I : instructions(*H))
+      if (const auto *CB = dyn_cast<CallBase>(&I))
+        if (const Function *C = calledFunction(*CB))
+          if (!C->isDeclaration() && Set.insert(C).second)
+            Work.push_back(C);
+  }
 }
 
 bool isSigaction(StringRef N) { return N == "sigaction" || N == "__sigaction"; }
@@ -95,15 +110,16 @@ ModuleSafety::ModuleSafety(Module &M) {
     }
   }
   // ... and what they call directly, transitively.
-  SmallVector<const Function *, 16> Work(Handlers.begin(), Handlers.end());
-  while (!Work.empty()) {
-    const Function *H = Work.pop_back_val();
-    for (const Instruction &I : instructions(*H))
-      if (const auto *CB = dyn_cast<CallBase>(&I))
-        if (const Function *C = calledFunction(*CB))
-          if (!C->isDeclaration() && Handlers.insert(C).second)
-            Work.push_back(C);
-  }
+  closeOverCallees(Handlers);
+
+  // IFUNC resolvers (written with __attribute__((ifunc)), or made by clang for
+  // target_clones/target_version): the dynamic loader, or in a -static program the C
+  // start-up code before the thread pointer exists, runs them, never a ULT.
+  for (const GlobalIFunc &GI : M.ifuncs())
+    if (const Function *R = GI.getResolverFunction())
+      if (!R->isDeclaration())
+        Resolvers.insert(R);
+  closeOverCallees(Resolvers);
 }
 
 StringRef ModuleSafety::whyNot(const Function &F) const {
@@ -122,6 +138,8 @@ StringRef ModuleSafety::whyNot(const Function &F) const {
     return "returns_twice";
   if (Handlers.contains(&F))
     return "signal handler";
+  if (Resolvers.contains(&F))
+    return "ifunc resolver";
   return "";
 }
 

@@ -9,12 +9,16 @@
 //  - they are naked, declarations, or available_externally;
 //  - they are signal handlers this module registers, or functions they call directly
 //    (a yield inside a handler would switch threads with the signal frame on the stack):
-//      recognised: a function passed directly to signal/sysv_signal/bsd_signal/__sysv_signal;
+//      recognised: a function passed directly to signal/sysv_signal/bsd_signal/__sysv_signal/
+//      sigset;
 //      a function whose address is stored, or sits in a constant initialiser used, in a
 //      function that calls sigaction/__sigaction (the sa_handler idiom).
 //      not recognised: handlers registered in another translation unit, handlers reached
 //      only through pointers loaded from elsewhere, callees reached indirectly or defined
 //      in other translation units. Such functions must be marked ito_noyield by hand.
+//  - they are IFUNC resolvers of this module (__attribute__((ifunc)), target_clones), or
+//    functions they call directly: the loader runs them, in a -static program before the
+//    thread pointer that the check reads exists;
 // Blocks are skipped when they are EH pads, are unreachable, end in `unreachable`, or (unless
 // allowed by -ito-yield-allow-va-regions) may execute between a va_start and its va_end.
 #ifndef ITO_COMPILER_SAFETY_H
@@ -34,7 +38,7 @@ public:
   llvm::StringRef whyNot(const llvm::Function &F) const;
 
 private:
-  llvm::DenseSet<const llvm::Function *> NoYield, Handlers;
+  llvm::DenseSet<const llvm::Function *> NoYield, Handlers, Resolvers;
 };
 
 // Blocks of F that may run while a va_list started by va_start is open.

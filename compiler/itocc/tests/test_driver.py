@@ -123,8 +123,13 @@ def test_link_options_stay_out_of_the_compile_steps(itocc, tmp_path):
     assert b"\x03\x00" == (tmp_path / "libf.so").read_bytes()[16:18]  # ET_DYN
     itocc.ok(*STUB, "-Werror", "-r", "f.c", "g.S", "-o", "fg.o")
     assert instrumented(tmp_path / "fg.o") and " T g" in symbols(tmp_path / "fg.o")
-    itocc.ok(*STUB, "-Werror", "-c", "f.c", *LINK_FLAGS, "-o", "f.o")
+    itocc.ok(*STUB, "-c", "f.c", *LINK_FLAGS, "-o", "f.o")
     assert instrumented(tmp_path / "f.o")
+    # a call that links nothing reports them unused, as clang does (section 14, bugB3)
+    ref = subprocess.run([CLANG, "-Werror", "-c", "f.c", *LINK_FLAGS, "-o", "r.o"],
+                         cwd=tmp_path, capture_output=True)
+    cp = itocc(*STUB, "-Werror", "-c", "f.c", *LINK_FLAGS, "-o", "f.o")
+    assert ref.returncode != 0 and cp.returncode == ref.returncode, cp.err
 
 
 # ---- 3. options with a separate value ----
@@ -708,3 +713,74 @@ def test_probe_builds_assemble_in_either_syntax(itocc, tmp_path):
             assert "U ito_probe_hit" in symbols(tmp_path / "f2.o"), opts
             itocc.ok(*opts, "m.c", "f.c", "hit.S", "-o", "p")
             run(tmp_path / "p")
+
+
+# ---- 14. found by a tester building outside code, 2026-12-04 ----
+
+IFUNC_C = r"""#include <stdio.h>
+static int impl_a(int x) { return x + 1; }
+static int impl_b(int x) { return x + 2; }
+static volatile int n = 3;
+static void *resolve_add(void)
+{
+    int s = 0;
+    for (int i = 0; i < n; i++) s += i;   /* a loop: a check, were it instrumented */
+    return s == 3 ? (void *)impl_a : (void *)impl_b;
+}
+int add(int) __attribute__((ifunc("resolve_add")));
+__attribute__((target_clones("avx2", "default"))) int tc(int k)
+{ int s = 0; for (int i = 0; i < k; i++) s += i * i; return s; }
+int main(void) { printf("%d %d\n", add(1), tc(10)); return 0; }
+"""
+
+
+def _static_libc() -> bool:
+    cp = subprocess.run([CLANG, "-print-file-name=libc.a"], capture_output=True, text=True)
+    return cp.returncode == 0 and os.path.isabs(cp.stdout.strip())
+
+
+@pytest.mark.skipif(not _static_libc(), reason="no static libc (libc.a)")
+@pytest.mark.parametrize("variant", [STUB, ()], ids=["stub", "min"])
+def test_ifunc_resolvers_in_static_programs(itocc, tmp_path, variant):
+    # bugB1: IFUNC resolvers (hand-written, and clang's for target_clones) got checks; in
+    # a -static program the start-up code runs them before the thread pointer exists, so
+    # the check's %fs load crashed before main (SIGSEGV); clang-19's build prints "2 285"
+    write(tmp_path, {"i.c": IFUNC_C})
+    itocc.ok(*variant, "-O1", "-static", "i.c", "-o", "p")
+    assert run(tmp_path / "p") == "2 285\n"
+
+
+@pytest.mark.skipif(not shutil.which("readelf"), reason="no readelf")
+@pytest.mark.parametrize("variant", [["--ito-variant=stub"], ()], ids=["stub", "min"])
+def test_the_fallback_keeps_cet_marking(itocc, tmp_path, variant):
+    # bugB2: the fallback's member had no GNU property note, so the linker dropped the
+    # executable's IBT/SHSTK marking (and -z cet-report=error refused the link).
+    # -nostartfiles: this Debian's crt objects have no note and would hide it; the
+    # loop's check must refer to the flag, so that the member is linked
+    write(tmp_path, {"c.c": "#include <unistd.h>\nint sum(int n){ int s=0; "
+                            "for(int i=0;i<n;i++) s+=i; return s; }\n"
+                            "void _start(void){ int s = sum(10); "
+                            "write(1, s == 45 ? \"ok\\n\" : \"no\\n\", 3); _exit(0); }\n"})
+    itocc.ok(*variant, "-O1", "-fcf-protection=full", "-nostartfiles", "c.c", "-o", "p",
+             "-Wl,-z,cet-report=error")
+    notes = subprocess.run(["readelf", "-n", str(tmp_path / "p")], capture_output=True,
+                           text=True, check=True).stdout
+    assert "IBT, SHSTK" in notes, notes
+    assert "ito_coop_flag" in symbols(tmp_path / "p")
+    assert run(tmp_path / "p") == "ok\n"
+
+
+@pytest.mark.parametrize("opt", ["-L/nonexistent", "-lm", "-Wl,--as-needed", "-rdynamic"])
+def test_link_options_in_a_compile_only_call_are_reported(itocc, tmp_path, opt):
+    # bugB3: the stub variant left link-only options out of a -c call's steps, so clang's
+    # "argument unused during compilation" (an error under -Werror) never came
+    write(tmp_path, {"f.c": F})
+    ref = subprocess.run([CLANG, "-Werror", "-c", "f.c", opt, "-o", "ref.o"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    for how in (["-c", "-o", "f.o"], ["-S", "-o", "f.s"]):
+        cp = itocc(*STUB, "-Werror", "f.c", opt, *how)
+        assert (cp.returncode == 0) == (ref.returncode == 0), (opt, how, cp.err, ref.stderr)
+        if ref.returncode != 0:
+            assert "unused" in cp.err, cp.err
+    cp = itocc(*STUB, "-c", "f.c", opt, "-o", "f.o")  # without -Werror: a warning, as clang
+    assert cp.returncode == 0
