@@ -188,6 +188,21 @@ __attribute__((unused)) static void ito_test_each_backend(int workers, void (*ro
     }
     unsetenv("ITO_WSC_BACKEND");
 }
+
+/* The same, the round being body run in one ULT and joined. */
+static void *(*ito_test_round_body)(void *);
+__attribute__((unused)) static void ito_test_round_in_ult(const char *backend)
+{
+    (void)backend;
+    ito_thread_t t;
+    CHECK_OK(ito_create(&t, ito_test_round_body, NULL, NULL));
+    CHECK_OK(ito_join(t, NULL));
+}
+__attribute__((unused)) static void ito_test_each_backend_ult(int workers, void *(*body)(void *))
+{
+    ito_test_round_body = body;
+    ito_test_each_backend(workers, ito_test_round_in_ult);
+}
 #endif
 
 #if defined(ITO_SYSCALL_H)

@@ -38,7 +38,9 @@ typedef struct ito_future { uint64_t opaque_[7]; } ito_future_t;
  */
 int ito_future_init(ito_future_t *f);
 /**
- * @brief Destroys a future that nobody waits for.
+ * @brief Destroys a future that nobody waits for. ULTs that ito_future_set woke have
+ * their value already: the future may be destroyed (and its memory freed) as soon as set
+ * returns, while they have not run yet.
  * @return ITO_OK; ITO_EINVAL if f is NULL; ITO_EBUSY if ULTs wait on it, or if it is not
  * set and continuations are registered (set it first: they would never fire).
  * @contexts any thread; not a signal handler.

@@ -64,7 +64,12 @@
  * so do the deadline, ito_cancel_io, ito_close and finalize. The wrappers wait for a
  * descriptor whatever its O_NONBLOCK mode (as io_uring does, on both backends); MSG_DONTWAIT
  * makes one attempt (EAGAIN, or a partial count, as send(2)/recv(2)). A request posted
- * with ito_sys_post is one call: a short count is its result.
+ * with ito_sys_post is one call: a short count is its result. The socket timeouts
+ * SO_RCVTIMEO and SO_SNDTIMEO do not apply to the wrappers (io_uring ignores them too):
+ * ito_io_deadline is their deadline. ito_send and ito_sendmsg never raise SIGPIPE: they
+ * send with MSG_NOSIGNAL, so a peer that closed gives -1/EPIPE only (the signal would
+ * come to whichever thread runs the request: a worker or io_uring's, not the caller);
+ * ito_write and ito_writev on a socket or pipe raise it as write(2) does.
  *
  * Finalize: posted requests and ULTs parked in wrappers are live work. ito_finalize
  * waits for them; once nothing has progressed for the grace period it cancels requests
@@ -366,6 +371,10 @@ int ito_accept(int fd, struct sockaddr *addr, socklen_t *addrlen);
 int ito_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 /**
  * @brief connect(2) for a ULT (the socket is put in O_NONBLOCK mode on the sync backend).
+ * It behaves as connect(2) on a blocking socket, also when called again: EISCONN once
+ * connected, a new attempt after a refusal, and after a call that ended early (its
+ * deadline, ito_cancel_io) while the kernel's connect went on, it waits for that connect
+ * and returns its outcome.
  * @return 0; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).

@@ -4,7 +4,11 @@
  * list of ZWT continuations registered by ito_future_then. set stores the value, marks
  * the future set (a release store: the lock-free fast path of wait and try_get is one
  * acquire load), takes the waiters and the continuation list, wakes the waiters under
- * the lock and fires the continuations after releasing it (ito_continue_value may run
+ * the lock, each with the value written where it asked (ult->wait_data, on its own
+ * stack: a woken waiter does not touch the future again, which its owner may destroy
+ * and free as soon as set returns; until 2026-12-04 it read the value from the future
+ * when it ran, found by a misuse fuzzer as a use after free), and fires the
+ * continuations after releasing it (ito_continue_value may run
  * arbitrary ZWT scheduling work). After set nothing changes any more: every later read
  * sees the same value, and a continuation registered later fires at once.
  * Continuation nodes are the runtime's (malloc'd by then, freed when they fire or when
@@ -95,7 +99,10 @@ int ito_future_set(ito_future_t *f, uint64_t value)
     atomic_store_explicit(&x->set, 1, memory_order_release);
     cont_t *c = x->conts;
     x->conts = NULL;
-    itoi_wake_every(&x->waiters);
+    for (itoi_ult_t *t; (t = itoi_waiter_pop(&x->waiters)) != NULL;) {
+        *(uint64_t *)t->wait_data = value;
+        itoi_ready(t);
+    }
     itoi_spin_unlock(&x->lock);
     return itoi_any_leave(foreign, fire(c, value));
 }
@@ -124,10 +131,13 @@ int ito_future_wait_until(ito_future_t *f, uint64_t *value, uint64_t deadline)
                 itoi_spin_unlock(&x->lock);
                 return ITO_ETIMEDOUT;
             }
+            uint64_t got = 0;
+            w->cur->wait_data = (uintptr_t)&got; /* set writes the value here (see the top) */
             int rc = itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, itoi_queue_unlink, &x->waiters,
                                         "future");
             if (rc != ITO_OK) return rc;
-            atomic_thread_fence(memory_order_acquire); /* pairs with set's release */
+            if (value) *value = got;
+            return ITO_OK;
         } else {
             itoi_spin_unlock(&x->lock);
         }

@@ -118,19 +118,23 @@ static long rw_nonblocking(const ito_sysreq_t *q, bool wr, uint32_t *events)
     return ITOI_WSC_BLOCKING;
 }
 
+/* A blocking connect(2) ends with the socket connected (or unconnected after an error).
+ * A non-blocking one leaves it "connecting" until connect is called again, so the outcome
+ * is taken by calling it again once POLLOUT came, not from SO_ERROR: it says 0 (now
+ * connected), the error (the socket unconnected again, so that a later connect tries
+ * anew), or EALREADY (still under way: wait more). With SO_ERROR the socket stayed
+ * "connecting": a later ito_connect on it said 0 where connect(2) says EISCONN, and
+ * ECONNABORTED where it tries again (found by a server tester, 2026-12-04). */
 static long connect_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *events)
 {
     *events = POLLOUT;
-    if (again) { /* POLLOUT came: the outcome is in SO_ERROR */
-        int err = 0;
-        socklen_t len = sizeof err;
-        if (getsockopt(q->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) return -errno;
-        return err ? -err : 0;
+    if (!again) {
+        int rc = set_nonblock(q->fd);
+        if (rc < 0) return rc;
     }
-    int rc = set_nonblock(q->fd);
-    if (rc < 0) return rc;
     long r = neg_errno(connect(q->fd, q->addr, q->addr_len));
-    return r == -EINPROGRESS ? -EAGAIN : r;
+    if (again && r == -EISCONN) return 0; /* connected by another caller meanwhile */
+    return r == -EINPROGRESS || (again && r == -EALREADY) ? -EAGAIN : r;
 }
 
 long itoi_wsc_run_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *events)

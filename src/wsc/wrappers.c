@@ -357,10 +357,23 @@ int ito_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
 
 int ito_accept(int fd, struct sockaddr *addr, socklen_t *addrlen) { return ito_accept4(fd, addr, addrlen, 0); }
 
+/* EALREADY: a connect on this socket is under way, one that an earlier call gave up on
+ * (its deadline, ito_cancel_io) while the kernel went on. connect(2) on a blocking socket
+ * then waits for it and returns its outcome: so does ito_connect, by waiting for POLLOUT
+ * (with the ULT's deadline and cancellation) and asking again (found by a server tester,
+ * 2026-12-04: a retry after ETIMEDOUT failed at once). */
 int ito_connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_CONNECT, .fd = fd, .addr = (struct sockaddr *)addr, .addr_len = len};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "connect")) : ret(itoi_wsc_op_errno(&q)));
+    if (!itoi_wsc_op_valid(&q)) return (int)ret(itoi_wsc_op_errno(&q));
+    long r = itoi_wsc_call(&q, "connect");
+    while (r == -EALREADY) {
+        struct pollfd p = {.fd = fd, .events = POLLOUT};
+        if (ito_poll(&p, 1, -1) < 0) return -1; /* its errno: ETIMEDOUT, ECANCELED, ... */
+        q = (ito_sysreq_t){.op = ITO_SYS_CONNECT, .fd = fd, .addr = (struct sockaddr *)addr, .addr_len = len};
+        r = itoi_wsc_call(&q, "connect");
+    }
+    return (int)ret(r);
 }
 
 int ito_openat(int dirfd, const char *path, int flags, unsigned mode)

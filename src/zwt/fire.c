@@ -13,15 +13,15 @@ void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u)
     (void)w;
     itoi_zentry_t *e = (itoi_zentry_t *)u;
     uint64_t v = atomic_load_explicit(&e->value, memory_order_relaxed); /* before the entry can be fired again */
+    ito_zwt_fn code = ITOI_ZGET(e->code); /* while queued: no set can change it (zwt.h) */
     atomic_store_explicit(&e->sync, 0, memory_order_release); /* running: no longer queued */
-    ito_zwt_fn code = ITOI_ZGET(e->code);
     code(itoi_frame_handle(e->frame), e->index, v);
 }
 
 static void wake_waiter(itoi_zentry_t *e)
 {
     uintptr_t old = atomic_exchange_explicit(&e->waiter, ITOI_ZW_FIRED, memory_order_acq_rel);
-    if (old > ITOI_ZW_FIRED) itoi_ready((itoi_ult_t *)old);
+    if (old > ITOI_ZW_SETTING) itoi_ready((itoi_ult_t *)old); /* SETTING: a set redefines it */
 }
 
 /* `take` (the worker's own completion path, itoi_zwt_fire_take): an entry that becomes
@@ -41,17 +41,24 @@ static inline __attribute__((always_inline)) int do_continue(itoi_worker_t *w, i
      * or the entry was made ready twice.) */
     int32_t s = atomic_load_explicit(&e->sync, memory_order_relaxed);
     for (;;) {
-        if (ITOI_UNLIKELY(s <= 0)) return ITO_ESTATE; /* more continuations than the arming expected (or queued) */
-        int32_t to = s > 1 || !ITOI_ZGET(e->code) ? s - 1 : ITOI_ZS_QUEUED; /* the last count: ready, in the same CAS */
+        if (ITOI_UNLIKELY(s <= 0)) return ITO_ESTATE; /* more continuations than the arming expected (or queued, or being set) */
+        int32_t to = s > 1 ? s - 1 : ITOI_ZS_QUEUED; /* the last count reserves the firing in the same CAS */
         if (atomic_compare_exchange_weak_explicit(&e->sync, &s, to, memory_order_acq_rel, memory_order_relaxed)) break;
     }
     /* the value once the continuation is accepted (a refused one changes nothing), and
      * before the entry is made ready below */
     if (has_value) atomic_store_explicit(&e->value, value, memory_order_relaxed);
     if (ITOI_LIKELY(s > 1)) return ITO_OK;
-    if (!ITOI_ZGET(e->code)) wake_waiter(e);
-    else if (taken) *taken = &e->u;
-    else itoi_unit_ready(&e->u);
+    /* The code of the definition that armed the count just taken (read after the CAS:
+     * a set in force before it wrote the code first; none can start while QUEUED). */
+    if (ITOI_UNLIKELY(!ITOI_ZGET(e->code))) {
+        atomic_store_explicit(&e->sync, 0, memory_order_release); /* fired: nothing to run */
+        wake_waiter(e);
+    } else if (taken) {
+        *taken = &e->u;
+    } else {
+        itoi_unit_ready(&e->u);
+    }
     return ITO_OK;
 }
 
@@ -100,16 +107,16 @@ static int rearm_in(ito_frame_t *f, int entry, uint32_t count)
     if (!ITOI_ZGET(e->defined)) return ITO_ESTATE;
     if (count > (1u << 30)) return ITO_EINVAL;
     int32_t s = atomic_load_explicit(&e->sync, memory_order_acquire);
-    if (s == ITOI_ZS_QUEUED) return ITO_EBUSY;
+    if (s == ITOI_ZS_QUEUED || s == ITOI_ZS_SETTING) return ITO_EBUSY;
     if (!ITOI_ZGET(e->code)) {
         uintptr_t fired = ITOI_ZW_FIRED;
         atomic_compare_exchange_strong(&e->waiter, &fired, 0);
     }
     /* A CAS, not a store: a continuation may make the entry ready meanwhile (never
-     * overwrite ITOI_ZS_QUEUED, or the entry is made ready twice). */
+     * overwrite ITOI_ZS_QUEUED, or the entry is made ready twice), or a set begin. */
     int32_t to = (int32_t)(count ? count : ITOI_ZGET(e->fan_in));
     while (!atomic_compare_exchange_weak_explicit(&e->sync, &s, to, memory_order_acq_rel, memory_order_acquire))
-        if (s == ITOI_ZS_QUEUED) return ITO_EBUSY;
+        if (s == ITOI_ZS_QUEUED || s == ITOI_ZS_SETTING) return ITO_EBUSY;
     return ITO_OK;
 }
 
@@ -162,7 +169,7 @@ int ito_zwt_retry(void)
      * and continuation made it ready again meanwhile */
     int32_t s = atomic_load_explicit(&e->sync, memory_order_acquire);
     do {
-        if (s == ITOI_ZS_QUEUED) return ITO_ESTATE; /* as ito_continue refuses a queued entry */
+        if (s == ITOI_ZS_QUEUED || s == ITOI_ZS_SETTING) return ITO_ESTATE; /* as ito_continue refuses them */
     } while (!atomic_compare_exchange_weak_explicit(&e->sync, &s, 1, memory_order_acq_rel, memory_order_acquire));
     return ito_continue(f, entry);
 }
@@ -175,9 +182,18 @@ static void wait_post(void *arg)
     itoi_ult_t *me = w->prev;
     uintptr_t expect = 0;
     if (atomic_compare_exchange_strong_explicit(&e->waiter, &expect, (uintptr_t)me, memory_order_acq_rel,
-                                                memory_order_acquire))
-        return; /* the firing continuation will ready us */
-    me->wait_result = expect == ITOI_ZW_FIRED ? ITO_OK : ITO_EBUSY;
+                                                memory_order_acquire)) {
+        if (ITOI_LIKELY(!ITOI_ZGET(e->code))) return; /* the firing continuation will ready us */
+        /* a set gave the entry code after our look (it released the waiter word after
+         * writing the code, which our CAS read): its firings run code and wake nobody */
+        expect = (uintptr_t)me;
+        if (!atomic_compare_exchange_strong_explicit(&e->waiter, &expect, 0, memory_order_acq_rel,
+                                                     memory_order_acquire))
+            return; /* fired meanwhile (the old definition's last continuation): readied */
+        me->wait_result = ITO_EINVAL; /* as a wait on an entry with code */
+    } else {
+        me->wait_result = expect == ITOI_ZW_FIRED ? ITO_OK : ITO_EBUSY;
+    }
     itoi_ready_local(w, &me->u);
 }
 
@@ -203,7 +219,7 @@ int ito_frame_wait_until(ito_frame_t *f, int entry, uint64_t deadline)
     if (!w || !w->cur) return ITO_ENOTULT;
     uintptr_t v = atomic_load_explicit(&e->waiter, memory_order_acquire);
     if (v == ITOI_ZW_FIRED) return ITO_OK;
-    if (v != 0) return ITO_EBUSY;
+    if (v != 0) return ITO_EBUSY; /* another waiter, or a set in progress */
     if (deadline != ITO_FOREVER && itoi_now_ns() >= deadline) return ITO_ETIMEDOUT;
     w->cur->wait_result = ITO_OK;
     return itoi_block_until(w, wait_post, e, deadline, NULL, wait_unlink, e, "frame");

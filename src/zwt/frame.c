@@ -222,21 +222,34 @@ static int entry_set(ito_frame_t *f, int entry, ito_zwt_fn code, uint32_t fan_in
     if (fan_in < 1 || fan_in > (1u << 30)) return ITO_EINVAL;
     if (mode != ITO_MODE_USER && mode != ITO_MODE_KERNEL && mode != ITO_MODE_KERNEL_IF) return ITO_EINVAL;
     if (atomic_load(&e->waiter) > ITOI_ZW_FIRED) return ITO_EBUSY;
-    /* Disarmed first, by a CAS that refuses a queued entry: continuations meanwhile are
-     * refused, and none can take a last count between the look and the arming. The arming
-     * is a CAS from 0 too: a re-arm and firing by another thread in between keep theirs.
-     * (A look and two plain stores let a continuation queue the entry in between and the
-     * store overwrite ITOI_ZS_QUEUED: queued twice, SEGV; found by a test of today's fix.) */
+    /* Both words held while the definition changes (zwt.h). The sync word first, by a CAS
+     * that refuses a queued entry and another set: continuations meanwhile are refused,
+     * and none can take a last count between the look and the arming. (A look and two
+     * plain stores let a continuation queue the entry in between and the store overwrite
+     * ITOI_ZS_QUEUED: queued twice, SEGV; found by a test of a fix of 2026-12-03.) */
     int32_t s = atomic_load_explicit(&e->sync, memory_order_acquire);
     do {
-        if (s == ITOI_ZS_QUEUED) return ITO_EBUSY;
-    } while (!atomic_compare_exchange_weak_explicit(&e->sync, &s, 0, memory_order_acq_rel, memory_order_acquire));
+        if (s == ITOI_ZS_QUEUED || s == ITOI_ZS_SETTING) return ITO_EBUSY;
+    } while (!atomic_compare_exchange_weak_explicit(&e->sync, &s, ITOI_ZS_SETTING, memory_order_acq_rel,
+                                                    memory_order_acquire));
+    /* Then the waiter word, by a CAS that refuses a ULT waiting (installed after the look
+     * above): its registration stays, and so does the definition it waits on. */
+    uintptr_t wt = atomic_load_explicit(&e->waiter, memory_order_acquire);
+    do {
+        if (wt > ITOI_ZW_FIRED) {
+            atomic_store_explicit(&e->sync, s, memory_order_release);
+            return ITO_EBUSY;
+        }
+    } while (!atomic_compare_exchange_weak_explicit(&e->waiter, &wt, ITOI_ZW_SETTING, memory_order_acq_rel,
+                                                    memory_order_acquire));
     ITOI_ZSET(e->code, code);
     ITOI_ZSET(e->fan_in, fan_in);
     ITOI_ZSET(e->mode, (uint16_t)mode);
     ITOI_ZSET(e->defined, (uint16_t)1);
-    atomic_store(&e->waiter, 0);
-    int32_t zero = 0;
-    atomic_compare_exchange_strong_explicit(&e->sync, &zero, (int32_t)fan_in, memory_order_acq_rel, memory_order_relaxed);
+    /* Released in this order: a waiter that installs itself next reads the new code; a
+     * continuation that takes a count of the new arming reads it too. A firing of the old
+     * definition that exchanged SETTING for FIRED meanwhile is superseded by the arming. */
+    atomic_store_explicit(&e->waiter, 0, memory_order_release);
+    atomic_store_explicit(&e->sync, (int32_t)fan_in, memory_order_release);
     return ITO_OK;
 }

@@ -19,7 +19,18 @@
  *    while some worker is idle (it may steal the entry from the queue instead).
  *  - `waiter` is used only by entries without code: 0 (armed), FIRED, or the ULT that
  *    waits; firing exchanges it to FIRED, and a waiter installs itself with a CAS from
- *    the post action of its park, so exactly one side readies the ULT. */
+ *    the post action of its park, so exactly one side readies the ULT.
+ *  - The definition (code, fan_in, mode, defined) changes only in ito_entry_set, which
+ *    holds both words while it writes: the sync word as ITOI_ZS_SETTING (continuations
+ *    refuse it as they refuse 0, re-arms and other sets as they refuse QUEUED) and the
+ *    waiter word as ITOI_ZW_SETTING (a waiter cannot install itself; a set finding a
+ *    waiter is refused). So the last continuation reserves the firing (QUEUED) before it
+ *    reads the code, and reads the definition that armed the count it took; a waiter
+ *    that installed itself re-reads the code and leaves if the entry got code meanwhile.
+ *    (Until 2026-12-04 a set stored 0 into `waiter` and wiped a waiter installed after
+ *    its look, whose wait then never ended; and the run cleared QUEUED before it read
+ *    the code, so a set in between had a worker call a NULL code: found by a misuse
+ *    fuzzer setting entries from one thread while others waited on and fired them.) */
 #ifndef ITO_ZWT_INTERNAL_H
 #define ITO_ZWT_INTERNAL_H
 
@@ -30,6 +41,8 @@
 #define ITOI_FRAME_FREE 0xdeadf4a3u
 #define ITOI_ZW_FIRED ((uintptr_t)1)
 #define ITOI_ZS_QUEUED INT32_MIN /* sync word: ready, not yet running (see above) */
+#define ITOI_ZS_SETTING (INT32_MIN + 1) /* sync word: ito_entry_set is changing the definition */
+#define ITOI_ZW_SETTING ((uintptr_t)2) /* waiter word: ito_entry_set is changing the definition */
 /* An entry's definition (code, fan_in, mode, defined): written by ito_entry_set while other
  * threads may fire the entry (they read it without a lock): relaxed atomic accesses. */
 #define ITOI_ZGET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
