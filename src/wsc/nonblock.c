@@ -134,6 +134,10 @@ static long connect_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *eve
     }
     long r = neg_errno(connect(q->fd, q->addr, q->addr_len));
     if (again && r == -EISCONN) return 0; /* connected by another caller meanwhile */
+    /* EAGAIN after POLLOUT: a unix listener's backlog is full, and no event on this
+     * socket says when it has room (POLLOUT is there at once: waiting for it again would
+     * spin). Handed to ito_connect, which waits by time (wrappers.c). */
+    if (again && r == -EAGAIN) return -EALREADY;
     return r == -EINPROGRESS || (again && r == -EALREADY) ? -EAGAIN : r;
 }
 

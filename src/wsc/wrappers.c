@@ -361,15 +361,19 @@ int ito_accept(int fd, struct sockaddr *addr, socklen_t *addrlen) { return ito_a
  * (its deadline, ito_cancel_io) while the kernel went on. connect(2) on a blocking socket
  * then waits for it and returns its outcome: so does ito_connect, by waiting for POLLOUT
  * (with the ULT's deadline and cancellation) and asking again (found by a server tester,
- * 2026-12-04: a retry after ETIMEDOUT failed at once). */
+ * 2026-12-04: a retry after ETIMEDOUT failed at once). The sync backend also says
+ * EALREADY for a unix listener whose backlog is full (nonblock.c): POLLOUT comes at once
+ * there, so from the second round on it also waits 1, 2, 4 ... 64 ms between attempts,
+ * where a blocking connect(2) sleeps until there is room. */
 int ito_connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_CONNECT, .fd = fd, .addr = (struct sockaddr *)addr, .addr_len = len};
     if (!itoi_wsc_op_valid(&q)) return (int)ret(itoi_wsc_op_errno(&q));
     long r = itoi_wsc_call(&q, "connect");
-    while (r == -EALREADY) {
+    for (int pause_ms = 0; r == -EALREADY; pause_ms = pause_ms ? (pause_ms < 64 ? 2 * pause_ms : 64) : 1) {
         struct pollfd p = {.fd = fd, .events = POLLOUT};
-        if (ito_poll(&p, 1, -1) < 0) return -1; /* its errno: ETIMEDOUT, ECANCELED, ... */
+        if (pause_ms && ito_poll(NULL, 0, pause_ms) < 0) return -1; /* its errno: ETIMEDOUT, ECANCELED */
+        if (ito_poll(&p, 1, -1) < 0) return -1;
         q = (ito_sysreq_t){.op = ITO_SYS_CONNECT, .fd = fd, .addr = (struct sockaddr *)addr, .addr_len = len};
         r = itoi_wsc_call(&q, "connect");
     }
