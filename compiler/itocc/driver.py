@@ -165,10 +165,14 @@ def execute(cmd: list[str], scratch: Scratch) -> int:
 
 def compile_options(args: list[Arg], no_lto: bool, link_only: bool = False) -> list[str]:
     """The options of a compile step: no inputs, -c/-S/-o/-x, -MJ (the steps' entries are
-    written by StubBuild), and no link-only options unless link_only (a call that links
-    nothing, where clang reports them unused: -Werror makes that an error)."""
+    written by StubBuild), and no link-only options or linker inputs (objects, archives)
+    unless link_only (a call that links nothing, where clang reports them unused: -Werror
+    makes that an error)."""
     out = []
     for a in args:
+        if link_only and a.kind == "link":
+            out += a.words
+            continue
         if (a.is_input or a.name in MODE_FLAGS or a.output() is not None
                 or a.x_lang() is not None or (a.link_only() and not link_only)
                 or a.name.startswith("-MJ")

@@ -15,8 +15,10 @@ namespace ito {
 
 namespace {
 
+// The function a call reaches directly, also through an alias (C sees a call of an alias
+// as a direct call; it stays one at -O0).
 const Function *calledFunction(const CallBase &CB) {
-  return dyn_cast<Function>(CB.getCalledOperand()->stripPointerCasts());
+  return dyn_cast<Function>(CB.getCalledOperand()->stripPointerCastsAndAliases());
 }
 
 // Every Function mentioned by a constant (e.g. a struct sigaction initialiser).

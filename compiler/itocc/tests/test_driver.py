@@ -784,3 +784,17 @@ def test_link_options_in_a_compile_only_call_are_reported(itocc, tmp_path, opt):
             assert "unused" in cp.err, cp.err
     cp = itocc(*STUB, "-c", "f.c", opt, "-o", "f.o")  # without -Werror: a warning, as clang
     assert cp.returncode == 0
+
+
+def test_linker_inputs_in_a_compile_only_call_are_reported(itocc, tmp_path):
+    # found by a reviewer of bugB3's fix: an object beside the one source of a -c call
+    # ("other.o: 'linker' input unused", an error under -Werror) was dropped silently
+    write(tmp_path, {"f.c": F, "o.c": "int o;\n"})
+    subprocess.run([CLANG, "-c", "o.c", "-o", "other.o"], cwd=tmp_path, check=True)
+    ref = subprocess.run([CLANG, "-Werror", "-c", "f.c", "other.o"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert ref.returncode != 0
+    cp = itocc(*STUB, "-Werror", "-c", "f.c", "other.o")
+    assert cp.returncode != 0 and "linker' input unused" in cp.err, cp.err
+    cp = itocc(*STUB, "-c", "f.c", "other.o")
+    assert cp.returncode == 0 and instrumented(tmp_path / "f.o")
