@@ -52,8 +52,8 @@ static inline __attribute__((always_inline)) int do_continue(itoi_worker_t *w, i
     /* The code of the definition that armed the count just taken (read after the CAS:
      * a set in force before it wrote the code first; none can start while QUEUED). */
     if (ITOI_UNLIKELY(!ITOI_ZGET(e->code))) {
+        wake_waiter(e); /* while QUEUED: re-arms wait for both (zwt.h) */
         atomic_store_explicit(&e->sync, 0, memory_order_release); /* fired: nothing to run */
-        wake_waiter(e);
     } else if (taken) {
         *taken = &e->u;
     } else {
@@ -106,18 +106,19 @@ static int rearm_in(ito_frame_t *f, int entry, uint32_t count)
     if (!e) return rc;
     if (!ITOI_ZGET(e->defined)) return ITO_ESTATE;
     if (count > (1u << 30)) return ITO_EINVAL;
-    int32_t s = atomic_load_explicit(&e->sync, memory_order_acquire);
-    if (s == ITOI_ZS_QUEUED || s == ITOI_ZS_SETTING) return ITO_EBUSY;
-    if (!ITOI_ZGET(e->code)) {
-        uintptr_t fired = ITOI_ZW_FIRED;
-        atomic_compare_exchange_strong(&e->waiter, &fired, 0);
-    }
-    /* A CAS, not a store: a continuation may make the entry ready meanwhile (never
-     * overwrite ITOI_ZS_QUEUED, or the entry is made ready twice), or a set begin. */
-    int32_t to = (int32_t)(count ? count : ITOI_ZGET(e->fan_in));
-    while (!atomic_compare_exchange_weak_explicit(&e->sync, &s, to, memory_order_acq_rel, memory_order_acquire))
+    for (;;) {
+        int32_t s = itoi_zentry_settle(e);
         if (s == ITOI_ZS_QUEUED || s == ITOI_ZS_SETTING) return ITO_EBUSY;
-    return ITO_OK;
+        if (!ITOI_ZGET(e->code)) {
+            uintptr_t fired = ITOI_ZW_FIRED;
+            atomic_compare_exchange_strong(&e->waiter, &fired, 0);
+        }
+        /* A CAS, not a store: a continuation may fire the entry meanwhile (never overwrite
+         * ITOI_ZS_QUEUED, or the entry is made ready twice), or a set begin: look again. */
+        int32_t to = (int32_t)(count ? count : ITOI_ZGET(e->fan_in));
+        if (atomic_compare_exchange_strong_explicit(&e->sync, &s, to, memory_order_acq_rel, memory_order_acquire))
+            return ITO_OK;
+    }
 }
 
 static int trylock_in(ito_frame_t *f, int entry);
@@ -181,8 +182,14 @@ static void wait_post(void *arg)
     itoi_worker_t *w = itoi_self_worker();
     itoi_ult_t *me = w->prev;
     uintptr_t expect = 0;
-    if (atomic_compare_exchange_strong_explicit(&e->waiter, &expect, (uintptr_t)me, memory_order_acq_rel,
-                                                memory_order_acquire)) {
+    bool installed;
+    while (!(installed = atomic_compare_exchange_strong_explicit(&e->waiter, &expect, (uintptr_t)me,
+                                                                 memory_order_acq_rel, memory_order_acquire)) &&
+           expect == ITOI_ZW_SETTING) {
+        (void)itoi_zentry_waiter(e); /* a set holds it: wait that out, then try again from 0 */
+        expect = 0;
+    }
+    if (installed) {
         if (ITOI_LIKELY(!ITOI_ZGET(e->code))) return; /* the firing continuation will ready us */
         /* a set gave the entry code after our look (it released the waiter word after
          * writing the code, which our CAS read): its firings run code and wake nobody */
@@ -217,9 +224,9 @@ int ito_frame_wait_until(ito_frame_t *f, int entry, uint64_t deadline)
     if (ITOI_ZGET(e->code)) return ITO_EINVAL; /* only code-less entries can be waited on */
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return ITO_ENOTULT;
-    uintptr_t v = atomic_load_explicit(&e->waiter, memory_order_acquire);
+    uintptr_t v = itoi_zentry_waiter(e);
     if (v == ITOI_ZW_FIRED) return ITO_OK;
-    if (v != 0) return ITO_EBUSY; /* another waiter, or a set in progress */
+    if (v != 0) return ITO_EBUSY; /* another waiter */
     if (deadline != ITO_FOREVER && itoi_now_ns() >= deadline) return ITO_ETIMEDOUT;
     w->cur->wait_result = ITO_OK;
     return itoi_block_until(w, wait_post, e, deadline, NULL, wait_unlink, e, "frame");

@@ -179,7 +179,7 @@ static int frame_destroy(ito_frame_t *h)
     struct ito_frame *f = itoi_frame_get(h);
     if (!f) return ITO_EINVAL;
     for (uint32_t i = 0; i < f->nentries; i++) {
-        uintptr_t wt = atomic_load(&f->e[i].waiter);
+        uintptr_t wt = itoi_zentry_waiter(&f->e[i]);
         if (itoi_zentry_queued(&f->e[i]) || wt > ITOI_ZW_FIRED) return ITO_EBUSY;
     }
     uint32_t expect = ITOI_FRAME_LIVE;
@@ -221,27 +221,34 @@ static int entry_set(ito_frame_t *f, int entry, ito_zwt_fn code, uint32_t fan_in
     if (!e) return rc;
     if (fan_in < 1 || fan_in > (1u << 30)) return ITO_EINVAL;
     if (mode != ITO_MODE_USER && mode != ITO_MODE_KERNEL && mode != ITO_MODE_KERNEL_IF) return ITO_EINVAL;
-    if (atomic_load(&e->waiter) > ITOI_ZW_FIRED) return ITO_EBUSY;
-    /* Both words held while the definition changes (zwt.h). The sync word first, by a CAS
-     * that refuses a queued entry and another set: continuations meanwhile are refused,
-     * and none can take a last count between the look and the arming. (A look and two
-     * plain stores let a continuation queue the entry in between and the store overwrite
+    /* Both words held while the definition changes (zwt.h). The waiter word first, by a
+     * CAS that refuses a ULT waiting (its registration stays, and so does the definition
+     * it waits on) and another set; nothing else has changed yet when it fails. */
+    uintptr_t wt;
+    for (;;) {
+        wt = itoi_zentry_waiter(e); /* another set: waited out */
+        if (wt > ITOI_ZW_FIRED) return ITO_EBUSY; /* a ULT waits */
+        if (atomic_compare_exchange_strong_explicit(&e->waiter, &wt, ITOI_ZW_SETTING, memory_order_acq_rel,
+                                                    memory_order_acquire))
+            break;
+    }
+    /* Then the sync word, by a CAS that refuses a queued entry: continuations meanwhile
+     * are refused (the arming below supersedes the one they would count), and none can
+     * take a last count between the look and the arming. (A look and two plain stores
+     * let a continuation queue the entry in between and the store overwrite
      * ITOI_ZS_QUEUED: queued twice, SEGV; found by a test of a fix of 2026-12-03.) */
-    int32_t s = atomic_load_explicit(&e->sync, memory_order_acquire);
-    do {
-        if (s == ITOI_ZS_QUEUED || s == ITOI_ZS_SETTING) return ITO_EBUSY;
-    } while (!atomic_compare_exchange_weak_explicit(&e->sync, &s, ITOI_ZS_SETTING, memory_order_acq_rel,
-                                                    memory_order_acquire));
-    /* Then the waiter word, by a CAS that refuses a ULT waiting (installed after the look
-     * above): its registration stays, and so does the definition it waits on. */
-    uintptr_t wt = atomic_load_explicit(&e->waiter, memory_order_acquire);
-    do {
-        if (wt > ITOI_ZW_FIRED) {
-            atomic_store_explicit(&e->sync, s, memory_order_release);
+    for (;;) {
+        int32_t s = itoi_zentry_settle(e);
+        if (s == ITOI_ZS_QUEUED) { /* ready with code: give the waiter word back */
+            uintptr_t held = ITOI_ZW_SETTING; /* (a firing may have made it FIRED: kept) */
+            atomic_compare_exchange_strong_explicit(&e->waiter, &held, wt, memory_order_acq_rel,
+                                                    memory_order_relaxed);
             return ITO_EBUSY;
         }
-    } while (!atomic_compare_exchange_weak_explicit(&e->waiter, &wt, ITOI_ZW_SETTING, memory_order_acq_rel,
-                                                    memory_order_acquire));
+        if (atomic_compare_exchange_strong_explicit(&e->sync, &s, ITOI_ZS_SETTING, memory_order_acq_rel,
+                                                    memory_order_acquire))
+            break;
+    }
     ITOI_ZSET(e->code, code);
     ITOI_ZSET(e->fan_in, fan_in);
     ITOI_ZSET(e->mode, (uint16_t)mode);

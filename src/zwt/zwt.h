@@ -30,7 +30,16 @@
  *    (Until 2026-12-04 a set stored 0 into `waiter` and wiped a waiter installed after
  *    its look, whose wait then never ended; and the run cleared QUEUED before it read
  *    the code, so a set in between had a worker call a NULL code: found by a misuse
- *    fuzzer setting entries from one thread while others waited on and fired them.) */
+ *    fuzzer setting entries from one thread while others waited on and fired them.)
+ *    A set takes the waiter word first (a waiter there: ITO_EBUSY, nothing changed),
+ *    then the sync word (queued: it gives the waiter word back, ITO_EBUSY): a set that
+ *    fails has refused no continuation.
+ *  - A code-less entry's firing is QUEUED only while the firing thread wakes the waiter
+ *    (exchange to FIRED) and then stores 0: a few instructions in libito, where no
+ *    preemption switches. Re-arms, sets and destroys wait that out (itoi_zentry_settle)
+ *    instead of saying ITO_EBUSY, and so see FIRED and 0 together: a firing can no longer
+ *    mark FIRED after a re-arm that followed it (the next wait returned at once). A
+ *    waiter that finds the waiter word held by a set waits that out too. */
 #ifndef ITO_ZWT_INTERNAL_H
 #define ITO_ZWT_INTERNAL_H
 
@@ -89,10 +98,26 @@ void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u); /* the unit's run: the entr
  * a waiting ULT woken, or refused as ito_continue_value would refuse it). */
 itoi_unit_t *itoi_zwt_fire_take(itoi_worker_t *w, ito_frame_t *f, int entry, uint64_t value);
 /* Whether e is ready and not yet running. */
-static inline bool itoi_zentry_queued(itoi_zentry_t *e)
+/* The sync word once no code-less firing and no set is under way (see the top): QUEUED
+ * then means an entry with code, ready and not yet running. */
+static inline int32_t itoi_zentry_settle(itoi_zentry_t *e)
 {
-    return atomic_load_explicit(&e->sync, memory_order_acquire) == ITOI_ZS_QUEUED;
+    int32_t s;
+    while ((s = atomic_load_explicit(&e->sync, memory_order_acquire)) == ITOI_ZS_SETTING ||
+           (s == ITOI_ZS_QUEUED && !ITOI_ZGET(e->code)))
+        itoi_spin_pause();
+    return s;
 }
+
+/* The waiter word once no set holds it. */
+static inline uintptr_t itoi_zentry_waiter(itoi_zentry_t *e)
+{
+    uintptr_t v;
+    while ((v = atomic_load_explicit(&e->waiter, memory_order_acquire)) == ITOI_ZW_SETTING) itoi_spin_pause();
+    return v;
+}
+
+static inline bool itoi_zentry_queued(itoi_zentry_t *e) { return itoi_zentry_settle(e) == ITOI_ZS_QUEUED; }
 
 /* Frame handles. The ito_frame_t * the API hands out is the frame's address with the low
  * 16 bits of its generation in the top 16 bits (user-space addresses use 47): a handle
