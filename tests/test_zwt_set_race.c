@@ -112,18 +112,23 @@ static void waiter_race(int code)
     CHECK(atomic_load(&waits) > 0 && atomic_load(&sets) > 0);
 }
 
-static void run_race(void)
+/* Three foreign threads running a, b and c for `ms`, then stopped and joined. */
+static void three(void *(*a)(void *), void *(*b)(void *), void *(*c)(void *), uint64_t ms)
 {
     atomic_store(&stop, 0);
-    atomic_store(&with_code, 1);
-    CHECK_OK(ito_entry_set(fr, 0, z, 1, ITO_MODE_USER));
+    void *(*fn[3])(void *) = {a, b, c};
     pthread_t p[3];
-    CHECK_EQ(pthread_create(&p[0], NULL, setter, NULL), 0);
-    CHECK_EQ(pthread_create(&p[1], NULL, firer, NULL), 0);
-    CHECK_EQ(pthread_create(&p[2], NULL, firer, NULL), 0);
-    CHECK_OK(ito_sleep_ns(500ull * 1000 * 1000));
+    for (int i = 0; i < 3; i++) CHECK_EQ(pthread_create(&p[i], NULL, fn[i], NULL), 0);
+    CHECK_OK(ito_sleep_ns(ms * 1000 * 1000));
     atomic_store(&stop, 1);
     for (int i = 0; i < 3; i++) CHECK_EQ(pthread_join(p[i], NULL), 0);
+}
+
+static void run_race(void)
+{
+    atomic_store(&with_code, 1);
+    CHECK_OK(ito_entry_set(fr, 0, z, 1, ITO_MODE_USER));
+    three(setter, firer, firer, 500);
     CHECK(atomic_load(&runs) <= atomic_load(&fires));
     /* the entry still works: defined anew (retried while its last unit is queued), one
      * continuation, one run */
@@ -154,16 +159,9 @@ static void *rearmer(void *arg)
 
 static void rearm_race(void)
 {
-    atomic_store(&stop, 0);
     atomic_store(&with_code, 0);
     CHECK_OK(ito_entry_set(fr, 0, NULL, 1, ITO_MODE_USER));
-    pthread_t p[3];
-    CHECK_EQ(pthread_create(&p[0], NULL, setter, NULL), 0);
-    CHECK_EQ(pthread_create(&p[1], NULL, firer, NULL), 0);
-    CHECK_EQ(pthread_create(&p[2], NULL, rearmer, NULL), 0);
-    CHECK_OK(ito_sleep_ns(300ull * 1000 * 1000));
-    atomic_store(&stop, 1);
-    for (int i = 0; i < 3; i++) CHECK_EQ(pthread_join(p[i], NULL), 0);
+    three(setter, firer, rearmer, 300);
     CHECK_EQ(atomic_load(&rearm_busy), 0);
 }
 
