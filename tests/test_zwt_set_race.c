@@ -14,7 +14,11 @@
  *  3. (found by a reviewer of the fix) the fix made a code-less entry's firing pass through
  *     "queued", and a set hold the sync word, so a re-arm racing them said ITO_EBUSY for an
  *     entry that is never queued (427,678 times in 3 s with 2 workers). Here foreign threads
- *     set, fire and re-arm one code-less entry: no re-arm may say ITO_EBUSY. */
+ *     set, fire and re-arm one code-less entry: no re-arm may say ITO_EBUSY.
+ *  4. (found by a reviewer of part 3's fix) a firing during a set overwrote the set's hold
+ *     of the waiter word with FIRED; a re-arm turned that to 0, a ULT installed itself,
+ *     and the set's release wiped it: the wait never ended (7 of 7 stress runs). Part 1
+ *     runs with a re-arming thread too. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
@@ -75,6 +79,19 @@ static void *firer(void *arg)
     return NULL;
 }
 
+static atomic_long rearm_busy;
+
+static void *rearmer(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&stop)) {
+        int rc = ito_rearm(fr, 0, 0);
+        CHECK(rc == ITO_OK || rc == ITO_EBUSY);
+        if (rc == ITO_EBUSY) atomic_fetch_add(&rearm_busy, 1);
+    }
+    return NULL;
+}
+
 /* Main watches the waiter: a wait still blocked well after its deadline is the bug. */
 static void watch(uint64_t ns)
 {
@@ -101,12 +118,13 @@ static void waiter_race(int code)
     a.worker = 1;
     ito_thread_t t;
     CHECK_OK(ito_create(&t, waiter, NULL, &a));
-    pthread_t p[2];
+    pthread_t p[3];
     CHECK_EQ(pthread_create(&p[0], NULL, setter, NULL), 0);
     CHECK_EQ(pthread_create(&p[1], NULL, firer, NULL), 0);
-    watch(500ull * 1000 * 1000);
+    CHECK_EQ(pthread_create(&p[2], NULL, rearmer, NULL), 0); /* part 4 */
+    watch(1000ull * 1000 * 1000);
     atomic_store(&stop, 1);
-    for (int i = 0; i < 2; i++) CHECK_EQ(pthread_join(p[i], NULL), 0);
+    for (int i = 0; i < 3; i++) CHECK_EQ(pthread_join(p[i], NULL), 0);
     watch(100ull * 1000 * 1000); /* the last wait too */
     CHECK_OK(ito_join(t, NULL));
     CHECK(atomic_load(&waits) > 0 && atomic_load(&sets) > 0);
@@ -144,22 +162,10 @@ static void run_race(void)
     CHECK_EQ(atomic_load(&runs), before + 1);
 }
 
-static atomic_long rearm_busy;
-
-static void *rearmer(void *arg)
-{
-    (void)arg;
-    while (!atomic_load(&stop)) {
-        int rc = ito_rearm(fr, 0, 0);
-        CHECK(rc == ITO_OK || rc == ITO_EBUSY);
-        if (rc == ITO_EBUSY) atomic_fetch_add(&rearm_busy, 1);
-    }
-    return NULL;
-}
-
 static void rearm_race(void)
 {
     atomic_store(&with_code, 0);
+    atomic_store(&rearm_busy, 0);
     CHECK_OK(ito_entry_set(fr, 0, NULL, 1, ITO_MODE_USER));
     three(setter, firer, rearmer, 300);
     CHECK_EQ(atomic_load(&rearm_busy), 0);

@@ -39,8 +39,9 @@ extern "C" {
 /** An instance frame: N entries and a data area. */
 typedef struct ito_frame ito_frame_t;
 
-/** The code of an entry: the frame, the entry index, the value carried by the firing
- * continuation (0 if none). Runs to completion: it must not yield or block. */
+/** The code of an entry: the frame, the entry index, and the value of the entry (see
+ * ito_continue_value: the last value stored, 0 if none ever was). Runs to completion: it
+ * must not yield or block. */
 typedef void (*ito_zwt_fn)(ito_frame_t *frame, int entry, uint64_t value);
 
 /** The mode an entry runs in (CEFOS's user, kernel and kernel-interface threads). */
@@ -100,8 +101,11 @@ int ito_entry_set(ito_frame_t *f, int entry, ito_zwt_fn code, uint32_t fan_in, i
  */
 int ito_continue(ito_frame_t *f, int entry);
 /**
- * @brief ito_continue that also stores `value` for the target (the last firing
- * continuation's value is the one its code receives).
+ * @brief ito_continue that also stores `value` as the entry's value, which its code
+ * receives when it runs. The value stays until another accepted ito_continue_value
+ * replaces it (a plain ito_continue, a re-arm or a set keeps it; a refused continuation
+ * changes nothing); of continuations racing from several threads, the last store wins.
+ * 0 until a value is first stored in the entry of a new frame.
  * @return as ito_continue.
  * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.
  */

@@ -18,10 +18,18 @@ void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u)
     code(itoi_frame_handle(e->frame), e->index, v);
 }
 
+/* A set holding the waiter word (SETTING) keeps it: its arming supersedes this firing,
+ * and nobody waits (it took the word from 0 or FIRED). Overwriting it with FIRED let a
+ * re-arm turn it to 0 and a ULT install itself there, which the set's release then
+ * wiped: that wait never ended (found by a reviewer of 70d7f7d). */
 static void wake_waiter(itoi_zentry_t *e)
 {
-    uintptr_t old = atomic_exchange_explicit(&e->waiter, ITOI_ZW_FIRED, memory_order_acq_rel);
-    if (old > ITOI_ZW_SETTING) itoi_ready((itoi_ult_t *)old); /* SETTING: a set redefines it */
+    uintptr_t old = atomic_load_explicit(&e->waiter, memory_order_acquire);
+    do {
+        if (old == ITOI_ZW_SETTING) return;
+    } while (!atomic_compare_exchange_weak_explicit(&e->waiter, &old, ITOI_ZW_FIRED, memory_order_acq_rel,
+                                                    memory_order_acquire));
+    if (old > ITOI_ZW_SETTING) itoi_ready((itoi_ult_t *)old);
 }
 
 /* `take` (the worker's own completion path, itoi_zwt_fire_take): an entry that becomes

@@ -240,9 +240,7 @@ static int entry_set(ito_frame_t *f, int entry, ito_zwt_fn code, uint32_t fan_in
     for (;;) {
         int32_t s = itoi_zentry_settle(e);
         if (s == ITOI_ZS_QUEUED) { /* ready with code: give the waiter word back */
-            uintptr_t held = ITOI_ZW_SETTING; /* (a firing may have made it FIRED: kept) */
-            atomic_compare_exchange_strong_explicit(&e->waiter, &held, wt, memory_order_acq_rel,
-                                                    memory_order_relaxed);
+            atomic_store_explicit(&e->waiter, wt, memory_order_release);
             return ITO_EBUSY;
         }
         if (atomic_compare_exchange_strong_explicit(&e->sync, &s, ITOI_ZS_SETTING, memory_order_acq_rel,
@@ -255,7 +253,7 @@ static int entry_set(ito_frame_t *f, int entry, ito_zwt_fn code, uint32_t fan_in
     ITOI_ZSET(e->defined, (uint16_t)1);
     /* Released in this order: a waiter that installs itself next reads the new code; a
      * continuation that takes a count of the new arming reads it too. A firing of the old
-     * definition that exchanged SETTING for FIRED meanwhile is superseded by the arming. */
+     * definition meanwhile left the word alone (wake_waiter): the arming supersedes it. */
     atomic_store_explicit(&e->waiter, 0, memory_order_release);
     atomic_store_explicit(&e->sync, (int32_t)fan_in, memory_order_release);
     return ITO_OK;

@@ -33,7 +33,8 @@
  *    fuzzer setting entries from one thread while others waited on and fired them.)
  *    A set takes the waiter word first (a waiter there: ITO_EBUSY, nothing changed),
  *    then the sync word (queued: it gives the waiter word back, ITO_EBUSY): a set that
- *    fails has refused no continuation.
+ *    fails has refused no continuation. Only the set changes a word it holds: a firing
+ *    meanwhile leaves SETTING alone (the set's arming supersedes it).
  *  - A code-less entry's firing is QUEUED only while the firing thread wakes the waiter
  *    (exchange to FIRED) and then stores 0: a few instructions in libito, where no
  *    preemption switches. Re-arms, sets and destroys wait that out (itoi_zentry_settle)
