@@ -115,8 +115,8 @@ static int rearm_in(ito_frame_t *f, int entry, uint32_t count)
     if (!ITOI_ZGET(e->defined)) return ITO_ESTATE;
     if (count > (1u << 30)) return ITO_EINVAL;
     for (;;) {
-        int32_t s = itoi_zentry_settle(e);
-        if (s == ITOI_ZS_QUEUED || s == ITOI_ZS_SETTING) return ITO_EBUSY;
+        int32_t s = itoi_zentry_settle(e); /* never SETTING */
+        if (s == ITOI_ZS_QUEUED) return ITO_EBUSY;
         if (!ITOI_ZGET(e->code)) {
             uintptr_t fired = ITOI_ZW_FIRED;
             atomic_compare_exchange_strong(&e->waiter, &fired, 0);

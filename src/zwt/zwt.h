@@ -22,9 +22,9 @@
  *    the post action of its park, so exactly one side readies the ULT.
  *  - The definition (code, fan_in, mode, defined) changes only in ito_entry_set, which
  *    holds both words while it writes: the sync word as ITOI_ZS_SETTING (continuations
- *    refuse it as they refuse 0, re-arms and other sets as they refuse QUEUED) and the
- *    waiter word as ITOI_ZW_SETTING (a waiter cannot install itself; a set finding a
- *    waiter is refused). So the last continuation reserves the firing (QUEUED) before it
+ *    refuse it as they refuse 0; re-arms and destroys wait it out) and the waiter word as
+ *    ITOI_ZW_SETTING (a waiter or another set waits it out; a set finding a waiter is
+ *    refused). So the last continuation reserves the firing (QUEUED) before it
  *    reads the code, and reads the definition that armed the count it took; a waiter
  *    that installed itself re-reads the code and leaves if the entry got code meanwhile.
  *    (Until 2026-12-04 a set stored 0 into `waiter` and wiped a waiter installed after
@@ -36,7 +36,7 @@
  *    fails has refused no continuation. Only the set changes a word it holds: a firing
  *    meanwhile leaves SETTING alone (the set's arming supersedes it).
  *  - A code-less entry's firing is QUEUED only while the firing thread wakes the waiter
- *    (exchange to FIRED) and then stores 0: a few instructions in libito, where no
+ *    (FIRED, unless a set holds the word) and then stores 0: a few instructions in libito, where no
  *    preemption switches. Re-arms, sets and destroys wait that out (itoi_zentry_settle)
  *    instead of saying ITO_EBUSY, and so see FIRED and 0 together: a firing can no longer
  *    mark FIRED after a re-arm that followed it (the next wait returned at once). A
@@ -98,7 +98,6 @@ void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u); /* the unit's run: the entr
  * and returned (the caller runs it with itoi_unit_run_now); NULL otherwise (not ready yet,
  * a waiting ULT woken, or refused as ito_continue_value would refuse it). */
 itoi_unit_t *itoi_zwt_fire_take(itoi_worker_t *w, ito_frame_t *f, int entry, uint64_t value);
-/* Whether e is ready and not yet running. */
 /* The sync word once no code-less firing and no set is under way (see the top): QUEUED
  * then means an entry with code, ready and not yet running. */
 static inline int32_t itoi_zentry_settle(itoi_zentry_t *e)
@@ -118,6 +117,7 @@ static inline uintptr_t itoi_zentry_waiter(itoi_zentry_t *e)
     return v;
 }
 
+/* Whether e is ready and not yet running. */
 static inline bool itoi_zentry_queued(itoi_zentry_t *e) { return itoi_zentry_settle(e) == ITOI_ZS_QUEUED; }
 
 /* Frame handles. The ito_frame_t * the API hands out is the frame's address with the low
