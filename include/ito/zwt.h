@@ -115,9 +115,10 @@ int ito_continue_value(ito_frame_t *f, int entry, uint64_t value);
  * self-continuation re-arms an entry so that it can fire again).
  * @return ITO_OK; ITO_EINVAL for a bad frame or count > 2^30; ITO_ERANGE for a bad entry;
  * ITO_ESTATE for an entry not defined; ITO_EBUSY while the entry is ready and not yet running.
- * Known limit (2026-12-04): two re-arms of one code-less entry from different threads,
- * racing each other and its firing, can leave it armed and still marked fired, so that the
- * next ito_frame_wait returns at once; re-arm a code-less entry from one thread at a time.
+ * Re-arms, continuations and firings from several threads are ordered: each continuation
+ * counts against the arming in force when it takes its count, and a code-less entry is
+ * marked fired only by a firing of its current arming (a re-arm waits out a firing under
+ * way, and a continuation waits out a re-arm under way: a few instructions).
  * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.
  */
 int ito_rearm(ito_frame_t *f, int entry, uint32_t count);

@@ -4,28 +4,33 @@
  * ito_init): the Nth call from then on fails, as the system would under memory
  * exhaustion, so that every error path can be driven on purpose. Only test and debug
  * builds do this (ITOI_FAULT_INJECTION: Debug builds and -DITO_FAULT_INJECTION=ON, which
- * `make test` sets); other builds ignore the variables. */
+ * `make test` sets); other builds ignore the variables. ITO_FAULT_REARM=N does not fail
+ * anything: it widens a race window instead (itoi_fault_window_rearm). */
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "itoi.h"
 
-static _Atomic long fault_mmap_at, fault_malloc_at;
-static _Atomic long n_mmap, n_malloc;
+static _Atomic long fault_mmap_at, fault_malloc_at, fault_rearm_at;
+static _Atomic long n_mmap, n_malloc, n_rearm;
 
 void itoi_fault_reset(void)
 {
 #ifdef ITOI_FAULT_INJECTION
     atomic_store(&fault_mmap_at, itoi_env.fault_mmap); /* validated by config.c */
     atomic_store(&fault_malloc_at, itoi_env.fault_malloc);
+    atomic_store(&fault_rearm_at, itoi_env.fault_rearm);
 #else
     atomic_store(&fault_mmap_at, 0); /* never armed: inject() always says no */
     atomic_store(&fault_malloc_at, 0);
+    atomic_store(&fault_rearm_at, 0);
 #endif
     atomic_store(&n_mmap, 0);
     atomic_store(&n_malloc, 0);
+    atomic_store(&n_rearm, 0);
 }
 
 static int inject(_Atomic long *counter, _Atomic long *at)
@@ -55,4 +60,12 @@ void *itoi_calloc(size_t n, size_t m)
 {
     if (inject(&n_malloc, &fault_malloc_at)) return NULL;
     return calloc(n, m);
+}
+
+void itoi_fault_window_rearm(void)
+{
+    if (!inject(&n_rearm, &fault_rearm_at)) return;
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
 }

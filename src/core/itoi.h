@@ -725,6 +725,7 @@ void itoi_ult_foreach(bool (*fn)(itoi_ult_t *t, void *arg), void *arg);
  * wsc_latency_us -1, finalize_grace_ms -1, fault_* 0. */
 typedef struct itoi_env {
     long workers, wsc_backend, wsc_threshold, wsc_latency_us, finalize_grace_ms, fault_mmap, fault_malloc;
+    long fault_rearm;           /* ITO_FAULT_REARM: the N-th ito_rearm pauses in its window (fault.c) */
     long fp_restore;            /* ITOA_FP_AUTO / ALWAYS / LAZY */
     long affinity;              /* ITO_AFFINITY: 0 off, 1 on (worker i on the i-th allowed CPU) */
     long coop_budget, coop_slice_ns; /* ITO_COOP_*: -1 unset (ito_coop_set_budget) */
@@ -740,6 +741,10 @@ void *itoi_malloc(size_t n);
 void *itoi_calloc(size_t n, size_t m);
 void itoi_fault_reset(void);
 bool itoi_fault_alloc(void);   /* true: fail this allocation (counted as a malloc) */
+/* Race windows opened on purpose for tests: the N-th ito_rearm after ito_init (ITO_FAULT_REARM=N)
+ * sleeps 50 ms between its look at the entry and its commit, so that other threads can
+ * act inside the window (test_zwt_rearm_hold). A no-op without ITOI_FAULT_INJECTION. */
+void itoi_fault_window_rearm(void);
 
 /* Pollers: how work outside the ready queues (device events, completions of requests,
  * bulk-creation messages) reaches the workers. A mechanism registers a poller once;
