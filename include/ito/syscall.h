@@ -77,7 +77,14 @@
  * -ECANCELED and parked ULTs wake and run to their end. A ULT's I/O deadline or an
  * ito_poll timeout does not delay this (it bounds the wait, it is not work): a wrapper
  * waiting with a deadline a minute away is cancelled after the grace period all the same.
- * Requests on regular files are always waited for: no written byte is lost.
+ * Requests on regular files are always waited for: no written byte is lost; so is an
+ * ito_openat whose path names a regular file, directory or block device, or nothing yet
+ * (an open of a character device, FIFO or socket may wait for ever and is cancelled;
+ * so is an openat a ZWT posted on io_uring, whose path finalize cannot read). A readiness
+ * wait whose descriptor is ready when the cancel pass looks is left to complete. After the
+ * cancel pass a new call on such a descriptor still runs if it can without waiting (a last
+ * reply, a log line to a pipe): only a wait ends at once with ECANCELED. If finalize then
+ * returns ITO_EBUSY, waits work as before.
  *
  * Close: ito_close(fd) first wakes every ULT and request waiting on fd, on every worker
  * (they get -EBADF; ito_poll reports POLLNVAL for that descriptor), then closes it: also

@@ -8,7 +8,10 @@
  * destructor of each key is called with that ULT's value, on the ULT itself, if the value
  * is not NULL and the key still exists; a destructor may use any ito call a ULT may make
  * (it may block) and may store values again: up to ITO_KEY_DESTRUCTOR_ROUNDS rounds are
- * run, then what is left is dropped. The main ULT's destructors run in ito_finalize.
+ * run, then what is left is dropped. The main ULT's destructors run in ito_finalize,
+ * first, before it waits for other work: a wait there that nothing ends (an ito_read
+ * of a pipe nobody writes) holds ito_finalize, since finalize cancels only the waits of
+ * other ULTs.
  *
  * A key outlives ito_init/ito_finalize (it belongs to the process, as a pthread key does).
  * Deleting a key runs no destructor: the values that ULTs still hold for it are no longer

@@ -776,14 +776,23 @@ int itoi_poller_add(itoi_poll_fn fn);   /* idempotent; ITO_ENOMEM past 8 pollers
 int itoi_fini_add(void (*fn)(void));    /* idempotent; ITO_ENOMEM past 8 */
 /* What ito_finalize asks the mechanisms while it waits for live work (see runtime.c):
  * `pending` says whether the mechanism holds work that will progress by itself (an armed
- * timer device, a regular-file request in flight); `cancel` cancels what can never
- * complete by itself (requests on sockets and pipes, waits for readiness) and returns
- * how many it cancelled. Both run on the main ULT while the workers run. */
+ * timer device, a regular-file request in flight); `holds` whether it holds work that
+ * will run by itself even when no ULT, ZWT or request is live (an armed one-shot timer
+ * device: its handler is to run before finalize returns); `cancel` cancels what can
+ * never complete by itself (requests on sockets and pipes, waits for readiness) and
+ * returns how many it cancelled (or found live); `resume` tells it that finalize gave up
+ * (ITO_EBUSY) and the runtime goes on. Any may be NULL. All run on the main ULT while the
+ * workers run; a mechanism that must wait for its workers there uses itoi_fini_nap. */
 typedef struct itoi_fini_ops {
     bool (*pending)(void);
+    bool (*holds)(void);
     size_t (*cancel)(void);
+    void (*resume)(void);
 } itoi_fini_ops_t;
 int itoi_fini_ops_add(const itoi_fini_ops_t *ops); /* idempotent; ITO_ENOMEM past 8 */
+/* Main naps `ns` inside ito_finalize (its worker runs others or sleeps meanwhile); its
+ * own wake-up is not counted as the runtime's progress. Only from a fini op. */
+void itoi_fini_nap(uint64_t ns);
 
 /* Kernel events: a mechanism that waits for fds (io_uring's eventfd, device fds) asks
  * a worker to watch them; the worker, when idle, then sleeps in epoll_wait until one is

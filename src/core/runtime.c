@@ -454,10 +454,17 @@ void itoi_foreign_exit(void) { atomic_fetch_sub(&itoi_rt.foreign_in, 1); }
  * freed under a thread that a foreign thread could still wake, and the caller may call
  * ito_finalize again. */
 
-/* Progress: wake-ups, finished ULTs, run side work (ZWTs, completions). */
+/* Main's own naps in ito_finalize (its loop's and the fini ops' waits, itoi_fini_nap):
+ * each wakes main once, which is not progress. Only main touches it. (Until 2026-12-04
+ * the split-phase calls' cancel pass waited for the workers with plain sleeps, whose
+ * wake-ups counted as progress: every pass restarted the grace period, and finalize
+ * never returned ITO_EBUSY once any wrapper had been used; found by a finalize tester.) */
+static uint64_t fini_naps;
+
+/* Progress: wake-ups, finished ULTs, run side work (ZWTs, completions), less main's naps. */
 static uint64_t progress(void)
 {
-    uint64_t p = atomic_load(&itoi_rt.foreign_wakeups);
+    uint64_t p = atomic_load(&itoi_rt.foreign_wakeups) - fini_naps;
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         itoi_worker_t *w = &itoi_rt.workers[i];
         p += atomic_load(&w->n_wakeups) + atomic_load(&w->n_finished) + atomic_load(&w->n_side_run) +
@@ -491,24 +498,51 @@ static bool pending(void)
     return p;
 }
 
+/* Work that runs by itself even with nothing live (an armed one-shot timer device). */
+static bool holds(void)
+{
+    bool h = false;
+    pthread_mutex_lock(&fini_lock);
+    for (int i = 0; i < nfini_ops && !h; i++) h = fini_ops[i]->holds && fini_ops[i]->holds();
+    pthread_mutex_unlock(&fini_lock);
+    return h;
+}
+
+/* The ops, copied under the lock: cancel and resume may nap (other ops may be added meanwhile). */
+static int fini_ops_copy(const itoi_fini_ops_t **ops)
+{
+    pthread_mutex_lock(&fini_lock);
+    int k = nfini_ops;
+    for (int i = 0; i < k; i++) ops[i] = fini_ops[i];
+    pthread_mutex_unlock(&fini_lock);
+    return k;
+}
+
 static size_t cancel_blocked(void)
 {
     size_t n = 0;
-    pthread_mutex_lock(&fini_lock);
-    int k = nfini_ops;
     const itoi_fini_ops_t *ops[MAX_FINI];
-    for (int i = 0; i < k; i++) ops[i] = fini_ops[i];
-    pthread_mutex_unlock(&fini_lock);
+    int k = fini_ops_copy(ops);
     for (int i = 0; i < k; i++)
         if (ops[i]->cancel) n += ops[i]->cancel();
     return n;
 }
 
-/* Main naps on its worker's timer (the worker runs others or sleeps meanwhile). */
-static void nap(itoi_worker_t *w, uint64_t ns)
+static void resume_all(void)
 {
+    const itoi_fini_ops_t *ops[MAX_FINI];
+    int k = fini_ops_copy(ops);
+    for (int i = 0; i < k; i++)
+        if (ops[i]->resume) ops[i]->resume();
+}
+
+/* Main naps on its worker's timer (the worker runs others or sleeps meanwhile). */
+void itoi_fini_nap(uint64_t ns)
+{
+    itoi_worker_t *w = itoi_self_worker();
     w->cur->wait_result = ITO_OK;
     itoi_block_until(w, NULL, NULL, itoi_now_ns() + ns, NULL, NULL, NULL, "finalize");
+    fini_naps++;
 }
 
 int ito_finalize(void)
@@ -518,14 +552,17 @@ int ito_finalize(void)
     if (!w || !w->cur) return ITO_ENOTULT;
     if (w->cur != itoi_rt.main_ult) return ITO_EPERM;
     itoi_ult_release_store(itoi_rt.main_ult); /* main's thread-specific values: main is finishing */
-    uint64_t naps = 0, seen = progress(), quiet_since = itoi_now_ns(), step = 20000, busy_at = 0;
+    fini_naps = 0;
+    uint64_t seen = progress(), quiet_since = itoi_now_ns(), step = 20000, busy_at = 0;
     for (;;) {
-        if (live_work() <= 0) {
+        /* holds() first: a one-shot timer device delivers (under its lock) by making its
+         * handler live work, so once holds() says no, live_work() counts the handler. */
+        if (!holds() && live_work() <= 0) {
             /* Close the door to foreign threads, wait for those inside, and look again:
              * one of them may have made work just before the door closed. */
             atomic_store(&itoi_rt.state, 2);
             while (atomic_load(&itoi_rt.foreign_in) > 0) sched_yield();
-            if (live_work() <= 0) break;
+            if (!holds() && live_work() <= 0) break;
             atomic_store(&itoi_rt.state, 1);
             continue;
         }
@@ -534,7 +571,7 @@ int ito_finalize(void)
             itoi_yield_worker(w); /* worker 0 has work: run it */
             continue;
         }
-        uint64_t now = itoi_now_ns(), p = progress() - naps; /* main's own naps wake it */
+        uint64_t now = itoi_now_ns(), p = progress();
         if (p != seen || pending()) {
             seen = p;
             quiet_since = now;
@@ -551,17 +588,16 @@ int ito_finalize(void)
              * could come before a ULT just started had posted its request, which the
              * next look cancels. */
             if (!busy_at) busy_at = now + 10000000;
-            if (now < busy_at) {
-                nap(w, step);
-                naps++;
+            if (now < busy_at || live_work() <= 0) { /* <= 0: only a timer device, about to deliver */
+                itoi_fini_nap(step);
                 continue;
             }
             fprintf(stderr, "ito: ito_finalize: %lld thread(s) stay blocked on ito objects with nothing "
                             "left to wait for; the runtime stays up (ITO_EBUSY)\n", (long long)live_work());
+            resume_all();
             return ITO_EBUSY;
         }
-        nap(w, step);
-        naps++;
+        itoi_fini_nap(step);
         step = step < 10000000 ? step * 2 : step;
     }
     teardown(itoi_rt.nworkers);

@@ -40,7 +40,8 @@ _Atomic unsigned itoi_wsc_latency_us = DEFAULT_LATENCY_US;
 static _Atomic(itoi_wscw_t *) areas; /* one per worker, published once per ito_init */
 static itoi_spinlock_t setup_lock;
 static _Atomic int area_errno;       /* why an area could not be set up (an errno) */
-static _Atomic int fini_cancelling;  /* finalize has cancelled: new waits on such fds end at once */
+static _Atomic int fini_cancelling;  /* finalize has cancelled: new waits on such fds end at once
+                                      * (a call that completes without waiting still runs) */
 /* The policy set by ito_wsc_set_* before the areas exist: the environment's values must not
  * overwrite it when the areas are set up (cleared by the teardown at ito_finalize). */
 static _Atomic int k_set, latency_set;
@@ -48,7 +49,8 @@ static _Atomic int k_set, latency_set;
 static size_t wsc_poll(itoi_worker_t *w, size_t budget);
 static bool wsc_before_sleep(itoi_worker_t *w);
 static size_t wsc_fini_cancel(void);
-static const itoi_fini_ops_t fini_ops = {.pending = NULL, .cancel = wsc_fini_cancel};
+static void wsc_fini_resume(void);
+static const itoi_fini_ops_t fini_ops = {.cancel = wsc_fini_cancel, .resume = wsc_fini_resume};
 
 /* ---- records ---- */
 
@@ -652,14 +654,43 @@ size_t itoi_wsc_cancel_matching(itoi_worker_t *w, itoi_wscw_t *a, bool (*match)(
     return hit;
 }
 
+/* An openat that can wait for ever: the path names a character device (a tty's open
+ * may wait for a carrier), or a FIFO or socket; a regular file, directory or block
+ * device, or a path not there (O_CREAT makes a regular file; else ENOENT), ends by
+ * itself, however slow the file system. The path is readable only while its caller
+ * waits (a blocking wrapper's, or a request the sync backend runs itself); a ZWT's
+ * request on io_uring (the kernel took the path at submission) counts as one that may
+ * wait for ever. (Until 2026-12-04 every openat in flight was cancelled: with
+ * ITO_FINALIZE_GRACE_MS=0 most opens of regular files by ULTs that finalize found
+ * running failed with ECANCELED, and their files were never written; found by a
+ * finalize tester.) */
+static bool open_may_block(const itoi_sysrec_t *r, const itoi_wscw_t *a)
+{
+    if (!r->wait && a->uring) return true;
+    if (r->req.op != ITO_SYS_OPENAT || !r->req.path) return true;
+    struct stat st;
+    int nofollow = (r->req.flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
+    if (fstatat(r->req.fd, r->req.path, &st, nofollow) != 0) return false; /* the open's own error, or a new file */
+    return !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISLNK(st.st_mode));
+}
+
+/* A readiness wait whose descriptor is ready now: the worker's epoll has not told it
+ * yet, and it completes by itself (cancelling it cut a transfer between two ULTs short
+ * with ITO_FINALIZE_GRACE_MS=0 on the sync backend, 2026-12-04). */
+static bool ready_now(const itoi_sysrec_t *r)
+{
+    struct pollfd p = {.fd = r->fd, .events = (short)r->events};
+    return p.events && poll(&p, 1, 0) == 1;
+}
+
 static bool fini_match(const itoi_sysrec_t *r, void *ctx)
 {
-    (void)ctx;
-    /* an openat still waiting after the grace period is an open that blocks (a device's;
-     * a regular file's ends by itself long before, a FIFO's never waits): cancelled too */
+    const itoi_wscw_t *a = ctx;
     if (r->state == REC_TIME) return true; /* a poll's timeout is not work (syscall.h) */
-    return (r->state == REC_READY || r->state == REC_POOL || (r->state == REC_URING && !r->cancel_sent)) &&
-           (r->op == ITO_SYS_OPENAT || !on_regular_file(r->op, r->fd));
+    if (!(r->state == REC_READY || r->state == REC_POOL || (r->state == REC_URING && !r->cancel_sent))) return false;
+    if (r->op == ITO_SYS_OPENAT) return open_may_block(r, a);
+    if (on_regular_file(r->op, r->fd)) return false;
+    return !(r->state == REC_READY && ready_now(r));
 }
 
 static void fini_cancel_here(itoi_worker_t *w, itoi_call_t *c)
@@ -670,7 +701,7 @@ static void fini_cancel_here(itoi_worker_t *w, itoi_call_t *c)
     if (a) {
         itoi_wsc_flush(w, a, FLUSH_EXPLICIT); /* buffered requests go now */
         found = a->nlive;
-        itoi_wsc_cancel_matching(w, a, fini_match, NULL, WHY_FINALIZE);
+        itoi_wsc_cancel_matching(w, a, fini_match, a, WHY_FINALIZE);
     }
     atomic_fetch_add(&fini_found, found);
     atomic_fetch_sub(&fini_left, 1);
@@ -690,11 +721,16 @@ static size_t wsc_fini_cancel(void)
         fini_calls[i].fn = fini_cancel_here;
         itoi_worker_call(&itoi_rt.workers[i], &fini_calls[i]);
     }
-    while (atomic_load(&fini_left) > 0) ito_sleep_ns(50000);
+    while (atomic_load(&fini_left) > 0) itoi_fini_nap(50000); /* not progress (runtime.c) */
     free(fini_calls);
     fini_calls = NULL;
     return atomic_load(&fini_found);
 }
+
+/* Finalize gave up (ITO_EBUSY): the runtime goes on, and so do waits on sockets and pipes
+ * (the flag stayed up until the next ito_init, and every such wait of the still running
+ * runtime ended at once with ECANCELED). */
+static void wsc_fini_resume(void) { atomic_store(&fini_cancelling, 0); }
 
 /* ---- policy and statistics ---- */
 

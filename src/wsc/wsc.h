@@ -215,7 +215,8 @@ int itoi_wsc_op_errno(const ito_sysreq_t *q); /* -EBADF, -EFAULT or -EINVAL for 
 /* A request as ito_sys_post takes it: ITO_OK, ITO_EINVAL (bad arguments, a continuation
  * frame that is not live), ITO_ERANGE (its entry is not in the frame). */
 int itoi_wsc_req_check(const ito_sysreq_t *q);
-/* Finalize has cancelled what could not complete: a new wait on such an fd ends at once. */
+/* Finalize has cancelled what could not complete: a new wait on such an fd ends at once
+ * (the wrappers make one attempt that does not wait first; cleared if finalize gives up). */
 bool itoi_wsc_finalizing(const ito_sysreq_t *q);
 
 /* nonblock.c: run a request without blocking: the result, -EAGAIN (wait for readiness:
