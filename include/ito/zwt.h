@@ -118,7 +118,7 @@ int ito_continue_value(ito_frame_t *f, int entry, uint64_t value);
  * Re-arms, continuations and firings from several threads are ordered: each continuation
  * counts against the arming in force when it takes its count, and a code-less entry is
  * marked fired only by a firing of its current arming (a re-arm waits out a firing under
- * way, and a continuation waits out a re-arm under way: a few instructions).
+ * way: a few instructions; no continuation ever waits).
  * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.
  */
 int ito_rearm(ito_frame_t *f, int entry, uint32_t count);

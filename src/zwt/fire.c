@@ -49,12 +49,7 @@ static inline __attribute__((always_inline)) int do_continue(itoi_worker_t *w, i
      * or the entry was made ready twice.) */
     int32_t s = atomic_load_explicit(&e->sync, memory_order_relaxed);
     for (;;) {
-        if (ITOI_UNLIKELY(s <= 0)) {
-            if (s != ITOI_ZS_REARMING) return ITO_ESTATE; /* more continuations than the arming expected (or queued, or being set) */
-            itoi_spin_pause(); /* a re-arm holds it: count against its arming (zwt.h) */
-            s = atomic_load_explicit(&e->sync, memory_order_relaxed);
-            continue;
-        }
+        if (ITOI_UNLIKELY(s <= 0)) return ITO_ESTATE; /* more continuations than the arming expected (or queued, or being set) */
         int32_t to = s > 1 ? s - 1 : ITOI_ZS_QUEUED; /* the last count reserves the firing in the same CAS */
         if (atomic_compare_exchange_weak_explicit(&e->sync, &s, to, memory_order_acq_rel, memory_order_relaxed)) break;
     }
@@ -66,7 +61,9 @@ static inline __attribute__((always_inline)) int do_continue(itoi_worker_t *w, i
      * a set in force before it wrote the code first; none can start while QUEUED). */
     if (ITOI_UNLIKELY(!ITOI_ZGET(e->code))) {
         wake_waiter(e); /* while QUEUED: re-arms wait for both (zwt.h) */
-        atomic_store_explicit(&e->sync, 0, memory_order_release); /* fired: nothing to run */
+        uint32_t g = e->fgen + 1; /* ours while QUEUED */
+        e->fgen = g;
+        atomic_store_explicit(&e->sync, itoi_zs_fired(g), memory_order_release); /* fired: nothing to run */
     } else if (taken) {
         *taken = &e->u;
     } else {
@@ -119,25 +116,23 @@ static int rearm_in(ito_frame_t *f, int entry, uint32_t count)
     if (!e) return rc;
     if (!ITOI_ZGET(e->defined)) return ITO_ESTATE;
     if (count > (1u << 30)) return ITO_EINVAL;
-    /* Hold the sync word (zwt.h): a CAS from the count looked at, so a continuation that
-     * fired the entry meanwhile (never overwrite ITOI_ZS_QUEUED, or the entry is made ready
-     * twice), a set or another re-arm sends us to look again. */
     for (;;) {
-        int32_t s = itoi_zentry_settle(e); /* never SETTING or REARMING */
+        int32_t s = itoi_zentry_settle(e); /* never SETTING */
         if (s == ITOI_ZS_QUEUED) return ITO_EBUSY;
-        if (atomic_compare_exchange_strong_explicit(&e->sync, &s, ITOI_ZS_REARMING, memory_order_acq_rel,
-                                                    memory_order_acquire))
-            break;
-    }
+        if (!ITOI_ZGET(e->code)) {
+            uintptr_t fired = ITOI_ZW_FIRED;
+            atomic_compare_exchange_strong_explicit(&e->waiter, &fired, 0, memory_order_acq_rel, memory_order_acquire);
+        }
 #ifdef ITOI_FAULT_INJECTION
-    itoi_fault_window_rearm(); /* ITO_FAULT_REARM: tests race other threads into the hold */
+        itoi_fault_window_rearm(); /* ITO_FAULT_REARM: tests race other threads into the window */
 #endif
-    if (!ITOI_ZGET(e->code)) { /* FIRED: armed again (a set holding the word stores 0 itself) */
-        uintptr_t fired = ITOI_ZW_FIRED;
-        atomic_compare_exchange_strong_explicit(&e->waiter, &fired, 0, memory_order_acq_rel, memory_order_acquire);
+        /* A CAS, not a store: a continuation may fire the entry meanwhile (never overwrite
+         * ITOI_ZS_QUEUED, or the entry is made ready twice; a code-less firing leaves a
+         * word never seen before, zwt.h), or a set or re-arm begin: look again. */
+        int32_t to = (int32_t)(count ? count : ITOI_ZGET(e->fan_in));
+        if (atomic_compare_exchange_strong_explicit(&e->sync, &s, to, memory_order_acq_rel, memory_order_acquire))
+            return ITO_OK;
     }
-    atomic_store_explicit(&e->sync, (int32_t)(count ? count : ITOI_ZGET(e->fan_in)), memory_order_release);
-    return ITO_OK;
 }
 
 static int trylock_in(ito_frame_t *f, int entry);
@@ -189,10 +184,6 @@ int ito_zwt_retry(void)
      * and continuation made it ready again meanwhile */
     int32_t s = atomic_load_explicit(&e->sync, memory_order_acquire);
     do {
-        while (s == ITOI_ZS_REARMING) { /* a re-arm holds it: wait that out (zwt.h) */
-            itoi_spin_pause();
-            s = atomic_load_explicit(&e->sync, memory_order_acquire);
-        }
         if (s == ITOI_ZS_QUEUED || s == ITOI_ZS_SETTING) return ITO_ESTATE; /* as ito_continue refuses them */
     } while (!atomic_compare_exchange_weak_explicit(&e->sync, &s, 1, memory_order_acq_rel, memory_order_acquire));
     return ito_continue(f, entry);

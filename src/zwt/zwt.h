@@ -41,18 +41,18 @@
  *    instead of saying ITO_EBUSY, and so see FIRED and 0 together: a firing can no longer
  *    mark FIRED after a re-arm that followed it (the next wait returned at once). A
  *    waiter that finds the waiter word held by a set waits that out too.
- *  - A re-arm holds the sync word as ITOI_ZS_REARMING (a CAS from the count it looked at)
- *    while it clears FIRED from the waiter word and stores the new count. Continuations,
- *    other re-arms, sets and destroys wait that out (a few instructions in libito), so a
- *    re-arm and the firings around it are ordered: each continuation counts against the
- *    arming before or after it. (Until 2026-12-04 a re-arm cleared FIRED and then stored
- *    the count with a CAS from the count it had seen, 0: another re-arm and a firing in
- *    between made the word 0 again, the CAS succeeded, and the entry was armed yet
- *    marked FIRED, so the next wait returned at once; found by a reviewer with an
- *    injected delay, test_zwt_rearm_hold. A re-arm holding the waiter word instead would
- *    either drop a firing of its own arming or refuse it.) A set holding the waiter word
- *    while a re-arm holds the sync word cannot deadlock: the re-arm only tries a CAS on
- *    the waiter word (it fails on SETTING, and the set stores 0 there itself). */
+ *  - A code-less entry's firing ends by storing itoi_zs_fired(g) in the sync word, g
+ *    counting its firings (`fgen`, written only by the firing thread while it holds
+ *    QUEUED), not 0. A re-arm clears FIRED from the waiter word and then swaps its count
+ *    in with a CAS from the word it looked at: a firing in between changes the word to a
+ *    value it never had, so the CAS fails and the re-arm looks again (and clears that
+ *    firing's FIRED). (Until 2026-12-04 a firing stored 0: another re-arm and a firing
+ *    between the clear and the CAS brought the word back to the 0 seen, the CAS
+ *    succeeded, and the entry was armed yet marked FIRED, so the next wait returned at
+ *    once; found by a reviewer with an injected delay, test_zwt_rearm_hold. A first fix
+ *    that had the re-arm hold the sync word while continuations waited let a foreign
+ *    re-armer that the OS descheduled stall every worker continuing the entry for up to
+ *    2 s; found by its reviewer.) Continuations refuse every value <= 0 as before. */
 #ifndef ITO_ZWT_INTERNAL_H
 #define ITO_ZWT_INTERNAL_H
 
@@ -65,7 +65,9 @@
 #define ITOI_ZS_QUEUED INT32_MIN /* sync word: ready, not yet running (see above) */
 #define ITOI_ZS_SETTING (INT32_MIN + 1) /* sync word: ito_entry_set is changing the definition */
 #define ITOI_ZW_SETTING ((uintptr_t)2) /* waiter word: ito_entry_set is changing the definition */
-#define ITOI_ZS_REARMING (INT32_MIN + 2) /* sync word: ito_rearm is resetting the count */
+/* sync word of a code-less entry just fired: its g-th firing (0 .. -(2^30 - 1), never a
+ * count, QUEUED or SETTING), so that the words of two firings differ (see the top). */
+static inline int32_t itoi_zs_fired(uint32_t g) { return -(int32_t)(g & 0x3fffffffu); }
 /* An entry's definition (code, fan_in, mode, defined): written by ito_entry_set while other
  * threads may fire the entry (they read it without a lock): relaxed atomic accesses. */
 #define ITOI_ZGET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
@@ -81,6 +83,7 @@ typedef struct itoi_zentry {
     uint16_t mode;
     uint16_t defined;
     int32_t index;
+    uint32_t fgen;              /* firings of a code-less entry (see the top) */
     _Atomic uintptr_t waiter;
     _Atomic uint64_t value;
     struct ito_frame *frame;
@@ -111,13 +114,13 @@ void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u); /* the unit's run: the entr
  * and returned (the caller runs it with itoi_unit_run_now); NULL otherwise (not ready yet,
  * a waiting ULT woken, or refused as ito_continue_value would refuse it). */
 itoi_unit_t *itoi_zwt_fire_take(itoi_worker_t *w, ito_frame_t *f, int entry, uint64_t value);
-/* The sync word once no code-less firing, set or re-arm is under way (see the top): QUEUED
+/* The sync word once no code-less firing and no set is under way (see the top): QUEUED
  * then means an entry with code, ready and not yet running. */
 static inline int32_t itoi_zentry_settle(itoi_zentry_t *e)
 {
     int32_t s;
     while ((s = atomic_load_explicit(&e->sync, memory_order_acquire)) == ITOI_ZS_SETTING ||
-           s == ITOI_ZS_REARMING || (s == ITOI_ZS_QUEUED && !ITOI_ZGET(e->code)))
+           (s == ITOI_ZS_QUEUED && !ITOI_ZGET(e->code)))
         itoi_spin_pause();
     return s;
 }
