@@ -298,7 +298,7 @@ def compile_stub(clang: str, cmd: list[str], asm_out: Path, stubset: str, dry: b
         return 0
     asm = asm_out.read_text(encoding="latin-1")  # bytes as they are (strings, debug info)
     referenced = sites.sites_in_asm(asm)
-    att = stubs.att_sites(asm)  # -masm=intel -fno-integrated-as: sites printed verbatim
+    att = stubs.md5_consistent(stubs.att_sites(asm))  # -masm=intel -fno-integrated-as: sites printed verbatim
     if referenced or att is not asm:
         live = {} if stubset == "full" or not referenced else sites.module_sites(dump)
         with asm_out.open("a" if att is asm else "w", encoding="latin-1") as f:
@@ -498,13 +498,40 @@ def fallback_options(clang: str, args: list[Arg], scratch: Scratch) -> list[str]
             not fallback.links_executable(ws):
         return []
     path = fallback.archive(clang, fallback.target_options(ws), scratch.dir)
-    return ["-x", "none", path] if path else []  # an archive, whatever -x was in force
+    # an archive, whatever -x was in force; its member taken even when the program's own
+    # code has no check left (-u: a runtime on the command line still comes first), and the
+    # runtime's symbols in the executable's dynamic table, whichever defines them (the
+    # member or a static libito), so that a shared library built by ito-cc and loaded with
+    # dlopen finds them (gawk's extensions, a host's plugins: "undefined symbol:
+    # ito_coop_flag", found by a tester, 2026-12-04)
+    return (["-x", "none", path, f"-Wl,-u,{fallback.SYMBOLS[0]}"] +
+            [f"-Wl,--export-dynamic-symbol={s}" for s in fallback.SYMBOLS] if path else [])
+
+
+PIC_WORDS = {"-fPIC": True, "-fpic": True, "-fno-PIC": False, "-fno-pic": False,
+             "-fPIE": False, "-fpie": False, "-fno-PIE": False, "-fno-pie": False}
+
+
+def tls_for_shared(ito: list[str], rest: list[str]) -> list[str]:
+    """--ito-tls=local-exec is for executables; code for a shared library (-fPIC or -fpic
+    last among the PIC options, or -shared) gets initial-exec instead: a local-exec access
+    cannot be linked into a shared object (R_X86_64_TPOFF32), and libtool and CMake build a
+    library's objects with -fPIC (found by a tester linking libpng with the recommended
+    options, 2026-12-04). A PIE (-fPIE) keeps local-exec."""
+    le = plugin_option("-ito-yield-tls=local-exec")
+    if le[-1] not in ito:
+        return ito
+    pic = [PIC_WORDS[a] for a in rest if a in PIC_WORDS]
+    if not ("-shared" in rest or "--shared" in rest or (pic and pic[-1])):
+        return ito
+    return [plugin_option("-ito-yield-tls=initial-exec")[-1] if w == le[-1] else w for w in ito]
 
 
 def main(argv: list[str], clang: str, plugins: list[str]) -> int:
     scratch = Scratch()
     try:
         ito, variant, off, rest, stubset, fb = split_args(expand_response_files(argv))
+        ito = tls_for_shared(ito, rest)
         args = parse(rest)
         compiles = any(a.kind in ("code", "other") for a in args)
         if compiles and not any(a.startswith("-fno-stack-clash-protection") for a in rest):

@@ -2,6 +2,7 @@
 #include "Safety.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalIFunc.h"
@@ -38,6 +39,38 @@ void functionsIn(const Constant *C, DenseSet<const Function *> &Out,
   for (const Use &U : C->operands())
     if (const auto *K = dyn_cast<Constant>(U.get()))
       functionsIn(K, Out, Seen);
+}
+
+// Every Function a handler argument or a stored handler may be: the value itself, both
+// arms of a choice (`c ? h : SIG_IGN`: a select, or a phi at -O0), a local variable's
+// stored values (`sighandler_t h = f; signal(s, h)` at -O0) and a constant table's
+// initial entries. (Until 2026-12-04 only a function passed or stored directly was seen, and
+// handlers registered through a choice got checks; found by a tester.)
+void functionsFrom(const Value *V, DenseSet<const Function *> &Out, DenseSet<const Value *> &Seen,
+                   DenseSet<const Constant *> &CSeen) {
+  V = V->stripPointerCastsAndAliases();
+  if (!Seen.insert(V).second)
+    return;
+  if (const auto *S = dyn_cast<SelectInst>(V)) {
+    functionsFrom(S->getTrueValue(), Out, Seen, CSeen);
+    functionsFrom(S->getFalseValue(), Out, Seen, CSeen);
+  } else if (const auto *P = dyn_cast<PHINode>(V)) {
+    for (const Value *In : P->incoming_values())
+      functionsFrom(In, Out, Seen, CSeen);
+  } else if (const auto *L = dyn_cast<LoadInst>(V)) {
+    const Value *Obj = getUnderlyingObject(L->getPointerOperand());
+    if (const auto *A = dyn_cast<AllocaInst>(Obj)) {
+      for (const User *U : A->users())
+        if (const auto *St = dyn_cast<StoreInst>(U))
+          if (St->getPointerOperand() == A)
+            functionsFrom(St->getValueOperand(), Out, Seen, CSeen);
+    } else if (const auto *GV = dyn_cast<GlobalVariable>(Obj)) {
+      if (GV->hasInitializer()) // a table's entries (at -O0 not yet marked constant)
+        functionsIn(GV->getInitializer(), Out, CSeen);
+    }
+  } else if (const auto *C = dyn_cast<Constant>(V)) {
+    functionsIn(C, Out, CSeen);
+  }
 }
 
 bool isSignalRegistrar(StringRef N) {
@@ -82,6 +115,8 @@ ModuleSafety::ModuleSafety(Module &M) {
   }
 
   // Signal handlers registered in this module.
+  DenseSet<const Value *> VSeen;
+  DenseSet<const Constant *> CSeen;
   for (Function &F : M) {
     bool CallsSigaction = false;
     for (Instruction &I : instructions(F)) {
@@ -92,8 +127,7 @@ ModuleSafety::ModuleSafety(Module &M) {
       if (!Callee)
         continue;
       if (isSignalRegistrar(Callee->getName()) && CB->arg_size() >= 2)
-        if (auto *H = dyn_cast<Function>(CB->getArgOperand(1)->stripPointerCasts()))
-          Handlers.insert(H);
+        functionsFrom(CB->getArgOperand(1), Handlers, VSeen, CSeen);
       if (isSigaction(Callee->getName()))
         CallsSigaction = true;
     }
@@ -102,8 +136,7 @@ ModuleSafety::ModuleSafety(Module &M) {
     DenseSet<const Constant *> Seen;
     for (Instruction &I : instructions(F)) {
       if (auto *St = dyn_cast<StoreInst>(&I)) {
-        if (auto *H = dyn_cast<Function>(St->getValueOperand()->stripPointerCasts()))
-          Handlers.insert(H);
+        functionsFrom(St->getValueOperand(), Handlers, VSeen, CSeen);
         continue;
       }
       for (const Use &U : I.operands())
