@@ -269,7 +269,10 @@ int ito_io_deadline(uint64_t deadline);
 /**
  * @brief Cancels the blocking wrapper that ULT t waits in: it fails with ECANCELED. If t
  * is not waiting in one, the cancellation is kept and its next wrapper call fails with
- * ECANCELED at once (a cancellation is never lost, and consumed once).
+ * ECANCELED at once (a cancellation is never lost, and consumed once). A call that its
+ * arguments refuse before anything is posted (EBADF for a negative descriptor, EFAULT
+ * for a NULL buffer, EINVAL) fails with that error and leaves the cancellation kept for
+ * the next call.
  * @return ITO_OK; ITO_EINVAL for NULL; ITO_EJOINED for a thread that has ended;
  * ITO_ESTATE without a runtime.
  * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.

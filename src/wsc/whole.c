@@ -10,7 +10,8 @@
  * requests posted with ito_sys_post stay single calls.
  *
  * A part that fails after others moved ends the call with the count so far (its error is
- * for the next call, as after a partial write(2)); so do the ULT's deadline,
+ * for the next call, as after a partial write(2): an error the socket reports only once,
+ * a reset, is kept for the next call on the number, see keep_error); so do the ULT's deadline,
  * ito_cancel_io, ito_close and finalize. MSG_DONTWAIT keeps one attempt; a receive stops
  * at end of file (0). MSG_WAITALL applies to stream sockets without MSG_PEEK only
  * (waitall_where_it_applies), and a recvmsg with a control buffer ends after the part that
@@ -51,7 +52,78 @@ static _Atomic unsigned close_gen[GEN_SLOTS];
 
 static inline _Atomic unsigned *gen_of(int fd) { return &close_gen[(unsigned)fd % GEN_SLOTS]; }
 
-void itoi_wsc_closing(int fd) { atomic_fetch_add(gen_of(fd), 1); }
+/* Errors a socket reports once (its pending error, cleared when read): a part that got one
+ * after others moved would lose it, and the next call would see end of file where
+ * recv(2) says ECONNRESET (found by a server tester, 2026-12-04). So it is kept for the
+ * next wrapper call on the same number, while the number's close generation and file
+ * are still the call's. Persistent errors (EPIPE, EBADF) come again by themselves; the
+ * ULT's own deadline and cancellation are not the socket's. At most KEPT_SLOTS at once
+ * (the oldest in the slot goes); the wrappers' check is one load while none is kept. */
+#define KEPT_SLOTS 64
+static struct kept {
+    int fd, err;
+    unsigned gen;
+    uint32_t id;
+} kept[KEPT_SLOTS];
+static itoi_spinlock_t kept_lock;
+static _Atomic int kept_n;
+
+static bool reported_once(long r)
+{
+    switch (-r) {
+    case ECONNRESET: case ECONNABORTED: case ECONNREFUSED: case EHOSTUNREACH: case ENETUNREACH:
+    case ENETDOWN: case EHOSTDOWN:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void keep_error(int fd, int err, unsigned gen)
+{
+    uint32_t id = itoi_wsc_file_identity(fd);
+    itoi_spin_lock(&kept_lock);
+    int k = -1;
+    for (int i = 0; i < KEPT_SLOTS && k < 0; i++)
+        if (kept[i].err && kept[i].fd == fd) k = i;
+    for (int i = 0; i < KEPT_SLOTS && k < 0; i++)
+        if (!kept[i].err) k = i;
+    if (k < 0) k = (unsigned)fd % KEPT_SLOTS;
+    if (!kept[k].err) atomic_fetch_add(&kept_n, 1);
+    kept[k] = (struct kept){.fd = fd, .err = err, .gen = gen, .id = id};
+    itoi_spin_unlock(&kept_lock);
+}
+
+/* The kept entry of fd, taken out (err 0: none). */
+static struct kept kept_take(int fd)
+{
+    struct kept e = {0};
+    itoi_spin_lock(&kept_lock);
+    for (int i = 0; i < KEPT_SLOTS; i++)
+        if (kept[i].err && kept[i].fd == fd) {
+            e = kept[i];
+            kept[i].err = 0;
+            atomic_fetch_sub(&kept_n, 1);
+            break;
+        }
+    itoi_spin_unlock(&kept_lock);
+    return e;
+}
+
+long itoi_wsc_kept_error_slow(int fd)
+{
+    struct kept e = kept_take(fd);
+    if (!e.err || e.gen != atomic_load(gen_of(fd)) || e.id != itoi_wsc_file_identity(fd)) return 0;
+    return -e.err;
+}
+
+bool itoi_wsc_kept_any(void) { return atomic_load_explicit(&kept_n, memory_order_relaxed) != 0; }
+
+void itoi_wsc_closing(int fd)
+{
+    atomic_fetch_add(gen_of(fd), 1);
+    if (itoi_wsc_kept_any()) (void)kept_take(fd); /* the error was the old file's */
+}
 
 /* Whether a call that moved part of its bytes goes on (see above). */
 static bool go_on(const ito_sysreq_t *q, bool waitall)
@@ -117,7 +189,10 @@ static long rest(ito_sysreq_t *q, const char *what, size_t done, size_t total, u
         }
         long r = itoi_wsc_call(q, what);
         *last = r;
-        if (r <= 0) break;
+        if (r <= 0) {
+            if (reported_once(r)) keep_error(q->fd, (int)-r, gen); /* for the next call (above) */
+            break;
+        }
         done += (size_t)r;
     }
     return (long)done;
@@ -294,6 +369,9 @@ static bool waitall_where_it_applies(ito_sysreq_t *q, int *ctl_mode)
         more |= (getsockopt(q->fd, SOL_SOCKET, SO_PASSPIDFD, &on, &tl) == 0 && on);
         *ctl_mode = more ? CTL_RIGHTS_MORE : CTL_RIGHTS;
     }
+    /* The parts are ours on io_uring too: its own retry of the flag returned the count
+     * so far after a reset and dropped the error, which then never reached the caller. */
+    q->flags &= ~MSG_WAITALL;
     return true;
 }
 

@@ -250,6 +250,8 @@ long itoi_wsc_call(const ito_sysreq_t *q, const char *what)
         return -ECANCELED;
     itoi_wscw_t *a = itoi_wsc_area(w);
     if (ITOI_UNLIKELY(!a)) return -itoi_wsc_area_errno();
+    long kept = itoi_wsc_kept_error(q); /* a reset the last call's part took (whole.c) */
+    if (ITOI_UNLIKELY(kept)) return kept;
     /* Once finalize has cancelled, a call on a socket or pipe still runs if it can
      * without waiting (a last reply, a log line to a pipe); only a wait ends at once.
      * (Until 2026-12-04 every such call failed with ECANCELED unattempted; found by a

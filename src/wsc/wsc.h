@@ -244,6 +244,21 @@ void itoi_helpers_stop(void);
 long itoi_wsc_call(const ito_sysreq_t *q, const char *what); /* one request, waited for: result or -errno */
 long itoi_wsc_whole(ito_sysreq_t *q, const char *what);      /* the same, continued after a short count */
 void itoi_wsc_closing(int fd);                                /* ito_close(fd) begins (whole.c) */
+/* An error a socket reported once to a part of a whole transfer, kept for the next call on
+ * fd (whole.c): -errno, taken out, or 0. */
+bool itoi_wsc_kept_any(void);
+long itoi_wsc_kept_error_slow(int fd);
+static inline long itoi_wsc_kept_error(const ito_sysreq_t *q)
+{
+    if (ITOI_LIKELY(!itoi_wsc_kept_any())) return 0;
+    switch (q->op) {
+    case ITO_SYS_READ: case ITO_SYS_WRITE: case ITO_SYS_READV: case ITO_SYS_WRITEV: case ITO_SYS_SEND:
+    case ITO_SYS_RECV: case ITO_SYS_SENDMSG: case ITO_SYS_RECVMSG:
+        return itoi_wsc_kept_error_slow(q->fd);
+    default:
+        return 0;
+    }
+}
 #define ITOI_WSC_GEN_SLOTS 4096 /* close generations: fd modulo this (whole.c) */
 /* A hash of the file fd names (device and inode), never 0; 0 if fd names nothing. */
 uint32_t itoi_wsc_file_identity(int fd);

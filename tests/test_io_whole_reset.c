@@ -1,0 +1,130 @@
+/* test_io_whole_reset: a connection reset that ends a whole transfer after a part moved
+ * comes back on the next call, as with recv(2)/send(2) on a blocking socket (src/wsc/
+ * whole.c keep_error), both backends, 1 and 2 workers. Found on 2026-12-04 by a server
+ * tester: the part that failed read the socket's pending error, which the kernel reports
+ * once, and the wrapper dropped it with the count so far:
+ *  1. ito_recv(MSG_WAITALL) of 1000 bytes while the peer sends 10 and resets: POSIX gives
+ *     10, then -1 ECONNRESET, then 0; ito gave 10, 0, 0 (a reset looked like an orderly
+ *     end of file; io_uring's own retry of MSG_WAITALL dropped the error in the kernel);
+ *  2. ito_send of 16 MiB while the peer reads 100 kB and resets: POSIX gives a partial
+ *     count, ECONNRESET, then EPIPE; ito gave the count, then EPIPE twice.
+ * Each sequence is checked against the blocking calls in a pthread, and against the
+ * expected results themselves. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ito/ito.h"
+#include "ito_test.h"
+
+#define BIG (16u << 20)
+
+static void tcp_pair(int *x, int *y)
+{
+    int l = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    CHECK_EQ(bind(l, (void *)&a, sizeof a), 0);
+    CHECK_EQ(listen(l, 1), 0);
+    socklen_t al = sizeof a;
+    CHECK_EQ(getsockname(l, (void *)&a, &al), 0);
+    *x = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK_EQ(connect(*x, (void *)&a, sizeof a), 0);
+    *y = accept(l, NULL, NULL);
+    CHECK(*y >= 0);
+    close(l);
+}
+
+static void reset(int fd)
+{
+    struct linger lg = {1, 0};
+    CHECK_EQ(setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg), 0);
+    close(fd);
+}
+
+static void *send10_reset(void *p)
+{
+    int fd = (int)(intptr_t)p;
+    CHECK_EQ(send(fd, "0123456789", 10, 0), 10);
+    usleep(50000);
+    reset(fd);
+    return NULL;
+}
+
+static void *read_reset(void *p)
+{
+    int fd = (int)(intptr_t)p;
+    char b[4096];
+    long n = 0;
+    while (n < 100000) {
+        ssize_t r = recv(fd, b, sizeof b, 0);
+        if (r <= 0) break;
+        n += r;
+    }
+    usleep(20000);
+    reset(fd);
+    return NULL;
+}
+
+static char big[BIG];
+
+/* The three results of each sequence: a count (>0 as 1 for a partial send) or -errno. */
+static void sequences(int use_ito, long recv_res[3], long send_res[3])
+{
+    int a, b;
+    pthread_t t;
+    char buf[1000];
+    tcp_pair(&a, &b);
+    CHECK_OK(pthread_create(&t, NULL, send10_reset, (void *)(intptr_t)b));
+    for (int i = 0; i < 3; i++) {
+        ssize_t r = use_ito ? ito_recv(a, buf, sizeof buf, MSG_WAITALL) : recv(a, buf, sizeof buf, MSG_WAITALL);
+        recv_res[i] = r < 0 ? -errno : r;
+    }
+    CHECK_OK(pthread_join(t, NULL));
+    if (use_ito) CHECK_EQ(ito_close(a), 0); else close(a);
+    tcp_pair(&a, &b);
+    CHECK_OK(pthread_create(&t, NULL, read_reset, (void *)(intptr_t)b));
+    for (int i = 0; i < 3; i++) {
+        ssize_t r = use_ito ? ito_send(a, big, BIG, 0) : send(a, big, BIG, MSG_NOSIGNAL);
+        send_res[i] = r < 0 ? -errno : r > 0 && (size_t)r < BIG ? 1 : r;
+    }
+    CHECK_OK(pthread_join(t, NULL));
+    if (use_ito) CHECK_EQ(ito_close(a), 0); else close(a);
+}
+
+static long posix_recv[3], posix_send[3];
+static void *posix(void *arg)
+{
+    (void)arg;
+    sequences(0, posix_recv, posix_send);
+    return NULL;
+}
+
+static void *body(void *arg)
+{
+    (void)arg;
+    long r[3], s[3];
+    sequences(1, r, s);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(r[i], posix_recv[i]);
+        CHECK_EQ(s[i], posix_send[i]);
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    pthread_t t;
+    CHECK_OK(pthread_create(&t, NULL, posix, NULL));
+    CHECK_OK(pthread_join(t, NULL));
+    /* what the kernel does, so that the comparison means something */
+    CHECK(posix_recv[0] == 10 && posix_recv[1] == -ECONNRESET && posix_recv[2] == 0);
+    CHECK(posix_send[0] == 1 && posix_send[1] == -ECONNRESET && posix_send[2] == -EPIPE);
+    for (int workers = 1; workers <= 2; workers++) ito_test_each_backend_ult(workers, body);
+    TEST_DONE();
+}
