@@ -8,47 +8,89 @@
  *  2. the same with a periodic timer device open too: a periodic one never ends, so it
  *     is not waited for (finalize returns; the one-shot still delivered);
  *  3. a disarmed timer device and an idle eventfd device: nothing to wait for.
+ * Found by a reviewer of the fix:
+ *  4. a handler that acks and re-arms its one-shot device (5 ms) three times: every firing
+ *     happens before finalize returns (finalize took a handler as run before it ran, and
+ *     could end while one was re-arming its device: ITO_OK with the device armed and the
+ *     handler never run again, 3 of 8 runs with 2 workers); 20 runs.
+ *  5. a masked device (delivered, not acked) whose expiry came: nobody will take it, so it
+ *     does not hold finalize off ITO_EBUSY while a ULT stays blocked on a mutex main
+ *     holds (it hung for ever).
  * With 1 and 2 workers. */
 #define _GNU_SOURCE
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include "ito/ito.h"
 #include "ito_test.h"
 
 static _Atomic int fired[3];
+static ito_device_t *again; /* part 4: the device the handler re-arms */
+static ito_mutex_t mu;
 
 static void handler(ito_frame_t *f, int entry, uint64_t v)
 {
     (void)f;
     (void)v;
-    atomic_fetch_add(&fired[entry], 1);
+    int n = atomic_fetch_add(&fired[entry], 1) + 1;
+    if (again && n <= 3) { /* part 4 */
+        CHECK_OK(ito_device_ack(again));
+        CHECK_OK(ito_device_timer_set(again, 5 * 1000 * 1000, 0));
+    }
+}
+
+static void *locker(void *arg)
+{
+    (void)arg;
+    CHECK_OK(ito_mutex_lock(&mu)); /* main holds it: blocked until main's second finalize */
+    CHECK_OK(ito_mutex_unlock(&mu));
+    return NULL;
 }
 
 static void run(int workers, int part)
 {
+    if (part == 5) CHECK_OK(setenv("ITO_FINALIZE_GRACE_MS", "50", 1));
     CHECK_OK(ito_init(&(ito_config_t){.workers = workers}));
+    CHECK_OK(unsetenv("ITO_FINALIZE_GRACE_MS"));
     for (int i = 0; i < 3; i++) atomic_store(&fired[i], 0);
     ito_frame_t *f;
     CHECK_OK(ito_frame_create(&f, 3, 0));
     for (int i = 0; i < 3; i++) CHECK_OK(ito_entry_set(f, i, handler, 1, ITO_MODE_USER));
     ito_device_t *once, *periodic, *ev;
-    if (part <= 2) {
+    again = NULL;
+    if (part <= 2 || part == 4) {
         CHECK_OK(ito_device_timer(0, f, 0, &once));
-        CHECK_OK(ito_device_timer_set(once, 100 * 1000 * 1000, 0));
+        if (part == 4) again = once;
+        CHECK_OK(ito_device_timer_set(once, (part == 4 ? 5 : 100) * 1000 * 1000, 0));
     }
     if (part == 2) CHECK_OK(ito_device_timer(50 * 1000 * 1000, f, 1, &periodic));
     if (part == 3) {
         CHECK_OK(ito_device_timer(0, f, 0, &once)); /* disarmed */
         CHECK_OK(ito_device_eventfd(f, 2, &ev));
     }
+    if (part == 5) {
+        CHECK_OK(ito_device_timer(0, f, 0, &once));
+        CHECK_OK(ito_device_timer_set(once, 1000 * 1000, 0));
+        while (atomic_load(&fired[0]) == 0) ito_sleep_ns(1000 * 1000); /* delivered: masked */
+        CHECK_OK(ito_device_timer_set(once, 1000 * 1000, 0));
+        ito_sleep_ns(20 * 1000 * 1000); /* its expiry came, not taken */
+        CHECK_OK(ito_mutex_init(&mu));
+        CHECK_OK(ito_mutex_lock(&mu));
+        ito_thread_t t;
+        CHECK_OK(ito_create(&t, locker, NULL, NULL));
+        CHECK_OK(ito_detach(t));
+        CHECK_EQ(ito_finalize(), ITO_EBUSY);
+        CHECK_OK(ito_mutex_unlock(&mu));
+    }
     CHECK_OK(ito_finalize());
-    CHECK_EQ(atomic_load(&fired[0]), part <= 2 ? 1 : 0);
+    CHECK_EQ(atomic_load(&fired[0]), part <= 2 ? 1 : part == 4 ? 4 : part == 5 ? 1 : 0);
     CHECK_EQ(atomic_load(&fired[2]), 0);
 }
 
 int main(void)
 {
     for (int workers = 1; workers <= 2; workers++)
-        for (int part = 1; part <= 3; part++) run(workers, part);
+        for (int part = 1; part <= 5; part++)
+            for (int k = 0; k < (part == 4 ? 20 : 1); k++) run(workers, part);
     TEST_DONE();
 }

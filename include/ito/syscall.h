@@ -83,7 +83,8 @@
  * so is an openat a ZWT posted on io_uring, whose path finalize cannot read). A readiness
  * wait whose descriptor is ready when the cancel pass looks is left to complete. After the
  * cancel pass a new call on such a descriptor still runs if it can without waiting (a last
- * reply, a log line to a pipe): only a wait ends at once with ECANCELED. If finalize then
+ * reply, a log line to a pipe): only a wait ends at once with ECANCELED (ito_accept and
+ * ito_connect end at once, untried). If finalize then
  * returns ITO_EBUSY, waits work as before.
  *
  * Close: ito_close(fd) first wakes every ULT and request waiting on fd, on every worker

@@ -11,9 +11,11 @@
  * or holds work that will progress by itself (a sleep or timed wait on an ito object, an
  * armed timer device, a request on a regular file; not the I/O deadline or ito_poll
  * timeout of a ULT parked in a wrapper, which only bounds a wait that finalize cancels).
- * An armed one-shot timer device is live work of its own: its handler runs before
- * finalize returns. A periodic one never ends by itself and is not waited for once
- * nothing else is live.
+ * An armed one-shot timer device is live work of its own: its expiry is delivered (its
+ * handler's entry continued; the handler runs if that makes it ready) before finalize
+ * returns, and a handler still running is live work too. A periodic one never ends by
+ * itself and is not waited for once nothing else is live; a handler that re-arms its
+ * one-shot device each time keeps finalize waiting, as a ULT that never ends does.
  * After ITO_FINALIZE_GRACE_MS (default 1000) without progress it
  * cancels the requests that can never complete by themselves (on sockets, pipes and other
  * non-file descriptors): their ULTs wake with ECANCELED and run to their end. If ULTs then

@@ -339,6 +339,7 @@ typedef struct itoi_worker {
     /* counters: written by the owner only, read by anyone (relaxed) */
     _Atomic uint64_t n_created, n_finished, n_steals, n_steals_stackless, n_sleeps, n_idles, n_spin_ns;
     _Atomic uint64_t n_units_ready, n_units_run; /* stackless units made ready here / run here */
+    _Atomic uint64_t n_units_done; /* ... and whose run has returned (finalize's live work) */
     _Atomic uint64_t n_side_queued, n_side_run;  /* mechanisms' work outside the queues
                                                   * (requests in flight): posted / done */
     _Atomic int idling;           /* set by idle(), cleared when the scheduler loop next runs

@@ -407,22 +407,30 @@ fail_early:
 
 int ito_initialized(void) { return atomic_load(&itoi_rt.state) == 1; }
 
-/* ULTs not finished, stackless units (ZWTs) not yet run, mechanisms' requests not yet
- * done. Completions are summed before creations, so a zero is never seen while
+/* ULTs not finished, stackless units (ZWTs) not yet run or still running, mechanisms'
+ * requests not yet done. Completions are summed before creations, so a zero is never seen while
  * something is outstanding (each unit is counted made-ready before it can run). */
-static int64_t live_work(void)
+static int64_t live_counts(uint64_t *created, uint64_t *ended)
 {
     uint64_t fin = 0, cre = 0;
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         itoi_worker_t *w = &itoi_rt.workers[i];
-        fin += atomic_load(&w->n_finished) + atomic_load(&w->n_units_run) + atomic_load(&w->n_side_run);
+        fin += atomic_load(&w->n_finished) + atomic_load(&w->n_units_done) + atomic_load(&w->n_side_run);
     }
     cre += atomic_load(&itoi_rt.foreign_units);
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         itoi_worker_t *w = &itoi_rt.workers[i];
         cre += atomic_load(&w->n_created) + atomic_load(&w->n_units_ready) + atomic_load(&w->n_side_queued);
     }
+    *created = cre;
+    *ended = fin;
     return (int64_t)(cre - fin);
+}
+
+static int64_t live_work(void)
+{
+    uint64_t c, f;
+    return live_counts(&c, &f);
 }
 
 int itoi_foreign_enter(void)
@@ -508,6 +516,21 @@ static bool holds(void)
     return h;
 }
 
+/* Nothing live and nothing that will run by itself, at one instant: no live work, then
+ * no armed one-shot timer device, then the same counts as at the first look. A device's
+ * delivery makes its handler ready (counted) as it stops holding, under its lock, and a
+ * handler that re-arms its device is live until it returns: so an expiry delivered or an
+ * arming made between the two looks changes the counts. (holds() then live_work() alone
+ * missed a handler that re-armed its device after the first look and returned before
+ * the second; found by a reviewer, 2026-12-04.) */
+static bool quiet(void)
+{
+    uint64_t c1, f1, c2, f2;
+    if (live_counts(&c1, &f1) > 0 || holds()) return false;
+    (void)live_counts(&c2, &f2);
+    return c1 == c2 && f1 == f2;
+}
+
 /* The ops, copied under the lock: cancel and resume may nap (other ops may be added meanwhile). */
 static int fini_ops_copy(const itoi_fini_ops_t **ops)
 {
@@ -555,14 +578,12 @@ int ito_finalize(void)
     fini_naps = 0;
     uint64_t seen = progress(), quiet_since = itoi_now_ns(), step = 20000, busy_at = 0;
     for (;;) {
-        /* holds() first: a one-shot timer device delivers (under its lock) by making its
-         * handler live work, so once holds() says no, live_work() counts the handler. */
-        if (!holds() && live_work() <= 0) {
+        if (quiet()) {
             /* Close the door to foreign threads, wait for those inside, and look again:
              * one of them may have made work just before the door closed. */
             atomic_store(&itoi_rt.state, 2);
             while (atomic_load(&itoi_rt.foreign_in) > 0) sched_yield();
-            if (!holds() && live_work() <= 0) break;
+            if (quiet()) break;
             atomic_store(&itoi_rt.state, 1);
             continue;
         }

@@ -861,14 +861,17 @@ out:
     atomic_fetch_sub(&itoi_rt.want_work, 1);
 }
 
-/* Run a stackless unit to completion here (counted before it runs, so that whoever it
- * wakes finds it counted). */
+/* Run a stackless unit to completion here: counted as run before it runs (statistics and
+ * progress: whoever it wakes finds it counted) and as done after (finalize's live work: a
+ * unit still running may make more work; until 2026-12-04 finalize could end while a
+ * timer device's handler was re-arming its device, found by a reviewer). */
 static inline void run_unit(itoi_worker_t *w, itoi_unit_t *u)
 {
     ITOI_BUMP(w->n_units_run);
     w->unit_cur = u;
     u->run(w, u);
     w->unit_cur = NULL;
+    ITOI_BUMP(w->n_units_done);
 }
 
 void itoi_unit_run_now(itoi_worker_t *w, itoi_unit_t *u)

@@ -675,12 +675,15 @@ static bool open_may_block(const itoi_sysrec_t *r, const itoi_wscw_t *a)
 }
 
 /* A readiness wait whose descriptor is ready now: the worker's epoll has not told it
- * yet, and it completes by itself (cancelling it cut a transfer between two ULTs short
- * with ITO_FINALIZE_GRACE_MS=0 on the sync backend, 2026-12-04). */
+ * yet, and it completes by itself (with ITO_FINALIZE_GRACE_MS=0 a reader whose data had
+ * come was cancelled). Only that side: a writer waiting for room that its reader is about
+ * to make is still cancelled at grace 0. Not a descriptor closed with close(2) (POLLNVAL:
+ * the epoll dropped it, and that wait never ended; found by a reviewer). */
 static bool ready_now(const itoi_sysrec_t *r)
 {
     struct pollfd p = {.fd = r->fd, .events = (short)r->events};
-    return p.events && poll(&p, 1, 0) == 1;
+    return p.events && poll(&p, 1, 0) == 1 && !(p.revents & POLLNVAL) &&
+           (p.revents & (p.events | POLLHUP | POLLERR));
 }
 
 static bool fini_match(const itoi_sysrec_t *r, void *ctx)

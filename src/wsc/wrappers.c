@@ -257,6 +257,9 @@ long itoi_wsc_call(const ito_sysreq_t *q, const char *what)
      * (Until 2026-12-04 every such call failed with ECANCELED unattempted; found by a
      * finalize tester.) */
     bool fin = ITOI_UNLIKELY(itoi_wsc_finalizing(q));
+    if (fin && (q->op == ITO_SYS_ACCEPT || q->op == ITO_SYS_CONNECT))
+        return -ECANCELED; /* an attempt would change the socket's mode (O_NONBLOCK) and
+                            * start a connect reported as cancelled (found by a reviewer) */
     long res = 0, first = 0;
     uint32_t events = 0;
     if (!a->uring || fin) { /* sync: the first attempt is the ULT's own */
