@@ -298,7 +298,7 @@ def compile_stub(clang: str, cmd: list[str], asm_out: Path, stubset: str, dry: b
         return 0
     asm = asm_out.read_text(encoding="latin-1")  # bytes as they are (strings, debug info)
     referenced = sites.sites_in_asm(asm)
-    att = stubs.md5_consistent(stubs.att_sites(asm))  # -masm=intel -fno-integrated-as: sites printed verbatim
+    att = stubs.att_sites(asm)  # -masm=intel -fno-integrated-as: sites printed verbatim
     if referenced or att is not asm:
         live = {} if stubset == "full" or not referenced else sites.module_sites(dump)
         with asm_out.open("a" if att is asm else "w", encoding="latin-1") as f:
@@ -498,14 +498,12 @@ def fallback_options(clang: str, args: list[Arg], scratch: Scratch) -> list[str]
             not fallback.links_executable(ws):
         return []
     path = fallback.archive(clang, fallback.target_options(ws), scratch.dir)
-    # an archive, whatever -x was in force; its member taken even when the program's own
-    # code has no check left (-u: a runtime on the command line still comes first), and the
-    # runtime's symbols in the executable's dynamic table, whichever defines them (the
-    # member or a static libito), so that a shared library built by ito-cc and loaded with
-    # dlopen finds them (gawk's extensions, a host's plugins: "undefined symbol:
-    # ito_coop_flag", found by a tester, 2026-12-04)
-    return (["-x", "none", path, f"-Wl,-u,{fallback.SYMBOLS[0]}"] +
-            [f"-Wl,--export-dynamic-symbol={s}" for s in fallback.SYMBOLS] if path else [])
+    # an archive, whatever -x was in force. Not exported to the dynamic symbol table: a
+    # library loaded later with its own libito would bind to the fallback's weak flag and
+    # yields (the dynamic loader ignores weakness) and trap, and a -static-pie program
+    # crashed at start-up on the exported TLS symbols (a first fix for hosts that dlopen
+    # libraries built by ito-cc did that; found by its reviewer, 2026-12-04)
+    return ["-x", "none", path] if path else []
 
 
 PIC_WORDS = {"-fPIC": True, "-fpic": True, "-fno-PIC": False, "-fno-pic": False,
@@ -522,7 +520,9 @@ def tls_for_shared(ito: list[str], rest: list[str]) -> list[str]:
     if le[-1] not in ito:
         return ito
     pic = [PIC_WORDS[a] for a in rest if a in PIC_WORDS]
-    if not ("-shared" in rest or "--shared" in rest or (pic and pic[-1])):
+    shared = {"-shared", "--shared"} & set(rest) or \
+        {"-shared", "--shared", "-Bshareable"} & set(fallback.linker_words(rest))  # also -Wl,-shared
+    if not (shared or (pic and pic[-1])):
         return ito
     return [plugin_option("-ito-yield-tls=initial-exec")[-1] if w == le[-1] else w for w in ito]
 

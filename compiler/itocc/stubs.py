@@ -222,22 +222,6 @@ def att_sites(asm: str) -> str:
     return "\n".join(out) if changed else asm
 
 
-_FILE_MD5 = re.compile(r'^(\s*\.file\s+\d+\s+"[^"\n]*"(?:\s+"[^"\n]*")?)\s+md5\s+0x[0-9a-fA-F]+', re.M)
-_FILE_NO_MD5 = re.compile(r'^\s*\.file\s+\d+\s+"[^"\n]*"(?:\s+"[^"\n]*")?\s*(?:source\b.*)?$', re.M)
-
-
-def md5_consistent(asm: str) -> str:
-    """asm without the MD5 checksums of its DWARF 5 `.file` entries when some entries have
-    none (a `#line` naming another file: bison's and flex's output): clang writes such an
-    object without complaint, but the assembler that reads the text warns "inconsistent use
-    of MD5 checksums", an error with -Wa,--fatal-warnings (found by a tester building gawk
-    with -g, 2026-12-04). The line table then names its files without checksums, which
-    debuggers accept. Otherwise the same string is returned."""
-    if not _FILE_MD5.search(asm) or not _FILE_NO_MD5.search(asm):
-        return asm
-    return _FILE_MD5.sub(r"\1", asm)
-
-
 def binding_asm(sites: dict[int, LiveSet], referenced: set[int]) -> str:
     """Stubs for every set used, and a binding for every referenced site (a site missing
     from the dump, which should not happen, gets the full stub)."""

@@ -2,7 +2,9 @@
 #include "Safety.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/ConstantFolding.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/DataLayout.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalIFunc.h"
@@ -60,13 +62,27 @@ void functionsFrom(const Value *V, DenseSet<const Function *> &Out, DenseSet<con
   } else if (const auto *L = dyn_cast<LoadInst>(V)) {
     const Value *Obj = getUnderlyingObject(L->getPointerOperand());
     if (const auto *A = dyn_cast<AllocaInst>(Obj)) {
+      if (!Seen.insert(A).second) // each variable's stores once: linear in the function
+        return;
       for (const User *U : A->users())
         if (const auto *St = dyn_cast<StoreInst>(U))
-          if (St->getPointerOperand() == A)
+          if (St->getPointerOperand() == A && St->getValueOperand()->getType()->isPointerTy())
             functionsFrom(St->getValueOperand(), Out, Seen, CSeen);
     } else if (const auto *GV = dyn_cast<GlobalVariable>(Obj)) {
-      if (GV->hasInitializer()) // a table's entries (at -O0 not yet marked constant)
+      if (!GV->hasInitializer()) // (at -O0 a table is not yet marked constant)
+        return;
+      // the loaded field alone when its offset is known (`app.on_int` of a struct that
+      // also holds the program's main loop: the whole initializer took that too, found by
+      // a reviewer); a table indexed at run time: all its entries
+      const DataLayout &DL = GV->getParent()->getDataLayout();
+      APInt Off(DL.getIndexTypeSizeInBits(L->getPointerOperand()->getType()), 0);
+      const Value *Base = L->getPointerOperand()->stripAndAccumulateConstantOffsets(DL, Off, true);
+      if (Base == GV) {
+        if (Constant *C = ConstantFoldLoadFromConst(const_cast<Constant *>(GV->getInitializer()), L->getType(), Off, DL))
+          functionsIn(C, Out, CSeen);
+      } else {
         functionsIn(GV->getInitializer(), Out, CSeen);
+      }
     }
   } else if (const auto *C = dyn_cast<Constant>(V)) {
     functionsIn(C, Out, CSeen);
@@ -136,7 +152,8 @@ ModuleSafety::ModuleSafety(Module &M) {
     DenseSet<const Constant *> Seen;
     for (Instruction &I : instructions(F)) {
       if (auto *St = dyn_cast<StoreInst>(&I)) {
-        functionsFrom(St->getValueOperand(), Handlers, VSeen, CSeen);
+        if (St->getValueOperand()->getType()->isPointerTy()) // a handler is a pointer
+          functionsFrom(St->getValueOperand(), Handlers, VSeen, CSeen);
         continue;
       }
       for (const Use &U : I.operands())

@@ -800,7 +800,7 @@ def test_linker_inputs_in_a_compile_only_call_are_reported(itocc, tmp_path):
     assert cp.returncode == 0 and instrumented(tmp_path / "f.o")
 
 
-# ---- 15. shared libraries, debug line tables (found by a tester building gawk, libpng) ----
+# ---- 15. shared libraries (found by a tester building gawk, libpng, and its reviewer) ----
 
 PLUGIN_SO = "volatile int sink;\nint work(int n){ int s=0; for(int i=0;i<n;i++){ s+=i*3; sink=s; } " \
             "return s; }\n"
@@ -811,20 +811,36 @@ HOST = '#include <dlfcn.h>\n#include <stdio.h>\n' \
 
 
 @pytest.mark.parametrize("variant", [STUB, ()], ids=["stub", "min"])
-def test_plugins_load_in_hosts_built_by_ito_cc(itocc, tmp_path, variant):
-    # a host built by ito-cc without the runtime had no ito_coop_* in its dynamic symbol
-    # table (the fallback's member, if taken at all, was not exported), so a plugin built by
-    # ito-cc failed in dlopen: "undefined symbol: ito_coop_flag" (gawk's extensions: 34
-    # failures of its test suite); clang-19's build loads and prints 1498500
-    write(tmp_path, {"p.c": PLUGIN_SO, "h.c": HOST})
-    itocc.ok(*variant, "-O2", "-fPIC", "-shared", "p.c", "-o", "p.so")
+def test_a_host_with_the_fallback_loads_a_plugin_with_its_runtime(itocc, tmp_path, variant):
+    # a first fix for hosts that dlopen libraries built by ito-cc exported the fallback's
+    # symbols from every executable: a plugin linked with -lito then bound to the host's
+    # fallback (the dynamic loader ignores weakness), and its first yield trapped ("a yield
+    # point was reached in a program linked without the ito runtime"); found by its
+    # reviewer. The plugin sets the flag, as a program's ticker would.
+    d = Path(PLUGIN).parents[1] / "src"  # the plugin's build tree
+    if not (d / "libito.so").is_file():
+        pytest.skip("no libito.so beside the plugin")
+    plug = "extern __thread volatile int ito_coop_flag;\n" + PLUGIN_SO.replace(
+        "int work(int n){", "int work(int n){ ito_coop_flag = 0;")
+    write(tmp_path, {"p.c": plug, "h.c": HOST.replace("int main", "volatile int hs;\nint main")})
+    itocc.ok(*variant, "-O2", "-fPIC", "-shared", "p.c", "-o", "p.so", f"-L{d}", "-lito",
+             f"-Wl,-rpath,{d}")
     itocc.ok(*variant, "-O2", "h.c", "-o", "h", "-ldl")
     dyn = subprocess.run([tool("llvm-nm"), "-D", str(tmp_path / "h")], capture_output=True,
                          text=True, check=True).stdout
-    assert "ito_coop_flag" in dyn and "ito_coop_yield" in dyn, dyn
+    assert "ito_coop" not in dyn, dyn
     cp = subprocess.run([str(tmp_path / "h"), str(tmp_path / "p.so")], capture_output=True,
                         text=True, timeout=60)
     assert cp.returncode == 0 and cp.stdout == "1498500\n", (cp.stdout, cp.stderr)
+
+
+def test_static_pie_programs_start(itocc, tmp_path):
+    # the same first fix exported the fallback's TLS flag, which a -static-pie program's
+    # start-up code cannot relocate: every such program crashed before main
+    write(tmp_path, {"m.c": '#include <stdio.h>\nint main(void){ puts("hi"); return 0; }\n'})
+    for variant in (STUB, ()):
+        itocc.ok(*variant, "-static-pie", "m.c", "-o", "p")
+        assert run(tmp_path / "p") == "hi\n"
 
 
 def relocations(obj: Path) -> str:
@@ -844,28 +860,5 @@ def test_local_exec_gives_way_in_shared_objects(itocc, tmp_path):
     assert "GOTTPOFF" in relocations(tmp_path / "pic.o")
     assert "TPOFF32" in relocations(tmp_path / "pie.o")
     itocc.ok("-shared", "pic.o", "-o", "p2.so")
-
-
-def test_line_directives_with_debug_info_assemble_quietly(itocc, tmp_path):
-    # -g and a #line naming another file (bison's output) made the stub variant's assembly
-    # step warn "inconsistent use of MD5 checksums" (an error with -Wa,--fatal-warnings);
-    # clang-19 says nothing
-    src = 'volatile int s;\nint f(int n){\n#line 100 "gram.y"\n for(int i=0;i<n;i++) s+=i;\n' \
-          '#line 7 "x.c"\n return s; }\n'
-    write(tmp_path, {"g.c": src})
-    cp = itocc(*STUB, "-g", "-O2", "-Wa,--fatal-warnings", "-c", "g.c", "-o", "g.o")
-    assert cp.returncode == 0 and cp.err == "", cp.err
-    assert instrumented(tmp_path / "g.o")
-    lines = subprocess.run([tool("llvm-dwarfdump"), "--debug-line", str(tmp_path / "g.o")],
-                           capture_output=True, text=True, check=True).stdout
-    assert '"gram.y"' in lines and '"x.c"' in lines
-
-
-def test_md5_consistent_keeps_what_is_consistent():
-    both = '\t.file\t0 "/d" "a.c" md5 0x0123456789abcdef0123456789abcdef\n' \
-           '\t.file\t1 "gram.y"\n'
-    fixed = stubs.md5_consistent(both)
-    assert "md5" not in fixed and '.file\t1 "gram.y"' in fixed and '"/d" "a.c"' in fixed
-    all_md5 = '\t.file\t0 "/d" "a.c" md5 0x0123456789abcdef0123456789abcdef\n' \
-              '\t.file\t1 "/d" "b.h" md5 0xfedcba9876543210fedcba9876543210\n'
-    assert stubs.md5_consistent(all_md5) is all_md5
+    write(tmp_path, {"f.c": F})  # no data: links into a shared object without -fPIC
+    itocc.ok(*STUB, "-O0", "-Wl,-shared", "f.c", "-o", "p3.so")  # -shared given to the linker
