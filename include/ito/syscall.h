@@ -61,7 +61,14 @@
  * short count is returned as write(2) returns it); so do ito_recv and ito_recvmsg with
  * MSG_WAITALL, until end of file. A part that fails after others moved ends the call with
  * the count so far (the error comes again on the next call, as after a partial write(2));
- * so do the deadline, ito_cancel_io, ito_close and finalize. The wrappers wait for a
+ * so do the deadline, ito_cancel_io, ito_close and finalize. An error the socket reports
+ * only once (ECONNRESET, ECONNABORTED, ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ENETDOWN,
+ * EHOSTDOWN, and ETIMEDOUT before the ULT's deadline) is kept by ito for the next wrapper
+ * call on the same number while it names the same socket: a send or write fails with it
+ * at once, a read or receive gets it in place of end of file (after the data still
+ * queued), as the kernel reports it. Limits: it is not seen through another number
+ * (dup), by ito_poll (no POLLERR), SO_ERROR (0) or a request posted with ito_sys_post;
+ * ito_close of the number drops it; at most 64 are kept at once (the oldest is dropped). The wrappers wait for a
  * descriptor whatever its O_NONBLOCK mode (as io_uring does, on both backends); MSG_DONTWAIT
  * makes one attempt (EAGAIN, or a partial count, as send(2)/recv(2)). A request posted
  * with ito_sys_post is one call: a short count is its result. The socket timeouts

@@ -55,18 +55,22 @@ static inline _Atomic unsigned *gen_of(int fd) { return &close_gen[(unsigned)fd 
 /* Errors a socket reports once (its pending error, cleared when read): a part that got one
  * after others moved would lose it, and the next call would see end of file where
  * recv(2) says ECONNRESET (found by a server tester, 2026-12-04). So it is kept for the
- * next wrapper call on the same number, while the number's close generation and file
- * are still the call's. Persistent errors (EPIPE, EBADF) come again by themselves; the
- * ULT's own deadline and cancellation are not the socket's. At most KEPT_SLOTS at once
- * (the oldest in the slot goes); the wrappers' check is one load while none is kept. */
+ * next wrapper call on the same number while the number still names the same file: a
+ * send or write returns it at once, a read or receive only in place of end of file (the
+ * kernel reports it to a receive once the queued data is read; found by a reviewer).
+ * Persistent errors (EPIPE, EBADF) come again by themselves; the ULT's own cancellation
+ * and deadline are not the socket's (ETIMEDOUT is kept only before the deadline). At
+ * most KEPT_SLOTS at once (the oldest goes); the wrappers' check is one load while none
+ * is kept. */
 #define KEPT_SLOTS 64
 static struct kept {
     int fd, err;
-    unsigned gen;
     uint32_t id;
+    uint64_t age;
 } kept[KEPT_SLOTS];
 static itoi_spinlock_t kept_lock;
 static _Atomic int kept_n;
+static uint64_t kept_age; /* under kept_lock */
 
 static bool reported_once(long r)
 {
@@ -74,23 +78,29 @@ static bool reported_once(long r)
     case ECONNRESET: case ECONNABORTED: case ECONNREFUSED: case EHOSTUNREACH: case ENETUNREACH:
     case ENETDOWN: case EHOSTDOWN:
         return true;
+    case ETIMEDOUT: { /* TCP's own timeout, unless the ULT's deadline has passed */
+        itoi_worker_t *w = itoi_self_worker();
+        uint64_t d = w && w->cur ? w->cur->io_deadline : ITO_FOREVER;
+        return d == ITO_FOREVER || itoi_now_ns() < d;
+    }
     default:
         return false;
     }
 }
 
-static void keep_error(int fd, int err, unsigned gen)
+static void keep_error(int fd, int err)
 {
     uint32_t id = itoi_wsc_file_identity(fd);
     itoi_spin_lock(&kept_lock);
-    int k = -1;
+    int k = -1, oldest = 0;
     for (int i = 0; i < KEPT_SLOTS && k < 0; i++)
         if (kept[i].err && kept[i].fd == fd) k = i;
     for (int i = 0; i < KEPT_SLOTS && k < 0; i++)
         if (!kept[i].err) k = i;
-    if (k < 0) k = (unsigned)fd % KEPT_SLOTS;
+        else if (kept[i].age < kept[oldest].age) oldest = i;
+    if (k < 0) k = oldest;
     if (!kept[k].err) atomic_fetch_add(&kept_n, 1);
-    kept[k] = (struct kept){.fd = fd, .err = err, .gen = gen, .id = id};
+    kept[k] = (struct kept){.fd = fd, .err = err, .id = id, .age = ++kept_age};
     itoi_spin_unlock(&kept_lock);
 }
 
@@ -113,7 +123,7 @@ static struct kept kept_take(int fd)
 long itoi_wsc_kept_error_slow(int fd)
 {
     struct kept e = kept_take(fd);
-    if (!e.err || e.gen != atomic_load(gen_of(fd)) || e.id != itoi_wsc_file_identity(fd)) return 0;
+    if (!e.err || e.id != itoi_wsc_file_identity(fd)) return 0; /* the number names another file now */
     return -e.err;
 }
 
@@ -190,7 +200,7 @@ static long rest(ito_sysreq_t *q, const char *what, size_t done, size_t total, u
         long r = itoi_wsc_call(q, what);
         *last = r;
         if (r <= 0) {
-            if (reported_once(r)) keep_error(q->fd, (int)-r, gen); /* for the next call (above) */
+            if (reported_once(r)) keep_error(q->fd, (int)-r); /* for the next call (above) */
             break;
         }
         done += (size_t)r;

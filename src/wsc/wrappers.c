@@ -239,8 +239,21 @@ static bool dontwait(const ito_sysreq_t *q)
     }
 }
 
-/* One request, waited for by the calling ULT. */
+static long call_once(const ito_sysreq_t *q, const char *what);
+
+/* One request, waited for by the calling ULT. An error kept from the last whole transfer
+ * on the descriptor (whole.c) comes first for a send or write, and in place of end of
+ * file for a read or receive. */
 long itoi_wsc_call(const ito_sysreq_t *q, const char *what)
+{
+    long kept = itoi_wsc_kept_error(q, false);
+    if (ITOI_UNLIKELY(kept)) return kept;
+    long r = call_once(q, what);
+    if (ITOI_UNLIKELY(r == 0) && (kept = itoi_wsc_kept_error(q, true)) != 0) return kept;
+    return r;
+}
+
+static long call_once(const ito_sysreq_t *q, const char *what)
 {
     itoi_worker_t *w = itoi_self_worker();
     if (ITOI_UNLIKELY(!w || !w->cur)) return -EPERM;
@@ -250,8 +263,6 @@ long itoi_wsc_call(const ito_sysreq_t *q, const char *what)
         return -ECANCELED;
     itoi_wscw_t *a = itoi_wsc_area(w);
     if (ITOI_UNLIKELY(!a)) return -itoi_wsc_area_errno();
-    long kept = itoi_wsc_kept_error(q); /* a reset the last call's part took (whole.c) */
-    if (ITOI_UNLIKELY(kept)) return kept;
     /* Once finalize has cancelled, a call on a socket or pipe still runs if it can
      * without waiting (a last reply, a log line to a pipe); only a wait ends at once.
      * (Until 2026-12-04 every such call failed with ECANCELED unattempted; found by a

@@ -245,16 +245,23 @@ long itoi_wsc_call(const ito_sysreq_t *q, const char *what); /* one request, wai
 long itoi_wsc_whole(ito_sysreq_t *q, const char *what);      /* the same, continued after a short count */
 void itoi_wsc_closing(int fd);                                /* ito_close(fd) begins (whole.c) */
 /* An error a socket reported once to a part of a whole transfer, kept for the next call on
- * fd (whole.c): -errno, taken out, or 0. */
+ * fd (whole.c): -errno, taken out, or 0. `rx`: the call is a receive (it takes the error
+ * only in place of its end of file). A call of length 0 takes nothing (read(2) of 0 bytes
+ * leaves the socket's error). */
 bool itoi_wsc_kept_any(void);
 long itoi_wsc_kept_error_slow(int fd);
-static inline long itoi_wsc_kept_error(const ito_sysreq_t *q)
+static inline long itoi_wsc_kept_error(const ito_sysreq_t *q, bool rx)
 {
     if (ITOI_LIKELY(!itoi_wsc_kept_any())) return 0;
     switch (q->op) {
-    case ITO_SYS_READ: case ITO_SYS_WRITE: case ITO_SYS_READV: case ITO_SYS_WRITEV: case ITO_SYS_SEND:
-    case ITO_SYS_RECV: case ITO_SYS_SENDMSG: case ITO_SYS_RECVMSG:
-        return itoi_wsc_kept_error_slow(q->fd);
+    case ITO_SYS_READ: case ITO_SYS_RECV:
+        return rx && q->len ? itoi_wsc_kept_error_slow(q->fd) : 0;
+    case ITO_SYS_READV: case ITO_SYS_RECVMSG:
+        return rx ? itoi_wsc_kept_error_slow(q->fd) : 0;
+    case ITO_SYS_WRITE: case ITO_SYS_SEND:
+        return !rx && q->len ? itoi_wsc_kept_error_slow(q->fd) : 0;
+    case ITO_SYS_WRITEV: case ITO_SYS_SENDMSG:
+        return !rx ? itoi_wsc_kept_error_slow(q->fd) : 0;
     default:
         return 0;
     }
