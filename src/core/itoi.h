@@ -742,9 +742,9 @@ void *itoi_malloc(size_t n);
 void *itoi_calloc(size_t n, size_t m);
 void itoi_fault_reset(void);
 bool itoi_fault_alloc(void);   /* true: fail this allocation (counted as a malloc) */
-/* Race windows opened on purpose for tests: the N-th re-arm after ito_init that reaches its
- * window (ITO_FAULT_REARM=N; ito_rearm and device acks, not calls refused before) sleeps
- * 50 ms between its look at the entry and its commit, so that other threads can
+/* Race windows opened on purpose for tests: the N-th pass of a re-arm through its window
+ * after ito_init (ITO_FAULT_REARM=N; ito_rearm and device acks; a re-arm that looks again
+ * passes twice) sleeps 50 ms between its clear of the fired mark and its commit, so that other threads can
  * act inside the window (test_zwt_rearm_hold). A no-op without ITOI_FAULT_INJECTION. */
 void itoi_fault_window_rearm(void);
 

@@ -151,8 +151,13 @@ static int frame_create(ito_frame_t **out, int nentries, size_t data_size)
     f->data_size = data_size;
     f->data = (unsigned char *)f + head;
     f->next_free = NULL;
-    memset(f->e, 0, (size_t)nentries * sizeof(itoi_zentry_t));
     for (int i = 0; i < nentries; i++) {
+        /* The firing count goes on from the slot's last life (any bytes there will do): a
+         * re-arm of the destroyed frame's entry still in its window (the caller's error)
+         * cannot match a firing of the new one (zwt.h, found by a reviewer). */
+        uint32_t g = f->e[i].fgen;
+        memset(&f->e[i], 0, sizeof f->e[i]);
+        f->e[i].fgen = g + 1;
         f->e[i].u.run = itoi_zwt_run;
         f->e[i].frame = f;
         f->e[i].index = i;
