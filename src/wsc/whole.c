@@ -3,8 +3,8 @@
  * count only when a signal interrupts them), and io_uring and the sync backend's
  * non-blocking attempt move only what fits (a pipe's free space, the socket's buffer). So
  * the write-side wrappers go on with the rest, as the blocking call would, and so do
- * recv/recvmsg with MSG_WAITALL (io_uring retries those itself; the sync backend's
- * MSG_DONTWAIT attempt does not). Regular files and block devices write everything in one
+ * recv/recvmsg with MSG_WAITALL (on both backends the parts are ito's: the flag is taken
+ * off the request, since io_uring's own retry dropped a reset's error, 2026-12-04). Regular files and block devices write everything in one
  * call unless a limit stops them (RLIMIT_FSIZE, a full disk): that short count is the
  * answer (a second call would raise SIGXFSZ where write(2) returns the count); pwrite and
  * requests posted with ito_sys_post stay single calls.
@@ -221,8 +221,7 @@ typedef struct vec_rest {
 
 /* When a MSG_WAITALL recvmsg's ancillary data ends it, by the socket (looked up once per
  * call). Only unix sockets pass descriptors; the kernel's unix stream receive stops after
- * a message that carries them. Timestamps (TCP) never end it: other sockets leave the
- * flag to the kernel. A unix socket that passes only descriptors ends after a part with
+ * a message that carries them. Timestamps (TCP) never end it. A unix socket that passes only descriptors ends after a part with
  * SCM_RIGHTS or a cut (until 2026-12-03 any MSG_CTRUNC did, also where credentials made
  * it). One that also passes credentials, labels or pidfds (SO_PASSCRED, SO_PASSSEC,
  * SO_PASSPIDFD) ends after any part with control data: the kernel stops there too when
