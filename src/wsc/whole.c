@@ -122,6 +122,8 @@ static struct kept kept_take(int fd)
 
 long itoi_wsc_kept_error_slow(int fd)
 {
+    itoi_worker_t *w = itoi_self_worker();
+    if (!w || !w->cur) return 0; /* not a ULT: the call fails with EPERM, the error stays */
     struct kept e = kept_take(fd);
     if (!e.err || e.id != itoi_wsc_file_identity(fd)) return 0; /* the number names another file now */
     return -e.err;
