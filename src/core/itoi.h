@@ -426,7 +426,8 @@ static inline itoi_worker_t *itoi_self_worker(void)
 void itoi_ready(itoi_ult_t *t);                 /* make ULT t ready: on the caller's worker, or t's own */
 void itoi_unit_ready(itoi_unit_t *u);           /* make a stackless unit ready (any thread) */
 /* Run a stackless unit that was just made ready, at once, on w's scheduler context (a
- * poller's completions: no queue between a completion and its continuation). */
+ * poller's completions: no queue between a completion and its continuation). The caller
+ * counts it as made ready (n_units_ready) when it takes it. */
 void itoi_unit_run_now(itoi_worker_t *w, itoi_unit_t *u);
 void itoi_ready_local_slow(itoi_worker_t *w, itoi_unit_t *u);
 void itoi_publish_some(itoi_worker_t *w);       /* offload half of w's queue if a worker wants work */

@@ -876,8 +876,7 @@ static inline void run_unit(itoi_worker_t *w, itoi_unit_t *u)
 
 void itoi_unit_run_now(itoi_worker_t *w, itoi_unit_t *u)
 {
-    ITOI_BUMP(w->n_units_ready); /* made ready and run at once: both counts, as finalize reads them */
-    run_unit(w, u);
+    run_unit(w, u); /* counted as made ready by the caller when it took the unit */
 }
 
 void itoi_worker_loop(itoi_worker_t *w)

@@ -313,23 +313,33 @@ void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long 
         if (r->why == WHY_CANCEL && res == -ECANCELED && r->wait) r->wait->cancelled = true; /* (off the common path) */
     }
     ITOI_BUMP(a->st.completed);
-    ITOI_BUMP(w->n_side_run);
     if (r->result) *r->result = res;
     itoi_iowait_t *wt = r->wait;
     ito_frame_t *f = r->frame;
     int entry = r->entry;
     rec_put(a, r);
     if (wt) iowait_done(w, a, wt, r);
-    if (!f) return;
+    /* The request counts as run (finalize's live work) only once what it continues is
+     * counted: a ZWT made ready, or a ULT woken. (Counted first, a chain of ZWTs and
+     * requests showed no live work for an instant; found by a reviewer, 2026-12-04.) */
+    if (!f) {
+        ITOI_BUMP(w->n_side_run);
+        return;
+    }
     /* The poller runs it after the reap, unless a worker is idle: it may steal it from the
      * ready queue (a receiver that computes is then not serialized behind the others). */
     if (a->reaping && a->ndirect < ITOI_WSC_DIRECT &&
         atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) == 0) {
         itoi_unit_t *u = itoi_zwt_fire_take(w, f, entry, (uint64_t)res);
-        if (u) a->direct[a->ndirect++] = u;
+        if (u) {
+            ITOI_BUMP(w->n_units_ready); /* made ready now, run after the reap */
+            a->direct[a->ndirect++] = u;
+        }
+        ITOI_BUMP(w->n_side_run);
         return;
     }
     ito_continue_value(f, entry, (uint64_t)res);
+    ITOI_BUMP(w->n_side_run);
 }
 
 static void flush_timer_off(itoi_worker_t *w, itoi_wscw_t *a)
