@@ -29,23 +29,9 @@
 
 #include "ito/ito.h"
 #include "ito_test.h"
+#include "ito_test_net.h"
 
 #define BIG (16u << 20)
-
-static void tcp_pair(int *x, int *y)
-{
-    int l = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    CHECK_EQ(bind(l, (void *)&a, sizeof a), 0);
-    CHECK_EQ(listen(l, 1), 0);
-    socklen_t al = sizeof a;
-    CHECK_EQ(getsockname(l, (void *)&a, &al), 0);
-    *x = socket(AF_INET, SOCK_STREAM, 0);
-    CHECK_EQ(connect(*x, (void *)&a, sizeof a), 0);
-    *y = accept(l, NULL, NULL);
-    CHECK(*y >= 0);
-    close(l);
-}
 
 static void reset(int fd)
 {
@@ -96,7 +82,7 @@ static void sequences(int use_ito, long recv_res[3], long send_res[3])
     int a, b;
     pthread_t t;
     char buf[1000];
-    tcp_pair(&a, &b);
+    ito_test_tcp_pair(&a, &b);
     CHECK_OK(pthread_create(&t, NULL, send10_reset, (void *)(intptr_t)b));
     for (int i = 0; i < 3; i++) {
         ssize_t r = use_ito ? ito_recv(a, buf, sizeof buf, MSG_WAITALL) : recv(a, buf, sizeof buf, MSG_WAITALL);
@@ -104,7 +90,7 @@ static void sequences(int use_ito, long recv_res[3], long send_res[3])
     }
     CHECK_OK(pthread_join(t, NULL));
     if (use_ito) CHECK_EQ(ito_close(a), 0); else close(a);
-    tcp_pair(&a, &b);
+    ito_test_tcp_pair(&a, &b);
     CHECK_OK(pthread_create(&t, NULL, read_reset, (void *)(intptr_t)b));
     for (int i = 0; i < 3; i++) {
         ssize_t r = use_ito ? ito_send(a, big, BIG, 0) : send(a, big, BIG, MSG_NOSIGNAL);
@@ -113,7 +99,7 @@ static void sequences(int use_ito, long recv_res[3], long send_res[3])
     CHECK_OK(pthread_join(t, NULL));
     if (use_ito) CHECK_EQ(ito_close(a), 0); else close(a);
     /* part 3 */
-    tcp_pair(&a, &b);
+    ito_test_tcp_pair(&a, &b);
     CHECK_OK(pthread_create(&t, NULL, reply_read_reset, (void *)(intptr_t)b));
     ssize_t r = use_ito ? ito_send(a, big, BIG, 0) : send(a, big, BIG, MSG_NOSIGNAL);
     reply_res[0] = r < 0 ? -errno : r > 0 && (size_t)r < BIG ? 1 : r;
@@ -124,7 +110,7 @@ static void sequences(int use_ito, long recv_res[3], long send_res[3])
     }
     if (use_ito) CHECK_EQ(ito_close(a), 0); else close(a);
     /* part 4 */
-    tcp_pair(&a, &b);
+    ito_test_tcp_pair(&a, &b);
     CHECK_OK(pthread_create(&t, NULL, send10_reset, (void *)(intptr_t)b));
     r = use_ito ? ito_recv(a, buf, sizeof buf, MSG_WAITALL) : recv(a, buf, sizeof buf, MSG_WAITALL);
     CHECK_EQ(r, 10);

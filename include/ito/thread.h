@@ -6,8 +6,8 @@
  * caller into the "main" ULT, bound to worker 0; ito_finalize(), called from main,
  * waits for every other ULT to finish, joins the workers and frees every stack.
  *
- * The finalize rule: ito_finalize waits for live work (ULTs not finished, ZWTs ready,
- * split-phase requests in flight, see syscall.h) as long as the runtime makes progress
+ * The finalize rule: ito_finalize waits for live work (ULTs not finished, ZWTs made ready
+ * and not yet returned from their run, split-phase requests in flight, see syscall.h) as long as the runtime makes progress
  * or holds work that will progress by itself (a sleep or timed wait on an ito object, an
  * armed timer device, a request on a regular file; not the I/O deadline or ito_poll
  * timeout of a ULT parked in a wrapper, which only bounds a wait that finalize cancels).

@@ -259,6 +259,9 @@ int ito_device_ack(ito_device_t *d);
 int ito_device_close(ito_device_t *d);
 /**
  * @brief The device's fd.
+ * For watching or inspecting it (poll, fstat); the device reads it. Reading it yourself
+ * takes events the device counts on: a timer device's expiry read that way is never
+ * delivered, and finalize then waits for it as for an armed one-shot timer (thread.h).
  * @return the fd (>= 0), or ITO_EINVAL for a closed device.
  * @contexts any thread; not a signal handler.
  */

@@ -481,6 +481,21 @@ static uint64_t progress(void)
     return p;
 }
 
+/* The ops, copied under the lock and called without it: cancel and resume may nap (other
+ * ops may be added meanwhile), and pending and holds take the mechanisms' own locks, under
+ * which a mechanism's first setup adds its ops (device.c setup: tab_lock, then fini_lock).
+ * (Until 2026-12-04 pending and holds ran under fini_lock: a foreign thread opening the
+ * first device of a second ito_init lifetime while main was in ito_finalize deadlocked
+ * with it, each waiting for the other's lock; found by a reviewer.) */
+static int fini_ops_copy(const itoi_fini_ops_t **ops)
+{
+    pthread_mutex_lock(&fini_lock);
+    int k = nfini_ops;
+    for (int i = 0; i < k; i++) ops[i] = fini_ops[i];
+    pthread_mutex_unlock(&fini_lock);
+    return k;
+}
+
 /* Work that will progress by itself, seen from main on worker 0. */
 static bool pending(void)
 {
@@ -500,9 +515,9 @@ static bool pending(void)
      * device is, through the device's pending hook below. */
     if (atomic_load(&itoi_rt.side_shared) > atomic_load(&itoi_rt.side_busy)) return true;
     bool p = false;
-    pthread_mutex_lock(&fini_lock);
-    for (int i = 0; i < nfini_ops && !p; i++) p = fini_ops[i]->pending && fini_ops[i]->pending();
-    pthread_mutex_unlock(&fini_lock);
+    const itoi_fini_ops_t *ops[MAX_FINI];
+    int k = fini_ops_copy(ops);
+    for (int i = 0; i < k && !p; i++) p = ops[i]->pending && ops[i]->pending();
     return p;
 }
 
@@ -510,9 +525,9 @@ static bool pending(void)
 static bool holds(void)
 {
     bool h = false;
-    pthread_mutex_lock(&fini_lock);
-    for (int i = 0; i < nfini_ops && !h; i++) h = fini_ops[i]->holds && fini_ops[i]->holds();
-    pthread_mutex_unlock(&fini_lock);
+    const itoi_fini_ops_t *ops[MAX_FINI];
+    int k = fini_ops_copy(ops);
+    for (int i = 0; i < k && !h; i++) h = ops[i]->holds && ops[i]->holds();
     return h;
 }
 
@@ -529,16 +544,6 @@ static bool quiet(void)
     if (live_counts(&c1, &f1) > 0 || holds()) return false;
     (void)live_counts(&c2, &f2);
     return c1 == c2 && f1 == f2;
-}
-
-/* The ops, copied under the lock: cancel and resume may nap (other ops may be added meanwhile). */
-static int fini_ops_copy(const itoi_fini_ops_t **ops)
-{
-    pthread_mutex_lock(&fini_lock);
-    int k = nfini_ops;
-    for (int i = 0; i < k; i++) ops[i] = fini_ops[i];
-    pthread_mutex_unlock(&fini_lock);
-    return k;
 }
 
 static size_t cancel_blocked(void)

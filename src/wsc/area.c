@@ -684,26 +684,13 @@ static bool open_may_block(const itoi_sysrec_t *r, const itoi_wscw_t *a)
     return !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISLNK(st.st_mode));
 }
 
-/* A readiness wait whose descriptor is ready now: the worker's epoll has not told it
- * yet, and it completes by itself (with ITO_FINALIZE_GRACE_MS=0 a reader whose data had
- * come was cancelled). Only that side: a writer waiting for room that its reader is about
- * to make is still cancelled at grace 0. Not a descriptor closed with close(2) (POLLNVAL:
- * the epoll dropped it, and that wait never ended; found by a reviewer). */
-static bool ready_now(const itoi_sysrec_t *r)
-{
-    struct pollfd p = {.fd = r->fd, .events = (short)r->events};
-    return p.events && poll(&p, 1, 0) == 1 && !(p.revents & POLLNVAL) &&
-           (p.revents & (p.events | POLLHUP | POLLERR));
-}
-
 static bool fini_match(const itoi_sysrec_t *r, void *ctx)
 {
     const itoi_wscw_t *a = ctx;
     if (r->state == REC_TIME) return true; /* a poll's timeout is not work (syscall.h) */
     if (!(r->state == REC_READY || r->state == REC_POOL || (r->state == REC_URING && !r->cancel_sent))) return false;
     if (r->op == ITO_SYS_OPENAT) return open_may_block(r, a);
-    if (on_regular_file(r->op, r->fd)) return false;
-    return !(r->state == REC_READY && ready_now(r));
+    return !on_regular_file(r->op, r->fd);
 }
 
 static void fini_cancel_here(itoi_worker_t *w, itoi_call_t *c)
@@ -713,6 +700,15 @@ static void fini_cancel_here(itoi_worker_t *w, itoi_call_t *c)
     size_t found = 0;
     if (a) {
         itoi_wsc_flush(w, a, FLUSH_EXPLICIT); /* buffered requests go now */
+        /* A readiness wait whose descriptor is ready completes by itself: the events the
+         * worker's epoll holds are delivered first (with ITO_FINALIZE_GRACE_MS=0 a reader
+         * whose data had come was cancelled). Whatever waits after that is cancelled, also
+         * a wait that poll(2) on its number calls ready: the number may name another file
+         * now (closed with close(2) and reused), which the epoll does not watch, and
+         * leaving such a wait live kept every later pass finding work: finalize never
+         * returned (found by a reviewer, 2026-12-04; until then a poll(2) of the number
+         * decided, with POLLNVAL, a closed number, taken for not ready). */
+        if (a->nwaiting) itoi_ready_drain(w, a);
         found = a->nlive;
         itoi_wsc_cancel_matching(w, a, fini_match, a, WHY_FINALIZE);
     }

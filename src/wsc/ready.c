@@ -165,10 +165,26 @@ static void put_back(itoi_wscw_t *a, itoi_rfd_t *e, itoi_sysrec_t *r)
     a->nwaiting++;
 }
 
+static size_t ready_poll_once(itoi_worker_t *w, itoi_wscw_t *a, int *got_n);
+
 size_t itoi_ready_poll(itoi_worker_t *w, itoi_wscw_t *a)
+{
+    int n;
+    return ready_poll_once(w, a, &n);
+}
+
+/* Every event the epoll holds now, delivered (finalize's cancel pass, area.c). */
+void itoi_ready_drain(itoi_worker_t *w, itoi_wscw_t *a)
+{
+    int n = 64;
+    for (int round = 0; a->nwaiting && a->rep >= 0 && n == 64 && round < 64; round++) (void)ready_poll_once(w, a, &n);
+}
+
+static size_t ready_poll_once(itoi_worker_t *w, itoi_wscw_t *a, int *got_n)
 {
     struct epoll_event evs[64];
     int n = epoll_wait(a->rep, evs, 64, 0);
+    *got_n = n;
     size_t did = 0;
     for (int i = 0; i < n; i++) {
         int fd = evs[i].data.fd;

@@ -60,8 +60,11 @@ static inline _Atomic unsigned *gen_of(int fd) { return &close_gen[(unsigned)fd 
  * kernel reports it to a receive once the queued data is read; found by a reviewer).
  * Persistent errors (EPIPE, EBADF) come again by themselves; the ULT's own cancellation
  * and deadline are not the socket's (ETIMEDOUT is kept only before the deadline). At
- * most KEPT_SLOTS at once (the oldest goes); the wrappers' check is one load while none
- * is kept. */
+ * most KEPT_SLOTS at once (the oldest goes). The wrappers' check is one load and a bit
+ * test: kept_mask has bit fd % 64 set while an entry of such a number is kept, so a kept
+ * (or stale: closed with close(2), never used again) error costs only the calls on numbers
+ * of its residue the lock and the scan (until 2026-12-04 one kept error anywhere sent every
+ * wrapper call of the process through them; found by a reviewer). */
 #define KEPT_SLOTS 64
 static struct kept {
     int fd, err;
@@ -69,7 +72,7 @@ static struct kept {
     uint64_t age;
 } kept[KEPT_SLOTS];
 static itoi_spinlock_t kept_lock;
-static _Atomic int kept_n;
+static _Atomic uint64_t kept_mask;
 static uint64_t kept_age; /* under kept_lock */
 
 static bool reported_once(long r)
@@ -88,6 +91,17 @@ static bool reported_once(long r)
     }
 }
 
+static inline uint64_t kept_bit(int fd) { return (uint64_t)1 << ((unsigned)fd % 64u); }
+
+/* kept_mask's bit of fd, made true again (under kept_lock). */
+static void mask_fix(int fd)
+{
+    bool any = false;
+    for (int i = 0; i < KEPT_SLOTS && !any; i++) any = kept[i].err && kept_bit(kept[i].fd) == kept_bit(fd);
+    if (any) atomic_fetch_or_explicit(&kept_mask, kept_bit(fd), memory_order_relaxed);
+    else atomic_fetch_and_explicit(&kept_mask, ~kept_bit(fd), memory_order_relaxed);
+}
+
 static void keep_error(int fd, int err)
 {
     uint32_t id = itoi_wsc_file_identity(fd);
@@ -99,8 +113,10 @@ static void keep_error(int fd, int err)
         if (!kept[i].err) k = i;
         else if (kept[i].age < kept[oldest].age) oldest = i;
     if (k < 0) k = oldest;
-    if (!kept[k].err) atomic_fetch_add(&kept_n, 1);
+    int evicted = kept[k].err ? kept[k].fd : -1;
     kept[k] = (struct kept){.fd = fd, .err = err, .id = id, .age = ++kept_age};
+    if (evicted >= 0) mask_fix(evicted);
+    mask_fix(fd);
     itoi_spin_unlock(&kept_lock);
 }
 
@@ -113,7 +129,7 @@ static struct kept kept_take(int fd)
         if (kept[i].err && kept[i].fd == fd) {
             e = kept[i];
             kept[i].err = 0;
-            atomic_fetch_sub(&kept_n, 1);
+            mask_fix(fd);
             break;
         }
     itoi_spin_unlock(&kept_lock);
@@ -129,12 +145,12 @@ long itoi_wsc_kept_error_slow(int fd)
     return -e.err;
 }
 
-bool itoi_wsc_kept_any(void) { return atomic_load_explicit(&kept_n, memory_order_relaxed) != 0; }
+bool itoi_wsc_kept_any(int fd) { return (atomic_load_explicit(&kept_mask, memory_order_relaxed) & kept_bit(fd)) != 0; }
 
 void itoi_wsc_closing(int fd)
 {
     atomic_fetch_add(gen_of(fd), 1);
-    if (itoi_wsc_kept_any()) (void)kept_take(fd); /* the error was the old file's */
+    if (itoi_wsc_kept_any(fd)) (void)kept_take(fd); /* the error was the old file's */
 }
 
 /* Whether a call that moved part of its bytes goes on (see above). */

@@ -375,7 +375,7 @@ static int device_ack(ito_device_t *dev)
     itoi_zentry_t *e = itoi_zwt_entry(d->frame, d->entry, &rc);
     if (!e) goto out; /* the handler's frame was destroyed */
     rc = ITO_OK;
-    if (atomic_load_explicit(&e->sync, memory_order_acquire) <= 0 && /* fired: 0, or queued */
+    if (atomic_load_explicit(&e->sync, memory_order_acquire) <= 0 && /* fired (0 or a code-less firing's word, <= 0), or queued */
         (rc = ito_rearm(d->frame, d->entry, 0)) != ITO_OK)
         goto out; /* ITO_EBUSY: the handler is queued and has not run yet */
     d->masked = 0;

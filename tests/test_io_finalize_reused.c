@@ -1,0 +1,92 @@
+/* test_io_finalize_reused: finalize's cancel pass and a readiness wait whose number was
+ * closed with close(2) and taken by another file (src/wsc/area.c fini_cancel_here), both
+ * backends, 1 and 2 workers. Found by a reviewer on 2026-12-04: a ULT parked in ito_read
+ * on an empty pipe (the sync backend: a wait in the worker's epoll); main closes the read
+ * end with close(2) and a new pipe that holds a byte takes the number (here by dup2,
+ * which closes the old file). The cancel pass
+ * asked poll(2) about the number, took the wait for "ready now" and left it, and since the
+ * record stayed live every later pass said it had found work: ito_finalize never returned
+ * (until then only a number that named nothing, POLLNVAL, was taken for not ready). Now
+ * the pass delivers what the worker's epoll holds and cancels every wait left: the read
+ * ends with ECANCELED (or EBADF) and finalize returns ITO_OK; the new pipe's byte is
+ * still there. A watchdog fails the test instead of letting it hang. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "ito/ito.h"
+#include "ito_test.h"
+
+static int rd_fd;
+static _Atomic int started, rd_err;
+static _Atomic long rd_res;
+static _Atomic int finished_all;
+
+static void *reader(void *arg)
+{
+    (void)arg;
+    char b[8];
+    atomic_store(&started, 1);
+    long r = ito_read(rd_fd, b, sizeof b);
+    atomic_store(&rd_err, r < 0 ? errno : 0);
+    atomic_store(&rd_res, r);
+    return NULL;
+}
+
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 600 && !atomic_load(&finished_all); i++) usleep(100000);
+    if (!atomic_load(&finished_all)) {
+        fprintf(stderr, "test_io_finalize_reused: ito_finalize did not return in 60 s\n");
+        _exit(1);
+    }
+    return NULL;
+}
+
+static void run(const char *backend, int workers)
+{
+    CHECK_OK(setenv("ITO_WSC_BACKEND", backend, 1));
+    CHECK_OK(setenv("ITO_FINALIZE_GRACE_MS", "0", 1));
+    CHECK_OK(ito_init(&(ito_config_t){.workers = workers}));
+    int p[2], q[2];
+    CHECK_EQ(pipe(p), 0);
+    rd_fd = p[0];
+    atomic_store(&started, 0);
+    atomic_store(&rd_res, 1);
+    ito_thread_t t;
+    CHECK_OK(ito_create(&t, reader, NULL, NULL));
+    CHECK_OK(ito_detach(t));
+    while (!atomic_load(&started)) CHECK_OK(ito_yield());
+    CHECK_OK(ito_sleep_ns(30 * 1000 * 1000)); /* parked in its wait */
+    CHECK_EQ(pipe(q), 0);
+    CHECK_EQ(write(q[1], "x", 1), 1);
+    CHECK_EQ(dup2(q[0], p[0]), p[0]); /* closes the reader's file under it, as close(2) and a reuse */
+    CHECK_EQ(close(q[0]), 0);
+    q[0] = p[0];
+    CHECK_OK(ito_finalize());
+    CHECK_EQ(atomic_load(&rd_res), -1);
+    CHECK(atomic_load(&rd_err) == ECANCELED || atomic_load(&rd_err) == EBADF);
+    char c;
+    CHECK_EQ(read(q[0], &c, 1), 1); /* the new pipe's byte was not taken */
+    CHECK_EQ(c, 'x');
+    close(q[0]);
+    close(q[1]);
+    close(p[1]);
+    CHECK_OK(unsetenv("ITO_FINALIZE_GRACE_MS"));
+    CHECK_OK(unsetenv("ITO_WSC_BACKEND"));
+}
+
+int main(void)
+{
+    pthread_t wd;
+    CHECK_EQ(pthread_create(&wd, NULL, watchdog, NULL), 0);
+    for (int b = 0; b < ITO_TEST_NBACKENDS; b++)
+        for (int workers = 1; workers <= 2; workers++) run(ito_test_backends[b], workers);
+    atomic_store(&finished_all, 1);
+    CHECK_EQ(pthread_join(wd, NULL), 0);
+    TEST_DONE();
+}
