@@ -30,7 +30,10 @@
  * call: the result, or -1 with errno. Besides the call's own errors:
  *   ETIMEDOUT  the ULT's I/O deadline (ito_io_deadline) passed first; the request was
  *              cancelled (a read or write may still have moved bytes before: the count
- *              is returned then, not the error);
+ *              is returned then, not the error). A deadline already passed makes the
+ *              call a try; a call that ends by itself (on a regular file, directory or
+ *              block device, ito_fsync, ito_openat of such a path) then runs to its end,
+ *              as O_NONBLOCK, which such files ignore;
  *   ECANCELED  ito_cancel_io() was called for the ULT, or ito_finalize cancelled the
  *              request because it could never complete by itself;
  *   EBADF      another ULT closed the descriptor with ito_close while this one waited;

@@ -7,13 +7,15 @@
  * passes before it could complete returns ITO_ETIMEDOUT (the blocking I/O wrappers: -1
  * with errno ETIMEDOUT) and has no effect, except where its header says otherwise
  * (a timed stream put reports the bytes it did put). A deadline already in the past
- * makes the call a try: it succeeds if it can without waiting.
+ * makes the call a try: it succeeds if it can without waiting (an I/O call on a regular
+ * file never waits in that sense: it runs, see ito/syscall.h).
  *
  * Timers are kept by the runtime, per worker: a ULT that waits with a deadline costs a
  * heap entry and no kernel object or thread, and an idle worker sleeps until its
  * earliest deadline. A timed wait never ends before its deadline; it ends late by the
  * worker's wake-up latency (microseconds when idle) or, on a busy worker, by up to 64
- * scheduling points. While a ULT waits with a deadline it stays on its worker.
+ * scheduling points (a ULT whose wait timed out runs before the worker's other ready
+ * ULTs). While a ULT waits with a deadline it stays on its worker.
  */
 #ifndef ITO_TIME_H
 #define ITO_TIME_H

@@ -47,6 +47,21 @@ _Atomic uint8_t itoi_arena_map[ITOI_ARENA_NCHUNKS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Reserve the range (under lock, once). */
+/* The key: 8 of the kernel's 16 random bytes for this process, made before main and
+ * never changed, so that every thread reads one value (a foreign thread checking a handle
+ * while the first ito_init reserved the arena read it as reserve() wrote it: a data race
+ * TSan reported; found by a tester, 2026-12-04). Odd: a handle (even) keyed is never 0,
+ * a dead frame's tag. */
+__attribute__((constructor)) static void make_key(void)
+{
+    if (itoi_arena.key) return;
+    int here;
+    const void *rnd = (const void *)getauxval(AT_RANDOM);
+    uintptr_t key = (uintptr_t)&here * 0x9e3779b97f4a7c15u; /* without AT_RANDOM: the stack's place */
+    if (rnd) memcpy(&key, rnd, sizeof key);
+    itoi_arena.key = key | 1;
+}
+
 static bool reserve(void)
 {
     size_t want = ITOI_ARENA_MAX;
@@ -57,11 +72,7 @@ static bool reserve(void)
         void *p = mmap(NULL, want + SLACK, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p == MAP_FAILED) continue;
         itoi_arena.nchunks = want >> ITOI_ARENA_CHUNK_SHIFT;
-        /* the key: 8 of the kernel's 16 random bytes for this process */
-        const void *rnd = (const void *)getauxval(AT_RANDOM);
-        uintptr_t key = (uintptr_t)p * 0x9e3779b97f4a7c15u;
-        if (rnd) memcpy(&key, rnd, sizeof key);
-        itoi_arena.key = key | 1; /* odd: a handle (even) keyed is never 0, a dead frame's tag */
+        if (!itoi_arena.key) make_key(); /* a user's constructor came before ours */
         atomic_store_explicit(&itoi_arena.base, (uintptr_t)p, memory_order_relaxed);
         return true;
     }

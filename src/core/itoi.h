@@ -350,6 +350,8 @@ typedef struct itoi_worker {
     itoi_timer_t *timers;         /* root of the pairing heap */
     size_t ntimers;
     _Atomic size_t ntimers_work;  /* armed timers that are work (not bounds_wait), for finalize */
+    itoi_queue_t *timer_woken;    /* while itoi_timers_run fires: where timed-out ULTs go (they
+                                   * then run before the ready queue, in deadline order) */
     _Atomic uint64_t n_timers_fired, n_wakeups;
     /* shared */
     _Alignas(ITOI_CACHELINE) itoi_spinlock_t inbox_lock;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "ito/coop.h"
+#include "ito/debug.h"
 #include "ultstate.h"
 #include "itoi.h"
 #include "sanitizer.h"
@@ -620,6 +621,7 @@ int ito_finalize(void)
             }
             fprintf(stderr, "ito: ito_finalize: %lld thread(s) stay blocked on ito objects with nothing "
                             "left to wait for; the runtime stays up (ITO_EBUSY)\n", (long long)live_work());
+            (void)ito_dump_threads(stderr); /* thread.h promises the list: state and what each waits on */
             resume_all();
             return ITO_EBUSY;
         }

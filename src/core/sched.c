@@ -962,6 +962,13 @@ static void block_timeout(itoi_worker_t *w, itoi_timer_t *tm)
     if (!removed) return; /* a waker took it off first: the waker readies it */
     t->wait_result = ITO_ETIMEDOUT;
     ITOI_BUMP(w->n_wakeups);
+    /* Pinned to w (itoi_block_until) until it runs: never stealable, so it may go ahead of
+     * the ready queue (timer.c) whether or not a worker is idle. */
+    if (w->timer_woken && itoi_wake_front_hook == NULL) {
+        itoi_flush_pending(w);
+        itoi_queue_push(w->timer_woken, &t->u);
+        return;
+    }
     itoi_ready_local(w, &t->u); /* pinned here */
 }
 

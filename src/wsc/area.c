@@ -622,14 +622,33 @@ static size_t wsc_poll(itoi_worker_t *w, size_t budget)
 
 /* ---- finalize: cancel what can never complete by itself ---- */
 
-static bool on_regular_file(int op, int fd)
+/* Whether a request ends by itself, however slow the device: nop and getpid; a call on a
+ * regular file, directory or block device; an openat of such a path (or a symbolic link,
+ * or a path not there: O_CREAT makes a regular file, else ENOENT). Not a tty's open,
+ * which may wait for a carrier, nor a FIFO's or a socket's. One fstat or fstatat: off
+ * the common path (finalize's cancel pass, a deadline already passed). */
+bool itoi_wsc_ends_by_itself(const ito_sysreq_t *q)
 {
     struct stat st;
-    switch (op) {
-    case ITO_SYS_OPENAT: case ITO_SYS_NOP: case ITO_SYS_GETPID: return true; /* end by themselves */
-    default: break;
+    switch (q->op) {
+    case ITO_SYS_NOP: case ITO_SYS_GETPID: return true;
+    case ITO_SYS_OPENAT: {
+        if (!q->path) return false;
+        int nofollow = (q->flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
+        if (fstatat(q->fd, q->path, &st, nofollow) != 0) return true; /* the open's own error, or a new file */
+        return S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISLNK(st.st_mode);
     }
-    return fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode));
+    default:
+        return fstat(q->fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode));
+    }
+}
+
+/* Finalize's view: an openat is left to run once the cancel pass is done (its path is
+ * not at hand for a ZWT's request; open_may_block decides for those in flight). */
+static bool on_regular_file(int op, int fd)
+{
+    if (op == ITO_SYS_OPENAT) return true;
+    return itoi_wsc_ends_by_itself(&(ito_sysreq_t){.op = op, .fd = fd});
 }
 
 bool itoi_wsc_finalizing(const ito_sysreq_t *q)
@@ -678,10 +697,7 @@ static bool open_may_block(const itoi_sysrec_t *r, const itoi_wscw_t *a)
 {
     if (!r->wait && a->uring) return true;
     if (r->req.op != ITO_SYS_OPENAT || !r->req.path) return true;
-    struct stat st;
-    int nofollow = (r->req.flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
-    if (fstatat(r->req.fd, r->req.path, &st, nofollow) != 0) return false; /* the open's own error, or a new file */
-    return !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISLNK(st.st_mode));
+    return !itoi_wsc_ends_by_itself(&r->req);
 }
 
 static bool fini_match(const itoi_sysrec_t *r, void *ctx)

@@ -149,7 +149,7 @@ static int frame_create(ito_frame_t **out, int nentries, size_t data_size)
     if (!f) return ITO_ENOMEM;
     f->nentries = (uint32_t)nentries;
     f->data_size = data_size;
-    f->data = (unsigned char *)f + head;
+    atomic_store_explicit(&f->data, (unsigned char *)f + head, memory_order_relaxed);
     f->next_free = NULL;
     for (int i = 0; i < nentries; i++) {
         /* The firing count goes on from the slot's last life (any bytes there will do): a
@@ -162,7 +162,7 @@ static int frame_create(ito_frame_t **out, int nentries, size_t data_size)
         f->e[i].frame = f;
         f->e[i].index = i;
     }
-    memset(f->data, 0, data_size);
+    memset((unsigned char *)f + head, 0, data_size);
     atomic_store_explicit(&f->gen, atomic_load_explicit(&f->gen, memory_order_relaxed) + 1, memory_order_relaxed);
     atomic_store_explicit(&f->magic, ITOI_FRAME_LIVE, memory_order_release);
     *out = itoi_frame_handle(f);
@@ -208,7 +208,7 @@ static int frame_destroy(ito_frame_t *h)
 void *ito_frame_data(ito_frame_t *h)
 {
     struct ito_frame *f = itoi_frame_get(h);
-    return f ? f->data : NULL;
+    return f ? atomic_load_explicit(&f->data, memory_order_relaxed) : NULL;
 }
 
 static int entry_set(ito_frame_t *f, int entry, ito_zwt_fn code, uint32_t fan_in, int mode);

@@ -96,7 +96,7 @@ struct ito_frame {
     uint32_t nentries;
     uint32_t size_class;        /* pool class, or ITOI_NCLASSES when not pooled */
     size_t data_size;
-    unsigned char *data;
+    _Atomic(unsigned char *) data; /* relaxed: a foreign ito_frame_data may race a new life of the slot */
     struct ito_frame *next_free;
     itoi_zentry_t e[];
 };

@@ -1,0 +1,68 @@
+/* test_timer_front: a timed wait on a busy worker ends late by a bounded number of
+ * scheduling points (ito/time.h: "on a busy worker, by up to 64 scheduling points"), not
+ * by the length of the ready queue. 1,000 ULTs bound to worker 0 each spin 10 us and
+ * yield; a ULT on the same worker sleeps 1 ms, five times: between the sleep's start and
+ * its end the others may pass about 100 scheduling points (the millisecond itself) plus
+ * the 64 of the fairness rule. Until 2026-12-04 a ULT whose deadline passed was queued
+ * behind the whole ready queue: every sleep took over 1,000 points (10-25 ms); found by a
+ * finalize/I-O tester. Run with 1 and 2 workers (with 2, an idle worker wants work). */
+#define _GNU_SOURCE
+#include <stdatomic.h>
+
+#include "ito/ito.h"
+#include "ito_test.h"
+
+#define SPINNERS 1000
+static _Atomic int stop;
+static _Atomic long points;
+
+static void *spinner(void *unused)
+{
+    (void)unused;
+    while (!atomic_load(&stop)) {
+        uint64_t t0 = ito_now_ns();
+        while (ito_now_ns() - t0 < 10000) {}
+        atomic_fetch_add(&points, 1);
+        CHECK_OK(ito_yield());
+    }
+    return NULL;
+}
+
+static long worst;
+
+static void *sleeper(void *unused)
+{
+    (void)unused;
+    for (int k = 0; k < 5; k++) {
+        long p0 = atomic_load(&points);
+        uint64_t deadline = ito_deadline_in(1000000);
+        CHECK_OK(ito_sleep_until(deadline));
+        CHECK(ito_now_ns() >= deadline);
+        long p = atomic_load(&points) - p0;
+        if (p > worst) worst = p;
+    }
+    atomic_store(&stop, 1);
+    return NULL;
+}
+
+int main(void)
+{
+    for (int workers = 1; workers <= 2; workers++) {
+        atomic_store(&stop, 0);
+        worst = 0;
+        CHECK_OK(ito_init(&(ito_config_t){.workers = workers}));
+        ito_attr_t at;
+        CHECK_OK(ito_attr_init(&at));
+        at.worker = 0;
+        at.stack_size = 16384;
+        static ito_thread_t t[SPINNERS + 1];
+        for (int i = 0; i < SPINNERS; i++) CHECK_OK(ito_create(&t[i], spinner, NULL, &at));
+        CHECK_OK(ito_create(&t[SPINNERS], sleeper, NULL, &at));
+        for (int i = 0; i <= SPINNERS; i++) CHECK_OK(ito_join(t[i], NULL));
+        CHECK_OK(ito_finalize());
+        printf("%d worker(s): a 1 ms sleep among %d ready ULTs passed at most %ld of their points\n",
+               workers, SPINNERS, worst);
+        CHECK(worst < SPINNERS / 2);
+    }
+    TEST_DONE();
+}
