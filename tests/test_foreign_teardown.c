@@ -13,7 +13,10 @@
  * default stack size while the next ito_init wrote it), both reported by TSan; and
  * ito_thread_id, ito_thread_name (they read a descriptor while teardown cleared it) and
  * ito_frame_create (it carved and reset frames while teardown reset the pools), reported
- * by TSan until 2026-12-03. */
+ * by TSan until 2026-12-03; and ito_frame_data of an earlier runtime's frame (it read the
+ * data pointer a new life of the slot wrote) or of a forged handle during the first
+ * ito_init (the check read the handle key reserve() wrote), reported by TSan until
+ * 2026-12-04. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -47,6 +50,7 @@ static void handler(ito_frame_t *f, int entry, uint64_t v)
 
 static _Atomic(uintptr_t) last_thread = 1; /* a forged value until main has joined one */
 static _Atomic(uintptr_t) live_thread = 1;  /* a detached ULT of the current runtime */
+static _Atomic(uintptr_t) last_frame = 0x10000; /* forged until the first frame */
 static void *nothing(void *a) { return a; }
 static void *yielder(void *a)
 {
@@ -64,7 +68,7 @@ static void *poker(void *arg)
     while (!atomic_load(&stop)) {
         int rc;
         k = k * 1103515245u + 12345u;
-        switch ((k >> 16) % 14) {
+        switch ((k >> 16) % 15) {
         case 0: {
             ito_stats_t s;
             rc = ito_stats(&s);
@@ -158,6 +162,12 @@ static void *poker(void *arg)
             if (rc == ITO_OK) CHECK(one_of(ito_frame_destroy(f), ITO_OK, ITO_EINVAL, ITO_EINVAL));
             break;
         }
+        case 14: { /* a frame of this runtime or an earlier one (or a forged handle before
+                    * the first): its slot may be in a new life */
+            void *data = ito_frame_data((ito_frame_t *)atomic_load(&last_frame));
+            rc = data ? ITO_OK : ITO_EINVAL;
+            break;
+        }
         }
         if (rc == ITO_OK) atomic_fetch_add(&ok_calls, 1);
     }
@@ -181,7 +191,8 @@ int main(void)
         atomic_store(&live_thread, (uintptr_t)t);
         CHECK_OK(ito_detach(t));
         ito_frame_t *f;
-        CHECK_OK(ito_frame_create(&f, 1, 0));
+        CHECK_OK(ito_frame_create(&f, 1, 16 + 8 * (int)(cycles % 4)));
+        atomic_store(&last_frame, (uintptr_t)f);
         CHECK_OK(ito_entry_set(f, 0, handler, 1, ITO_MODE_USER));
         ito_device_t *d;
         CHECK_OK(ito_device_eventfd(f, 0, &d));
