@@ -7,6 +7,9 @@
  *              thousands of timers in one heap at once, no kernel timer each;
  *   busy       ULTs that keep yielding occupy the worker while one ULT sleeps 1000
  *              times for 100 us .. 2 ms: the timer is seen every 64 scheduling points;
+ *   crowd      the same with 1,000 ULTs that each compute 2 us between yields (a long
+ *              ready queue, a round of it 2 ms), 200 sleeps: a woken sleeper runs
+ *              ahead of the queue, not behind it (ito/time.h);
  *   pthread    the peer: a kernel thread with clock_nanosleep(TIMER_ABSTIME), the
  *              same durations as "idle".
  * One worker. Lateness = the time the sleeper runs again minus its deadline.
@@ -93,6 +96,17 @@ static void *busy(void *unused)
     return NULL;
 }
 
+static void *crowd(void *unused)
+{
+    (void)unused;
+    while (!atomic_load(&stop_busy)) {
+        uint64_t t0 = ito_now_ns();
+        while (ito_now_ns() - t0 < 2000) {}
+        ito_yield();
+    }
+    return NULL;
+}
+
 static void *pthread_sleeper(void *unused)
 {
     (void)unused;
@@ -139,6 +153,20 @@ int main(int argc, char **argv)
     atomic_store(&stop_busy, 1);
     for (int i = 0; i < 4; i++) ito_join(b[i], NULL);
     report("busy", "ito");
+
+    enum { CROWD = 1000 };
+    ts = calloc(CROWD, sizeof *ts);
+    int keep = reps;
+    reps = reps / 5;
+    atomic_store(&stop_busy, 0);
+    for (int i = 0; ts && i < CROWD; i++) ito_create(&ts[i], crowd, NULL, &a);
+    ito_create(&t, sleeper_loop, NULL, NULL);
+    ito_join(t, NULL);
+    atomic_store(&stop_busy, 1);
+    for (int i = 0; ts && i < CROWD; i++) ito_join(ts[i], NULL);
+    free(ts);
+    reps = keep;
+    report("crowd", "ito");
     ito_finalize();
 
     pthread_t p;
