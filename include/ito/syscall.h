@@ -101,7 +101,11 @@
  * (they get -EBADF; ito_poll reports POLLNVAL for that descriptor), then closes it: also
  * a wait that begins on another worker while ito_close runs (after its pass there) ends
  * with EBADF. A plain close(2) does not: use ito_close for descriptors that ULTs may be
- * waiting on. Only the waits in progress end: a wrapper called with the number after
+ * waiting on. (Known limit, 2026-12-04: with io_uring, an ito_read or ito_write waiting
+ * on a pipe or socket whose number was closed with close(2) and taken by a regular file
+ * keeps ito_finalize waiting, since the number then looks like a file that ends by
+ * itself; the sync backend, and receives, sends, accepts, connects and polls on both,
+ * are cancelled as usual.) Only the waits in progress end: a wrapper called with the number after
  * ito_close returned uses whatever the number names then, as with close(2) (a new socket,
  * pipe or file may have taken it). To stop a loop such as an accept loop without that
  * race, cancel its ULT (ito_cancel_io: a cancellation asked while it is not waiting is

@@ -15,7 +15,8 @@
  * earliest deadline. A timed wait never ends before its deadline; it ends late by the
  * worker's wake-up latency (microseconds when idle) or, on a busy worker, by up to 64
  * scheduling points (a ULT whose wait timed out runs before the worker's other ready
- * ULTs). While a ULT waits with a deadline it stays on its worker.
+ * ULTs, up to 32 of them per 64 points: more wait behind the queue, which is never
+ * starved). While a ULT waits with a deadline it stays on its worker.
  */
 #ifndef ITO_TIME_H
 #define ITO_TIME_H

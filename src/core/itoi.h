@@ -352,6 +352,8 @@ typedef struct itoi_worker {
     _Atomic size_t ntimers_work;  /* armed timers that are work (not bounds_wait), for finalize */
     itoi_queue_t *timer_woken;    /* while itoi_timers_run fires: where timed-out ULTs go (they
                                    * then run before the ready queue, in deadline order) */
+    uint32_t front_tick, front_used; /* timer.c: the window of scheduling points in which
+                                      * front_used timed-out ULTs went ahead of the queue */
     _Atomic uint64_t n_timers_fired, n_wakeups;
     /* shared */
     _Alignas(ITOI_CACHELINE) itoi_spinlock_t inbox_lock;

@@ -133,6 +133,9 @@ bool itoi_timer_cancel(itoi_worker_t *w, itoi_timer_t *t)
     return true;
 }
 
+#define FRONT_WINDOW 64 /* scheduling points (the fairness rule's period, sched.c) */
+#define FRONT_MAX 32     /* timed-out ULTs ahead of the ready queue per window */
+
 size_t itoi_timers_run(itoi_worker_t *w)
 {
     if (atomic_load_explicit(&w->timer_next, memory_order_relaxed) == ITO_FOREVER) return 0;
@@ -154,8 +157,22 @@ size_t itoi_timers_run(itoi_worker_t *w)
     w->timer_woken = NULL;
     if (woken.head) {
         itoi_flush_pending(w);
-        itoi_queue_append(&woken, &w->rq);
-        w->rq = woken;
+        /* At most FRONT_MAX go ahead per FRONT_WINDOW scheduling points, the rest behind
+         * the queue: unbounded, 64 ULTs that sleep for less than 64 points took every
+         * point, and the ready queue (and the timed-out ULTs behind the first 64) never
+         * ran again (found by a reviewer, 2026-12-04). */
+        if ((uint32_t)(w->tick - w->front_tick) >= FRONT_WINDOW) {
+            w->front_tick = w->tick;
+            w->front_used = 0;
+        }
+        itoi_queue_t front = {0};
+        while (woken.head && w->front_used < FRONT_MAX) {
+            itoi_queue_push(&front, itoi_queue_pop(&woken));
+            w->front_used++;
+        }
+        itoi_queue_append(&front, &w->rq);
+        itoi_queue_append(&front, &woken); /* over the budget: behind, as other wake-ups */
+        w->rq = front;
     }
     return fired;
 }

@@ -700,12 +700,31 @@ static bool open_may_block(const itoi_sysrec_t *r, const itoi_wscw_t *a)
     return !itoi_wsc_ends_by_itself(&r->req);
 }
 
+/* Calls that end at once on a regular file, directory or block device (ENOTSOCK, or
+ * ready at once): a wait in one of them is on something else. */
+static bool socket_or_poll(int op)
+{
+    switch (op) {
+    case ITO_SYS_SEND: case ITO_SYS_RECV: case ITO_SYS_SENDMSG: case ITO_SYS_RECVMSG:
+    case ITO_SYS_ACCEPT: case ITO_SYS_CONNECT: case ITO_SYS_POLL:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static bool fini_match(const itoi_sysrec_t *r, void *ctx)
 {
     const itoi_wscw_t *a = ctx;
     if (r->state == REC_TIME) return true; /* a poll's timeout is not work (syscall.h) */
     if (!(r->state == REC_READY || r->state == REC_POOL || (r->state == REC_URING && !r->cancel_sent))) return false;
     if (r->op == ITO_SYS_OPENAT) return open_may_block(r, a);
+    /* What the number names now says nothing about a wait that is never on a file that
+     * ends by itself: a readiness wait (the epoll refuses such files: not_pollable settles
+     * them at once), a socket call, a poll. Their number may have been closed with
+     * close(2) and taken by a regular file: left live, the wait kept every pass finding
+     * work and finalize never returned (found by a reviewer, 2026-12-04). */
+    if (r->state == REC_READY || socket_or_poll(r->op)) return true;
     return !on_regular_file(r->op, r->fd);
 }
 
