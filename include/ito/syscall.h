@@ -33,7 +33,9 @@
  *              is returned then, not the error). A deadline already passed makes the
  *              call a try; a call that ends by itself (on a regular file, directory or
  *              block device, ito_fsync, ito_openat of such a path) then runs to its end,
- *              as O_NONBLOCK, which such files ignore;
+ *              as O_NONBLOCK, which such files ignore. (Known limit, 2026-12-04: on the
+ *              sync backend a descriptor that needs a helper thread, such as inotify's
+ *              or a tty, is not tried then: ETIMEDOUT even when it is ready.);
  *   ECANCELED  ito_cancel_io() was called for the ULT, or ito_finalize cancelled the
  *              request because it could never complete by itself;
  *   EBADF      another ULT closed the descriptor with ito_close while this one waited;

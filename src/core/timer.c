@@ -161,6 +161,11 @@ size_t itoi_timers_run(itoi_worker_t *w)
          * the queue: unbounded, 64 ULTs that sleep for less than 64 points took every
          * point, and the ready queue (and the timed-out ULTs behind the first 64) never
          * ran again (found by a reviewer, 2026-12-04). */
+        if (!w->rq.head) { /* ahead of nothing: they delay nobody, nothing charged (a
+                            * budget spent so starved a later one behind the whole queue) */
+            w->rq = woken;
+            return fired;
+        }
         if ((uint32_t)(w->tick - w->front_tick) >= FRONT_WINDOW) {
             w->front_tick = w->tick;
             w->front_used = 0;

@@ -93,15 +93,16 @@ void itoi_ready_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
         itoi_wsc_complete(w, a, r, rc);
         return;
     }
-    bool first = a->fds[fd].waiters == NULL;
     r->state = REC_READY;
     r->next = a->fds[fd].waiters;
     a->fds[fd].waiters = r;
     a->nwaiting++;
-    /* With waiters already there, the registration is live and may cover us. The first
-     * waiter always re-arms: the fd may have been closed and its number reused since the
-     * last wait, which silently removed the old registration from the epoll. */
-    if (!first && (r->events & ~a->fds[fd].armed) == 0) return;
+    /* Every waiter re-arms (MOD, else ADD): the fd may have been closed with close(2)
+     * and its number reused since the last wait, which silently removed the old
+     * registration from the epoll, also while an earlier waiter (on the old file) is
+     * still listed. (Until 2026-12-04 only a number's first waiter re-armed, and a second
+     * one on the new file never woke; found by a reviewer. One epoll_ctl per extra waiter,
+     * on the fallback backend only.) */
     if ((rc = arm(a, fd)) != 0) {
         unlink_waiter(a, r);
         not_pollable(w, a, r, rc);
