@@ -7,8 +7,9 @@
  * Each worker has an epoll instance (created on first use, watched by the worker's idle
  * sleep, so a worker with nothing to run sleeps until an fd is ready and uses no CPU) and
  * a table indexed by fd of the records waiting for it. An fd is registered with
- * EPOLLONESHOT for the union of its waiters' events and re-armed (EPOLL_CTL_MOD) after
- * each event while waiters remain. Several workers may wait on one fd: each has its own
+ * EPOLLONESHOT for the union of its waiters' events, re-armed (EPOLL_CTL_MOD) after
+ * each event while waiters remain and for each new waiter (with `armed` plus its events:
+ * the number may name a new file since the last wait). Several workers may wait on one fd: each has its own
  * registration. Everything here is owned by the worker (see wsc.h). A descriptor epoll
  * refuses (a regular file: EPERM) is always ready: a POLL completes with its events, a
  * request goes to a helper thread. */
@@ -47,12 +48,11 @@ static int ensure_fd(itoi_worker_t *w, itoi_wscw_t *a, int fd)
     return 0;
 }
 
-/* Register (or re-arm) fd for its waiters' events; -errno on failure. */
-static int arm(itoi_wscw_t *a, int fd)
+/* Register (or re-arm) fd for `want` (the union of its waiters' events); -errno on
+ * failure. */
+static int arm_for(itoi_wscw_t *a, int fd, uint32_t want)
 {
     itoi_rfd_t *e = &a->fds[fd];
-    uint32_t want = 0;
-    for (itoi_sysrec_t *r = e->waiters; r; r = r->next) want |= r->events;
     if (!want) return 0;
     struct epoll_event ev = {.events = want | EPOLLONESHOT, .data.fd = fd};
     /* The table may be stale (the fd was closed and reused): fall back either way. */
@@ -61,6 +61,14 @@ static int arm(itoi_wscw_t *a, int fd)
     if (rc != 0) return -errno;
     e->armed = want;
     return 0;
+}
+
+/* Register (or re-arm) fd for all its waiters' events (walks the list). */
+static int arm(itoi_wscw_t *a, int fd)
+{
+    uint32_t want = 0;
+    for (itoi_sysrec_t *r = a->fds[fd].waiters; r; r = r->next) want |= r->events;
+    return arm_for(a, fd, want);
 }
 
 static void unlink_waiter(itoi_wscw_t *a, itoi_sysrec_t *r)
@@ -103,7 +111,10 @@ void itoi_ready_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
      * still listed. (Until 2026-12-04 only a number's first waiter re-armed, and a second
      * one on the new file never woke; found by a reviewer. One epoll_ctl per extra waiter,
      * on the fallback backend only.) */
-    if ((rc = arm(a, fd)) != 0) {
+    /* e->armed covers the waiters already listed (every waiter added since the last
+     * full arm() armed with armed | its events, or was unlinked): O(1), not a walk of
+     * the list (which made N waiters on one fd cost O(N^2)). */
+    if ((rc = arm_for(a, fd, a->fds[fd].armed | r->events)) != 0) {
         unlink_waiter(a, r);
         not_pollable(w, a, r, rc);
     }
