@@ -107,10 +107,7 @@
  * on a pipe or socket whose number was closed with close(2) and taken by a regular file
  * keeps ito_finalize waiting, since the number then looks like a file that ends by
  * itself; the sync backend, and receives, sends, accepts, connects and polls on both,
- * are cancelled as usual. And on the sync backend, a wait ended on a number closed with
- * close(2) whose file stays open through a dup leaves that file registered in the
- * worker's epoll: once it becomes ready, the idle worker keeps waking (CPU) until a new
- * wait on that file takes the event.) Only the waits in progress end: a wrapper called with the number after
+ * are cancelled as usual.) Only the waits in progress end: a wrapper called with the number after
  * ito_close returned uses whatever the number names then, as with close(2) (a new socket,
  * pipe or file may have taken it). To stop a loop such as an accept loop without that
  * race, cancel its ULT (ito_cancel_io: a cancellation asked while it is not waiting is

@@ -510,6 +510,7 @@ static bool wsc_before_sleep(itoi_worker_t *w)
 {
     itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
     if (a && !a->sq_pending && !a->bucket_n) flush_timer_off(w, a);
+    if (a && ITOI_UNLIKELY(a->rep_stale)) itoi_ready_before_sleep(w, a);
     return false;
 }
 

@@ -120,6 +120,8 @@ void itoi_ready_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
     }
 }
 
+static size_t ready_poll_once(itoi_worker_t *w, itoi_wscw_t *a, int *got_n);
+
 void itoi_ready_drop(itoi_wscw_t *a, itoi_sysrec_t *r)
 {
     if (r->state != REC_READY) return;
@@ -130,9 +132,21 @@ void itoi_ready_drop(itoi_wscw_t *a, itoi_sysrec_t *r)
      * for ever (100 % of a CPU; found by a reviewer). The next waiter adds it again. */
     itoi_rfd_t *e = &a->fds[r->fd];
     if (!e->waiters && e->armed) {
-        (void)epoll_ctl(a->rep, EPOLL_CTL_DEL, r->fd, NULL); /* (closed already: nothing to remove) */
+        /* A number closed with close(2) (the DEL fails) may leave its file registered if a
+         * dup keeps it open: once it is ready, that event sat in the epoll and the idle
+         * worker woke for ever (a quarter of a CPU; found by a reviewer, 2026-12-04). The
+         * worker consumes such events before it sleeps (one-shot: then disabled). */
+        if (epoll_ctl(a->rep, EPOLL_CTL_DEL, r->fd, NULL) != 0) a->rep_stale = true;
         e->armed = 0;
     }
+}
+
+/* Before the worker sleeps (area.c): with nothing waiting, the epoll's events are stale
+ * registrations' (itoi_ready_drop), taken so that the sleep is not woken by them. */
+void itoi_ready_before_sleep(itoi_worker_t *w, itoi_wscw_t *a)
+{
+    int n;
+    if (a->rep_stale && !a->nwaiting && a->rep >= 0) (void)ready_poll_once(w, a, &n);
 }
 
 /* A waiter whose event came: complete it, or (a request that would have blocked) run it
@@ -177,7 +191,6 @@ static void put_back(itoi_wscw_t *a, itoi_rfd_t *e, itoi_sysrec_t *r)
     a->nwaiting++;
 }
 
-static size_t ready_poll_once(itoi_worker_t *w, itoi_wscw_t *a, int *got_n);
 
 size_t itoi_ready_poll(itoi_worker_t *w, itoi_wscw_t *a)
 {

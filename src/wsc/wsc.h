@@ -131,6 +131,8 @@ typedef struct itoi_wscw {
     itoi_rfd_t *fds;
     size_t nfds;                /* capacity of fds */
     size_t nwaiting;            /* records in READY */
+    bool rep_stale;             /* a DEL failed (its number closed with close(2)): a file a dup
+                                 * keeps open may stay registered; consumed before each sleep */
     /* completions reaped by the poller (wsc_poll): while `reaping`, a continuation that
      * makes a ZWT entry ready hands it here, and the poller runs it right after the reap
      * (the paper's receiver continued by the completion itself, no ready queue between);
@@ -233,6 +235,7 @@ void itoi_ready_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r); /* r->
 void itoi_ready_drop(itoi_wscw_t *a, itoi_sysrec_t *r);   /* off its fd's list (no completion) */
 size_t itoi_ready_poll(itoi_worker_t *w, itoi_wscw_t *a);
 void itoi_ready_drain(itoi_worker_t *w, itoi_wscw_t *a); /* every event the epoll holds now */
+void itoi_ready_before_sleep(itoi_worker_t *w, itoi_wscw_t *a); /* stale registrations' events */
 void itoi_ready_teardown(itoi_worker_t *w, itoi_wscw_t *a);
 
 /* helpers.c */
