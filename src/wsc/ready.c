@@ -108,12 +108,10 @@ void itoi_ready_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
     /* Every waiter re-arms (MOD, else ADD): the fd may have been closed with close(2)
      * and its number reused since the last wait, which silently removed the old
      * registration from the epoll, also while an earlier waiter (on the old file) is
-     * still listed. (Until 2026-12-04 only a number's first waiter re-armed, and a second
-     * one on the new file never woke; found by a reviewer. One epoll_ctl per extra waiter,
-     * on the fallback backend only.) */
-    /* e->armed covers the waiters already listed (every waiter added since the last
-     * full arm() armed with armed | its events, or was unlinked): O(1), not a walk of
-     * the list (which made N waiters on one fd cost O(N^2)). */
+     * still listed (until 2026-12-04 only a number's first waiter re-armed, and a second
+     * one on the new file never woke; found by a reviewer). One epoll_ctl per extra
+     * waiter, on the fallback backend only, and no walk of the list (which made N waiters
+     * on one fd cost O(N^2)): e->armed already covers the waiters listed. */
     if ((rc = arm_for(a, fd, a->fds[fd].armed | r->events)) != 0) {
         unlink_waiter(a, r);
         not_pollable(w, a, r, rc);
