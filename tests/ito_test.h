@@ -5,6 +5,7 @@
 #ifndef ITO_TEST_H
 #define ITO_TEST_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,34 @@ __attribute__((unused)) static void ito_test_sleep_us(long us)
     struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
     while (thrd_sleep(&ts, &ts) == -1) { /* -1: a signal came; ts holds what is left */
     }
+}
+
+/* A watchdog for tests whose failure is a hang (a finalize or a lock that never returns):
+ * a thread of its own fails the test, printing `what`, unless *done is set within
+ * `seconds`. Polls every 100 ms; the thread is detached and ends with the process. */
+typedef struct {
+    atomic_int *done;
+    int seconds;
+    const char *what;
+} ito_test_watchdog_t;
+static int ito_test_watchdog_main(void *arg)
+{
+    ito_test_watchdog_t *w = arg;
+    for (int i = 0; i < w->seconds * 10 && !atomic_load(w->done); i++) ito_test_sleep_us(100000);
+    if (!atomic_load(w->done)) {
+        fprintf(stderr, "watchdog: %s (nothing ended it in %d s)\n", w->what, w->seconds);
+        fflush(stderr);
+        _Exit(1);
+    }
+    return 0;
+}
+__attribute__((unused)) static void ito_test_watchdog(atomic_int *done, int seconds, const char *what)
+{
+    static ito_test_watchdog_t w;
+    w = (ito_test_watchdog_t){done, seconds, what};
+    thrd_t t;
+    CHECK(thrd_create(&t, ito_test_watchdog_main, &w) == thrd_success);
+    CHECK(thrd_detach(t) == thrd_success);
 }
 
 /* The process's kernel mappings now (lines of /proc/self/maps). */

@@ -17,7 +17,6 @@
  * the test instead of letting it hang. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,17 +39,6 @@ static void *reader(void *arg)
     long r = use_recv ? ito_recv(rd_fd, b, sizeof b, 0) : ito_read(rd_fd, b, sizeof b);
     atomic_store(&rd_err, r < 0 ? errno : 0);
     atomic_store(&rd_res, r);
-    return NULL;
-}
-
-static void *watchdog(void *arg)
-{
-    (void)arg;
-    for (int i = 0; i < 600 && !atomic_load(&finished_all); i++) usleep(100000);
-    if (!atomic_load(&finished_all)) {
-        fprintf(stderr, "test_io_finalize_reused: ito_finalize did not return in 60 s\n");
-        _exit(1);
-    }
     return NULL;
 }
 
@@ -103,8 +91,7 @@ static void run(const char *backend, int workers, int recv, int by)
 
 int main(void)
 {
-    pthread_t wd;
-    CHECK_EQ(pthread_create(&wd, NULL, watchdog, NULL), 0);
+    ito_test_watchdog(&finished_all, 60, "test_io_finalize_reused: ito_finalize did not return");
     for (int b = 0; b < ITO_TEST_NBACKENDS; b++)
         for (int workers = 1; workers <= 2; workers++) {
             int sync = strcmp(ito_test_backends[b], "sync") == 0;
@@ -114,6 +101,5 @@ int main(void)
             }
         }
     atomic_store(&finished_all, 1);
-    CHECK_EQ(pthread_join(wd, NULL), 0);
     TEST_DONE();
 }

@@ -47,21 +47,10 @@ static void *opener(void *arg)
     return NULL;
 }
 
-static void *watchdog(void *arg)
-{
-    (void)arg;
-    for (int i = 0; i < 300 && !atomic_load(&done); i++) usleep(100000);
-    if (!atomic_load(&done)) {
-        fprintf(stderr, "test_zwt_device_fin_lock: deadlock (finalize and a device open stuck for 30 s)\n");
-        _exit(1);
-    }
-    return NULL;
-}
-
 int main(void)
 {
-    pthread_t wd, t;
-    CHECK_EQ(pthread_create(&wd, NULL, watchdog, NULL), 0);
+    pthread_t t;
+    ito_test_watchdog(&done, 30, "test_zwt_device_fin_lock: deadlock (finalize and a device open stuck)");
     for (int workers = 1; workers <= 2; workers++) {
         /* a first lifetime uses a device: its fini ops are registered for good */
         CHECK_OK(ito_init(&(ito_config_t){.workers = workers}));
@@ -87,6 +76,5 @@ int main(void)
         CHECK(atomic_load(&open_rc) == ITO_OK || atomic_load(&open_rc) == ITO_ESTATE);
     }
     atomic_store(&done, 1);
-    CHECK_EQ(pthread_join(wd, NULL), 0);
     TEST_DONE();
 }

@@ -964,8 +964,8 @@ static void block_timeout(itoi_worker_t *w, itoi_timer_t *tm)
     ITOI_BUMP(w->n_wakeups);
     /* Pinned to w (itoi_block_until) until it runs: never stealable, so it may go ahead of
      * the ready queue (timer.c) whether or not a worker is idle. */
-    if (w->timer_woken && itoi_wake_front_hook == NULL) {
-        itoi_flush_pending(w);
+    if (w->timer_woken && itoi_wake_front_hook == NULL) { /* itoi_timers_run queues
+                                                            * w->pending first */
         itoi_queue_push(w->timer_woken, &t->u);
         return;
     }
