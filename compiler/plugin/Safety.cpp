@@ -144,8 +144,24 @@ ModuleSafety::ModuleSafety(Module &M) {
         continue;
       if (isSignalRegistrar(Callee->getName()) && CB->arg_size() >= 2)
         functionsFrom(CB->getArgOperand(1), Handlers, VSeen, CSeen);
-      if (isSigaction(Callee->getName()))
+      if (isSigaction(Callee->getName())) {
         CallsSigaction = true;
+        // `static struct sigaction sa = {.sa_handler = h}; sigaction(s, &sa, 0)`: a
+        // writable global, which the scan of constants below leaves out (found by a
+        // tester, 2026-12-04: h kept its checks at -O0 and -O2). The handler field alone
+        // (sa_handler/sa_sigaction, at the offset the argument points to).
+        if (CB->arg_size() >= 2) {
+          const DataLayout &DL = M.getDataLayout();
+          const Value *Act = CB->getArgOperand(1);
+          APInt Off(DL.getIndexTypeSizeInBits(Act->getType()), 0);
+          const Value *Base = Act->stripAndAccumulateConstantOffsets(DL, Off, true);
+          if (const auto *GV = dyn_cast<GlobalVariable>(Base))
+            if (GV->hasInitializer())
+              if (Constant *C = ConstantFoldLoadFromConst(const_cast<Constant *>(GV->getInitializer()),
+                                                          PointerType::getUnqual(M.getContext()), Off, DL))
+                functionsIn(C, Handlers, CSeen);
+        }
+      }
     }
     if (!CallsSigaction)
       continue;

@@ -9,7 +9,12 @@
  * is at a safe point; otherwise the switch is deferred to a later tick. Safe means the
  * interrupted instruction is in the program's own code: never inside libito, libc
  * (malloc, printf, stdio locks) or any other shared library, never in the scheduler
- * context or a ZWT. This needs libito as a shared library (the `ito::ito` target,
+ * context or a ZWT, and never inside a signal handler of the program (told by the
+ * interrupted context blocking a signal that ito_preempt_enable's caller did not: the
+ * kernel blocks a handler's own signal while it runs, so a handler installed with
+ * SA_NODEFER and an empty sa_mask is not told apart; a ULT that blocks a signal itself
+ * is not switched by the timer until it unblocks it, compiled yield points still switch
+ * it). This needs libito as a shared library (the `ito::ito` target,
  * `pkg-config --libs ito`): with libito linked statically into the executable its code
  * cannot be told apart, and ito_preempt_enable returns ITO_ENOSYS (as it does in ASan and
  * TSan builds, whose runtimes make the handler's switch unsafe). A preempted ULT

@@ -33,7 +33,11 @@
  *              is returned then, not the error). A deadline already passed makes the
  *              call a try; a call that ends by itself (on a regular file, directory or
  *              block device, ito_fsync, ito_openat of such a path) then runs to its end,
- *              as O_NONBLOCK, which such files ignore. (Known limit, 2026-12-04: on the
+ *              as O_NONBLOCK, which such files ignore. A deadline that passes while
+ *              such a call waits in the kernel's queue (io_uring's workers) or for a
+ *              helper thread still cancels it: ETIMEDOUT, and the call had no effect
+ *              (nothing written); one the kernel has begun runs to its end and returns
+ *              its result. (Known limit, 2026-12-04: on the
  *              sync backend a descriptor that needs a helper thread, such as inotify's
  *              or a tty, is not tried then: ETIMEDOUT even when it is ready.);
  *   ECANCELED  ito_cancel_io() was called for the ULT, or ito_finalize cancelled the

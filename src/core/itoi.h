@@ -355,6 +355,11 @@ typedef struct itoi_worker {
     uint32_t front_tick, front_used; /* timer.c: the window of scheduling points in which
                                       * front_used timed-out ULTs went ahead of the queue */
     _Atomic uint64_t n_timers_fired, n_wakeups;
+    /* Wake-ups and completions that only a wrapper's own bound caused (an I/O deadline or
+     * ito_poll timeout that ended a wait on which nothing moved): not progress for
+     * finalize, which subtracts them (a ULT polling in a loop with a timeout shorter than
+     * the grace period otherwise kept finalize waiting for ever). */
+    _Atomic uint64_t n_bound_ends;
     /* shared */
     _Alignas(ITOI_CACHELINE) itoi_spinlock_t inbox_lock;
     _Atomic size_t inbox_n;

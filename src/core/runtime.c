@@ -477,7 +477,7 @@ static uint64_t progress(void)
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         itoi_worker_t *w = &itoi_rt.workers[i];
         p += atomic_load(&w->n_wakeups) + atomic_load(&w->n_finished) + atomic_load(&w->n_side_run) +
-             atomic_load(&w->n_units_run);
+             atomic_load(&w->n_units_run) - atomic_load(&w->n_bound_ends);
     }
     return p;
 }

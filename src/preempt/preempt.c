@@ -58,6 +58,27 @@ static int find_exe(struct dl_phdr_info *info, size_t size, void *data)
 
 static inline int safe_pc(uintptr_t pc) { return pc >= itoi_pre.exe_lo && pc < itoi_pre.exe_hi; }
 
+/* Signals 1..64 of a mask (glibc keeps them in the first word, as the kernel's sigset). */
+static inline uint64_t mask_word(const sigset_t *s)
+{
+    uint64_t m;
+    memcpy(&m, s, sizeof m);
+    return m;
+}
+
+/* The interrupted code blocked a signal that the workers do not block by themselves: it is
+ * (most likely) a signal handler of the program, which the kernel entered with its signal
+ * blocked. Its PC may be in the executable while the code it interrupted is not: a tick
+ * delivered with, or during, a SIGALRM handler that had interrupted malloc found the handler
+ * "safe", switched the ULT out holding malloc's arena lock (or in the middle of its
+ * thread cache), and the next ULT's malloc hung or aborted ("double free detected").
+ * Also conservative for a ULT that blocks a signal itself (a critical section). */
+static inline int in_handler(const ucontext_t *uc)
+{
+    uint64_t extra = mask_word(&uc->uc_sigmask) & ~itoi_pre.base_mask;
+    return (extra & ~(1ull << (SIGURG - 1))) != 0;
+}
+
 /* Without gang scheduling a region delays one worker's switch: the group used extra_ns of
  * one processor, i.e. extra_ns / workers of the whole machine, which is what it sits out.
  * (With gang scheduling the whole turn is charged once, in gang.c.) */
@@ -203,7 +224,7 @@ preempt:;
      * there would switch a ULT that holds a kernel lock) */
     ito_coop_flag = 1;
     ucontext_t *uc = ucv;
-    if (!safe_pc((uintptr_t)uc->uc_mcontext.gregs[REG_RIP])) {
+    if (!safe_pc((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]) || in_handler(uc)) {
         ITOI_BUMP(pw->st.deferred);
         goto out;
     }
@@ -351,6 +372,8 @@ static int enable_locked(const ito_preempt_config_t *cfg)
     ITOI_PRE_SET(max_delay_ns, (uint64_t)md * 1000u * q);
     ITOI_PRE_SET(mode, mode);
     ITOI_PRE_SET(gang, cfg ? cfg->gang : 0);
+    sigset_t cur;
+    itoi_pre.base_mask = pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 ? mask_word(&cur) : 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_tick;

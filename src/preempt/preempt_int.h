@@ -94,6 +94,7 @@ typedef struct itoi_preempt {
     int on, mode, gang, spare_main;
     uint64_t quantum_ns, max_delay_ns; /* a region's bound: CPU time (a gang turn's: wall time) */
     uintptr_t exe_lo, exe_hi;
+    uint64_t base_mask; /* signals 1..64 the workers block by themselves (ito_preempt_enable's caller) */
     itoi_pworker_t *pw;
     struct sigaction old_sa;
     itoi_pstats_t total;

@@ -209,6 +209,10 @@ itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
     }
     a->w = w;
     a->efd = a->rep = -1;
+    /* The latency bound's timer only hurries buffered requests, which are live work of
+     * their own: not work for finalize either (armed whenever a ULT had just re-posted a
+     * wait, it kept a looping waiter's finalize from reaching its grace period). */
+    a->flush_timer.bounds_wait = true;
     a->live.lnext = a->live.lprev = &a->live;
     /* Lazily zero (calloc maps it): only the pages of the fds in use are touched. */
     a->fdlive = itoi_fault_alloc() ? NULL : calloc(ITOI_WSC_FD_SLOTS, sizeof *a->fdlive);
@@ -265,12 +269,13 @@ static long cancelled_result(int why)
  * the deadline, before the ULT ran again) reaches here a second time, and a second
  * itoi_ready would queue the ULT twice (found by fuzz_io: a ULT then resumed in its next
  * wait while the request was running, and the helper wrote into its stack). */
-static void iowait_wake_if_done(itoi_iowait_t *wt)
+static void iowait_wake_if_done(itoi_worker_t *w, itoi_iowait_t *wt)
 {
     if (wt->left == 0 && wt->parked) {
         wt->parked = false;
         itoi_ult_t *t = wt->ult;
         atomic_store_explicit(&t->io_wait, NULL, memory_order_release);
+        if (!wt->moved) ITOI_BUMP(w->n_bound_ends); /* only its bound ended it */
         itoi_ready(t);
     }
 }
@@ -285,7 +290,7 @@ void itoi_wsc_cancel_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, i
     }
     if (!outer) return;
     wt->cancelling = false;
-    iowait_wake_if_done(wt);
+    iowait_wake_if_done(w, wt);
 }
 
 /* One of a waiting ULT's records is done: wake the ULT when all are (see iowait). */
@@ -302,16 +307,25 @@ static void iowait_done(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, ito
         itoi_wsc_cancel_wait(w, a, wt, WHY_SIBLING);
         return;
     }
-    iowait_wake_if_done(wt);
+    iowait_wake_if_done(w, wt);
 }
 
 void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res)
 {
+    /* A wait that its own bound (the ULT's I/O deadline, ito_poll's timeout) ended with
+     * nothing moved is not progress for finalize (thread.h: the bound is not work): a ULT
+     * that waits in a loop with a timeout shorter than the grace period kept finalize
+     * waiting for ever, each expiry counted as progress (found by a server tester,
+     * 2026-12-04). Its completion and the ULT's wake-up are taken back (n_bound_ends). */
+    bool bound = false;
     if (r->why != WHY_NONE) {
         if (res == -ECANCELED || res == -EINTR) res = cancelled_result(r->why);
         ITOI_BUMP(a->st.cancelled);
         if (r->why == WHY_CANCEL && res == -ECANCELED && r->wait) r->wait->cancelled = true; /* (off the common path) */
+        bound = r->why == WHY_TIMEOUT && res == -ETIMEDOUT && r->wait && !r->frame;
     }
+    if (r->wait && !bound) r->wait->moved = true;
+    if (bound) ITOI_BUMP(w->n_bound_ends);
     ITOI_BUMP(a->st.completed);
     if (r->result) *r->result = res;
     itoi_iowait_t *wt = r->wait;

@@ -59,6 +59,8 @@ typedef struct itoi_iowait {
     bool cancelling;            /* iowait_done is cancelling the others (poll) */
     bool cancelled;             /* a record ended -ECANCELED by ito_cancel_io (ito_sys_wait_all
                                  * consumes the cancellation then, else keeps it) */
+    bool moved;                 /* a record ended otherwise than by the wait's own bound (its
+                                 * deadline or poll timeout): the wake-up is progress */
 } itoi_iowait_t;
 
 /* A request's record. Its first cache line holds all that an io_uring request touches

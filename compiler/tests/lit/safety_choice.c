@@ -49,5 +49,13 @@ struct app { void (*on_int)(int); int (*run)(int); };
 struct app app = {hF, run_loop};
 int i6(int argc) { signal(SIGINT, app.on_int); return app.run(argc); }
 
+// A writable global struct sigaction with the handler in its initialiser (found by a
+// tester, 2026-12-04: hG kept its points at -O0 and -O2); the struct's other fields are
+// not handlers.
+// CHECK-DAG: ito-yield: hG: skipped (signal handler)
+void hG(int s) { for (int k = 0; k < s; k++) g += 7; }
+static struct sigaction g_sa = {.sa_handler = hG};
+void i7(void) { sigaction(SIGQUIT, &g_sa, 0); }
+
 // CHECK-DAG: ito-yield: plain: entry
 int plain(int n) { int s = 0; for (int i = 0; i < n; i++) s += i * g; return s; }
