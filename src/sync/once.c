@@ -3,8 +3,10 @@
  * state goes NEW -> RUNNING -> DONE, each step under the spinlock; DONE is published
  * with a release store, so the fast path (already done) is one acquire load and sees
  * everything fn wrote. Callers that find it RUNNING park on the queue (ULTs only) and
- * are woken when the runner marks it DONE. The runner is recorded so that a ULT whose fn
- * calls ito_once on the same object gets ITO_EDEADLK instead of waiting for itself.
+ * are woken when the runner marks it DONE. The runner is recorded so that a caller whose
+ * fn calls ito_once on the same object gets ITO_EDEADLK instead of waiting for itself: a
+ * ULT by its descriptor, a ZWT or a foreign thread by its kernel thread (a ZWT runs to
+ * its end on one; until 2026-12-04 these got ITO_ENOTULT, found by a misuse fuzzer).
  * ITO_ONCE_INIT (all zero) is a valid NEW object: an unlocked spinlock, an empty queue.
  * Having no init, a once object carries no type mark (waitq.h); storage whose state or
  * lock word holds a value no once object holds is refused (ITO_EINVAL).
@@ -24,11 +26,14 @@ enum { NEW = 0, RUNNING = 1, DONE = 2 };
 typedef struct once_impl {
     _Atomic int state;
     itoi_spinlock_t lock;
-    itoi_ult_t *runner;          /* the ULT running fn (NULL: a ZWT or a foreign thread) */
+    const void *runner;          /* who runs fn: its ULT, else its kernel thread's once_self */
     itoi_queue_t waiters;
 } once_impl_t;
 
 static_assert(sizeof(once_impl_t) <= sizeof(ito_once_t), "ito_once_t too small");
+
+/* The identity of a caller that is not a ULT: an address of its kernel thread's own. */
+static _Thread_local char once_self;
 
 /* The end of a run: DONE, or back to NEW when fn threw; wakes every waiter. */
 static void finish(once_impl_t *x, int to)
@@ -69,10 +74,11 @@ int ito_once(ito_once_t *o, void (*fn)(void))
     for (;;) {
         itoi_worker_t *w = itoi_self_worker();
         itoi_ult_t *me = w ? w->cur : NULL;
+        const void *who = me ? (const void *)me : (const void *)&once_self;
         itoi_spin_lock(&x->lock);
         int s = atomic_load_explicit(&x->state, memory_order_relaxed);
         if (s == RUNNING) {
-            int rc = !me ? ITO_ENOTULT : x->runner == me ? ITO_EDEADLK : ITO_OK;
+            int rc = x->runner == who ? ITO_EDEADLK : !me ? ITO_ENOTULT : ITO_OK;
             if (rc != ITO_OK) {
                 itoi_spin_unlock(&x->lock);
                 return rc;
@@ -87,7 +93,7 @@ int ito_once(ito_once_t *o, void (*fn)(void))
             return ITO_OK;
         }
         atomic_store_explicit(&x->state, RUNNING, memory_order_relaxed);
-        x->runner = me;
+        x->runner = who;
         itoi_spin_unlock(&x->lock);
         fence_t f __attribute__((cleanup(fence_end))) = {x, false};
         fn();

@@ -661,6 +661,15 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return (int)ret(-EPERM);
     itoi_ult_t *me = w->cur;
+    if (timeout_ms < 0) {
+        /* Nothing could end the wait (no descriptor, no timeout): refused like the other
+         * argument errors, before a kept cancellation is consumed (ito_cancel_io keeps it
+         * for the next call; until 2026-12-04 this call consumed it and failed with
+         * ECANCELED; found by a misuse fuzzer). */
+        nfds_t i = 0;
+        while (i < nfds && fds[i].fd < 0) i++;
+        if (i == nfds) return (int)ret(-EINVAL);
+    }
     if (atomic_load(&me->io_cancel) && atomic_exchange(&me->io_cancel, 0)) return (int)ret(-ECANCELED);
     itoi_wscw_t *a = itoi_wsc_area(w);
     if (!a) return (int)ret(-itoi_wsc_area_errno());

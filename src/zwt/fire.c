@@ -10,12 +10,28 @@ static inline int caller_mode(itoi_worker_t *w)
 
 void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u)
 {
-    (void)w;
     itoi_zentry_t *e = (itoi_zentry_t *)u;
     uint64_t v = atomic_load_explicit(&e->value, memory_order_relaxed); /* before the entry can be fired again */
     ito_zwt_fn code = ITOI_ZGET(e->code); /* while queued: no set can change it (zwt.h) */
+    /* The frame's handle and the index too, while queued: once the entry is marked
+     * running, ito_frame_destroy may free the frame and ito_frame_create reuse its memory
+     * (reading them after the store below gave the code the new frame's handle, or a
+     * frame pointer the new frame's memset had cleared; found by a misuse fuzzer,
+     * 2026-12-04). */
+    ito_frame_t *h = itoi_frame_handle(e->frame);
+    int index = e->index;
     atomic_store_explicit(&e->sync, 0, memory_order_release); /* running: no longer queued */
-    code(itoi_frame_handle(e->frame), e->index, v);
+    itoi_zworker_t *zw = itoi_zwt_worker(w);
+    const struct itoi_zentry *was_e = zw->run_e;
+    ito_frame_t *was_h = zw->run_h;
+    int was_index = zw->run_index;
+    zw->run_e = e;
+    zw->run_h = h;
+    zw->run_index = index;
+    code(h, index, v);
+    zw->run_e = was_e;
+    zw->run_h = was_h;
+    zw->run_index = was_index;
 }
 
 /* A set holding the waiter word (SETTING) keeps it: its arming supersedes this firing,
@@ -168,6 +184,12 @@ int ito_zwt_self(ito_frame_t **f, int *entry)
     itoi_worker_t *w = itoi_self_worker();
     const itoi_zentry_t *e = w ? (const itoi_zentry_t *)w->unit_cur : NULL;
     if (!e) return ITO_EPERM;
+    const itoi_zworker_t *zw = itoi_zwt_worker(w);
+    if (zw->run_e == (const struct itoi_zentry *)e) { /* as its run began: the frame may be gone */
+        *f = zw->run_h;
+        *entry = zw->run_index;
+        return ITO_OK;
+    }
     *f = itoi_frame_handle(e->frame);
     *entry = e->index;
     return ITO_OK;

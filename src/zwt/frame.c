@@ -16,21 +16,19 @@
 #include "zwt.h"
 
 static itoi_spinlock_t orphan_lock;  /* orphan_free */
-static itoi_zworker_t *zws;  /* one per worker, allocated on first use */
+itoi_zworker_t *itoi_zws;  /* one per worker, allocated on first use (zwt.h) */
 static itoi_spinlock_t setup_lock;
 static struct ito_frame *orphan_free[ITOI_NCLASSES]; /* frames freed by non-workers (under orphan_lock) */
 
 void itoi_zwt_teardown(void);
 
-itoi_zworker_t *itoi_zwt_worker(itoi_worker_t *w) { return &zws[w->index]; }
-
 int itoi_zwt_setup(void)
 {
-    if (ITOI_LIKELY(atomic_load_explicit((_Atomic(itoi_zworker_t *) *)&zws, memory_order_acquire) != NULL))
+    if (ITOI_LIKELY(atomic_load_explicit((_Atomic(itoi_zworker_t *) *)&itoi_zws, memory_order_acquire) != NULL))
         return ITO_OK;
     int rc = ITO_OK;
     itoi_spin_lock(&setup_lock);
-    if (!zws) {
+    if (!itoi_zws) {
         void *p = NULL;
         if (posix_memalign(&p, ITOI_CACHELINE, sizeof(itoi_zworker_t) * (size_t)itoi_rt.nworkers) != 0) {
             rc = ITO_ENOMEM;
@@ -40,7 +38,7 @@ int itoi_zwt_setup(void)
                 free(p);
                 rc = ITO_ENOMEM;
             } else {
-                atomic_store_explicit((_Atomic(itoi_zworker_t *) *)&zws, p, memory_order_release);
+                atomic_store_explicit((_Atomic(itoi_zworker_t *) *)&itoi_zws, p, memory_order_release);
             }
         }
     }
@@ -71,8 +69,8 @@ void itoi_zwt_teardown(void)
         }
     }
     itoi_spin_unlock(&orphan_lock);
-    free(zws);
-    zws = NULL;
+    free(itoi_zws);
+    itoi_zws = NULL;
 }
 
 /* New frames of pool class `cls` (2^(cls+7) bytes), or one unpooled frame of `bytes`

@@ -104,10 +104,16 @@ struct ito_frame {
 /* Per-worker ZWT state: the frame pools. */
 typedef struct itoi_zworker {
     _Alignas(ITOI_CACHELINE) struct ito_frame *free[ITOI_NCLASSES];
+    /* The ZWT running on this worker as its run began (itoi_zwt_run): what ito_zwt_self
+     * answers, since the frame may be destroyed and its memory reused while it runs. */
+    const struct itoi_zentry *run_e;
+    ito_frame_t *run_h;
+    int run_index;
 } itoi_zworker_t;
 
 int itoi_zwt_setup(void);                   /* once per ito_init, on first use */
-itoi_zworker_t *itoi_zwt_worker(itoi_worker_t *w);
+extern itoi_zworker_t *itoi_zws;            /* one per worker (frame.c), set up before any ZWT runs */
+static inline itoi_zworker_t *itoi_zwt_worker(itoi_worker_t *w) { return &itoi_zws[w->index]; }
 void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u); /* the unit's run: the entry's code */
 /* ito_continue_value from worker w's scheduler context, for a caller that runs the entry
  * itself: if this continuation makes an entry with code ready, the entry is marked queued
@@ -153,6 +159,18 @@ static inline ito_frame_t *itoi_frame_handle(struct ito_frame *f)
 /* The live frame a handle names, or NULL (NULL, destroyed, another life of the frame). */
 static inline struct ito_frame *itoi_frame_get(ito_frame_t *h)
 {
+#if defined(ITOI_TSAN)
+    /* Only where a frame starts (a big frame at its first chunk's start, a small one at a
+     * multiple of its size): a forged handle into a live frame's entries or data would
+     * load a word written unsynchronized, a ThreadSanitizer report (see handle_tagged in
+     * thread.c). */
+    size_t in = 0;
+    unsigned k = itoi_arena_kind((const void *)((uintptr_t)h & (((uintptr_t)1 << ITOI_FRAME_PTR_BITS) - 1)), &in);
+    if (k == ITOI_ARENA_FRAME_BIG ? in != 0
+                                  : (k <= ITOI_ARENA_FRAME_LOG || k > ITOI_ARENA_FRAME_LOG + 16 ||
+                                     (in & (((size_t)1 << (k - ITOI_ARENA_FRAME_LOG)) - 1)) != 0))
+        return NULL;
+#endif
     return itoi_arena_check((uintptr_t)h, offsetof(struct ito_frame, tag)); /* the keyed tag */
 }
 
