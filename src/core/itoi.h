@@ -331,6 +331,9 @@ typedef struct itoi_worker {
     uint64_t next_id;
     uint64_t spin_ns;             /* how long the next idle spin may last (adaptive) */
     const itoi_unit_t *unit_cur;  /* the stackless unit running on this worker, or NULL */
+    const itoi_unit_t *unit_began; /* a ZWT's run (src/zwt/fire.c): its entry, and its frame's */
+    void *unit_frame;             /* handle and its index as its run began, which are what */
+    int unit_index;               /* ito_zwt_self answers (the frame may go while it runs) */
     void *dead_sp;                /* where an exiting ULT's last context is "saved" */
     const void *sched_lo;         /* the scheduler context's stack, for the sanitizers */
     size_t sched_size;

@@ -21,17 +21,10 @@ void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u)
     ito_frame_t *h = itoi_frame_handle(e->frame);
     int index = e->index;
     atomic_store_explicit(&e->sync, 0, memory_order_release); /* running: no longer queued */
-    itoi_zworker_t *zw = itoi_zwt_worker(w);
-    const struct itoi_zentry *was_e = zw->run_e;
-    ito_frame_t *was_h = zw->run_h;
-    int was_index = zw->run_index;
-    zw->run_e = e;
-    zw->run_h = h;
-    zw->run_index = index;
+    w->unit_began = u; /* for ito_zwt_self: in the line of unit_cur, which run_unit wrote */
+    w->unit_frame = h;
+    w->unit_index = index;
     code(h, index, v);
-    zw->run_e = was_e;
-    zw->run_h = was_h;
-    zw->run_index = was_index;
 }
 
 /* A set holding the waiter word (SETTING) keeps it: its arming supersedes this firing,
@@ -184,10 +177,9 @@ int ito_zwt_self(ito_frame_t **f, int *entry)
     itoi_worker_t *w = itoi_self_worker();
     const itoi_zentry_t *e = w ? (const itoi_zentry_t *)w->unit_cur : NULL;
     if (!e) return ITO_EPERM;
-    const itoi_zworker_t *zw = itoi_zwt_worker(w);
-    if (zw->run_e == (const struct itoi_zentry *)e) { /* as its run began: the frame may be gone */
-        *f = zw->run_h;
-        *entry = zw->run_index;
+    if (w->unit_began == &e->u) { /* as its run began: the frame may be gone */
+        *f = w->unit_frame;
+        *entry = w->unit_index;
         return ITO_OK;
     }
     *f = itoi_frame_handle(e->frame);

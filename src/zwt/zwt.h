@@ -104,11 +104,6 @@ struct ito_frame {
 /* Per-worker ZWT state: the frame pools. */
 typedef struct itoi_zworker {
     _Alignas(ITOI_CACHELINE) struct ito_frame *free[ITOI_NCLASSES];
-    /* The ZWT running on this worker as its run began (itoi_zwt_run): what ito_zwt_self
-     * answers, since the frame may be destroyed and its memory reused while it runs. */
-    const struct itoi_zentry *run_e;
-    ito_frame_t *run_h;
-    int run_index;
 } itoi_zworker_t;
 
 int itoi_zwt_setup(void);                   /* once per ito_init, on first use */
