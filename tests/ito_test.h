@@ -85,6 +85,23 @@ __attribute__((unused)) static uint64_t ito_test_cpu_ns(void)
 #define ITO_TEST_SIGNAL_MODE_OK 1
 #endif
 
+#if defined(ITO_PREEMPT_H)
+/* Starts the runtime with one worker and signal preemption at quantum_us: 1. In the
+ * sanitizer trees, which refuse signal mode (preempt.h), checks that refusal and returns 0
+ * (the runtime runs without preemption). */
+__attribute__((unused)) static int ito_test_one_worker_signal_preempt(unsigned quantum_us)
+{
+    CHECK_OK(ito_init(&(ito_config_t){.workers = 1}));
+    ito_preempt_config_t cfg = {.quantum_us = quantum_us, .mode = ITO_PREEMPT_SIGNAL};
+    if (!ITO_TEST_SIGNAL_MODE_OK) {
+        CHECK_EQ(ito_preempt_enable(&cfg), ITO_ENOSYS);
+        return 0;
+    }
+    CHECK_OK(ito_preempt_enable(&cfg));
+    return 1;
+}
+#endif
+
 /* Sleeps the calling kernel thread (not a ULT wait: a ULT's worker sleeps with it), the
  * whole time even if a signal interrupts it. */
 __attribute__((unused)) static void ito_test_sleep_us(long us)

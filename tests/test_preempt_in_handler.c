@@ -58,16 +58,14 @@ static void *raiser(void *unused)
 
 int main(void)
 {
-    CHECK_OK(ito_init(&(ito_config_t){.workers = 1}));
-    ito_preempt_config_t cfg = {.quantum_us = 1000, .mode = ITO_PREEMPT_SIGNAL};
 #if defined(ITOI_ASAN) || defined(ITOI_TSAN)
-    CHECK_EQ(ito_preempt_enable(&cfg), ITO_ENOSYS);
+    CHECK_EQ(ito_test_one_worker_signal_preempt(1000), 0);
 #else
     struct sigaction sa = {0};
     sa.sa_handler = on_alarm;
     sigemptyset(&sa.sa_mask);
     CHECK_EQ(sigaction(SIGALRM, &sa, NULL), 0);
-    CHECK_OK(ito_preempt_enable(&cfg));
+    CHECK_EQ(ito_test_one_worker_signal_preempt(1000), 1);
     ito_thread_t a, b;
     CHECK_OK(ito_create(&b, counter, NULL, NULL));
     CHECK_OK(ito_create(&a, raiser, NULL, NULL));

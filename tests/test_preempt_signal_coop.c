@@ -21,12 +21,10 @@ static ito_test_spinner_t spin[2] = {{.stop = &stop}, {.stop = &stop}};
 
 int main(void)
 {
-    CHECK_OK(ito_init(&(ito_config_t){.workers = 1}));
-    ito_preempt_config_t cfg = {.quantum_us = 1000, .mode = ITO_PREEMPT_SIGNAL};
 #if defined(ITOI_ASAN) || defined(ITOI_TSAN)
-    CHECK_EQ(ito_preempt_enable(&cfg), ITO_ENOSYS);
+    CHECK_EQ(ito_test_one_worker_signal_preempt(1000), 0);
 #else
-    CHECK_OK(ito_preempt_enable(&cfg));
+    CHECK_EQ(ito_test_one_worker_signal_preempt(1000), 1);
     ito_thread_t a, b;
     CHECK_OK(ito_create(&a, ito_test_coop_spin, &spin[0], NULL));
     CHECK_OK(ito_create(&b, ito_test_coop_spin, &spin[1], NULL));

@@ -191,21 +191,17 @@ NI static void free_files(void)
     g_nfiles = 0;
 }
 
-/* ito_finalize, after the workers are joined (a clean-up of itoi_fini_add: their last
- * switches read the hook): an emulation still attached ends with its runtime, as
- * ito_regwin_detach without a ULT (the threads still current are flushed). Its files
- * were made for these workers; left attached it stayed so for good (ito_regwin_configure
- * refused, the switch hook in the next runtime, whose extra workers ran unemulated;
- * found by a misuse fuzzer, 2026-12-04). Its counters stay readable. */
-static void runtime_end(void)
+/* The end of an emulation: the hooks uninstalled, the current thread of worker `only`'s
+ * file (every file's when -1) suspended with its windows flushed, every thread's state
+ * and every file freed (R4). */
+static void end_emulation(int only)
 {
-    if (!atomic_load(&g_attached)) return;
     atomic_store(&g_attached, 0);
     itoi_switch_hook = NULL;
     itoi_hooks_changed();
     itoi_wake_front_hook = NULL;
-    for (int i = 0; i < g_nfiles; i++) { /* the threads still current (main's): suspended */
-        itoi_regwin_thread_t *cur = g_file[i] ? itoi_regwin_current(g_file[i]) : NULL;
+    for (int i = 0; i < g_nfiles; i++) {
+        itoi_regwin_thread_t *cur = g_file[i] && (only < 0 || i == only) ? itoi_regwin_current(g_file[i]) : NULL;
         if (cur) {
             int rc = itoi_regwin_switch(g_file[i], cur, NULL, ITOI_REGWIN_FLUSH);
             if (rc != ITO_OK) note_error(rc);
@@ -217,6 +213,17 @@ static void runtime_end(void)
         state_free(s);
     }
     free_files();
+}
+
+/* ito_finalize, after the workers are joined (a clean-up of itoi_fini_add: their last
+ * switches read the hook): an emulation still attached ends with its runtime, as
+ * ito_regwin_detach without a ULT (the threads still current, main's, are flushed). Its
+ * files were made for these workers; left attached it stayed so for good
+ * (ito_regwin_configure refused, the switch hook in the next runtime, whose extra workers
+ * ran unemulated; found by a misuse fuzzer, 2026-12-04). Its counters stay readable. */
+static void runtime_end(void)
+{
+    if (atomic_load(&g_attached)) end_emulation(-1);
 }
 
 int ito_regwin_attach(void)
@@ -264,22 +271,7 @@ int ito_regwin_detach(void)
     itoi_worker_t *w = itoi_self_worker();
     if (!atomic_load(&g_attached)) return ITO_ESTATE;
     if (!w || !w->cur) return ITO_ENOTULT;
-    atomic_store(&g_attached, 0);
-    itoi_switch_hook = NULL;
-    itoi_hooks_changed();
-    itoi_wake_front_hook = NULL;
-    itoi_regwin_file_t *f = g_file[w->index];
-    itoi_regwin_thread_t *cur = itoi_regwin_current(f);
-    if (cur) {
-        int rc = itoi_regwin_switch(f, cur, NULL, ITOI_REGWIN_FLUSH);
-        if (rc != ITO_OK) note_error(rc);
-    }
-    while (g_live) { /* R4 */
-        rt_thread_t *s = g_live;
-        RT_STATE(s->ult) = NULL;
-        state_free(s);
-    }
-    free_files();
+    end_emulation(w->index); /* the caller's windows */
     return atomic_load(&g_first_error);
 }
 
