@@ -336,4 +336,26 @@ typedef union {
 } ito_test_any_sync_t;
 #endif
 
+#if defined(ITO_TEST_SECCOMP) /* tests that refuse a system call to the rest of the process */
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+/* From now on, system call `nr` fails with EPERM in this process (a child of fork,
+ * usually: the filter cannot be removed). Stands for a seccomp policy or an old kernel. */
+static inline void ito_test_deny_syscall(unsigned nr)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
+    CHECK_EQ(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+    CHECK_EQ(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), 0);
+}
+#endif
+
 #endif

@@ -14,10 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stddef.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -25,6 +22,7 @@
 #include <unistd.h>
 
 #include "ito/ito.h"
+#define ITO_TEST_SECCOMP
 #include "ito_test.h"
 
 #define MS 1000000ull
@@ -164,19 +162,6 @@ static void check_files_sync(void)
 }
 
 /* ---- io_uring refused ---- */
-static void deny_io_uring(unsigned nr)
-{
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
-    CHECK_EQ(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-    CHECK_EQ(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), 0);
-}
-
 static void *uses_io(void *unused)
 {
     (void)unused;
@@ -196,7 +181,7 @@ static void check_refused(unsigned nr)
     pid_t pid = fork();
     CHECK(pid >= 0);
     if (pid == 0) {
-        deny_io_uring(nr);
+        ito_test_deny_syscall(nr);
         unsetenv("ITO_WSC_BACKEND");
         CHECK_OK(ito_init(NULL));
         CHECK_EQ(ito_wsc_backend(), ITO_WSC_SYNC);

@@ -46,8 +46,8 @@ int main(void)
     CHECK_OK(ito_regwin_attach()); /* a run of this runtime: files for both workers */
     run_some(2);
     CHECK_EQ(ito_regwin_errors(), 0);
-    CHECK_OK(ito_finalize()); /* detaches it again (an explicit detach right after the joins
-                               * races the last ULT's exit on worker 1: reported apart) */
+    CHECK_OK(ito_finalize()); /* detaches it again (an explicit detach right after the
+                               * joins: test_regwin_detach_race) */
     CHECK_EQ(ito_regwin_attached(), 0);
     cfg.scheme = ITO_REGWIN_OFF;
     CHECK_OK(ito_regwin_configure(&cfg));

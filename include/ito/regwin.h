@@ -175,12 +175,9 @@ int ito_regwin_attach(void);
  * @return ITO_OK, or the first error the emulation met while attached (ITO_ESTATE: a
  * window came back with wrong values or an event was refused; ITO_ENOMEM: a thread's
  * window state could not be allocated, it ran unemulated); ITO_ESTATE if not attached;
- * ITO_ENOTULT outside a ULT. (Known limit, 2026-12-04: called at once after joining the
- * last instrumented ULTs, it can race their workers' last switches, which read the hook
- * and free their window state: a TSan report in about 1 run of 8 with 2 workers. With
- * one worker there is no race; with more, leaving the emulation attached to ito_finalize,
- * which ends it after the workers have stopped, avoids it: ito_regwin_errors() still
- * counts what went wrong.)
+ * ITO_ENOTULT outside a ULT. It may be called at once after joining the last
+ * instrumented ULTs: it waits for any worker still inside its last switch of them (the
+ * windows of a thread whose last switch had not begun are flushed with the caller's).
  * @contexts ULT only, while no other ULT runs.
  */
 int ito_regwin_detach(void);

@@ -839,7 +839,14 @@ void itoi_idlewait_wake(itoi_worker_t *w);
 /* mechanism hooks: a mechanism (register windows, preemption) may observe switches.
  * NULL when unused; checked with a predicted branch on the switch path. */
 typedef void (*itoi_switch_hook_fn)(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to);
-extern itoi_switch_hook_fn itoi_switch_hook;
+extern _Atomic(itoi_switch_hook_fn) itoi_switch_hook;
+/* The hook as every worker reads it (a relaxed load: a plain load on x86-64). The
+ * mechanism that clears it must itself wait for the workers already inside (see
+ * src/regwin/regwin_rt.c, H1). */
+static inline itoi_switch_hook_fn itoi_switch_hook_get(void)
+{
+    return atomic_load_explicit(&itoi_switch_hook, memory_order_relaxed);
+}
 /* The pick filter (gang scheduling, src/preempt/gang.c): when set, every ULT a worker
  * is about to run passes through it; it returns false when it took the ULT away (parked
  * it until its group's turn), and the worker picks another. */
@@ -860,7 +867,11 @@ void itoi_hooks_changed(void);
  * true for a ULT made ready on this worker, the ULT goes to the front of the private
  * queue instead of the back. */
 typedef bool (*itoi_wake_front_fn)(itoi_worker_t *w, itoi_ult_t *t);
-extern itoi_wake_front_fn itoi_wake_front_hook;
+extern _Atomic(itoi_wake_front_fn) itoi_wake_front_hook;
+static inline itoi_wake_front_fn itoi_wake_front_get(void)
+{
+    return atomic_load_explicit(&itoi_wake_front_hook, memory_order_relaxed);
+}
 
 /* ---- the hot paths' fast cases (the general cases are the *_slow functions) ---- */
 
@@ -880,7 +891,7 @@ static inline void itoi_ready_local(itoi_worker_t *w, itoi_unit_t *u)
 {
     itoi_flush_pending(w); /* it came first */
     if (ITOI_LIKELY(atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) == 0 &&
-                    itoi_wake_front_hook == NULL)) {
+                    itoi_wake_front_get() == NULL)) {
         itoi_queue_push(&w->rq, u);
         return;
     }

@@ -79,15 +79,15 @@
 #include "sanitizer.h"
 
 _Thread_local itoi_worker_t *itoi_tls_worker;
-itoi_switch_hook_fn itoi_switch_hook;
-itoi_wake_front_fn itoi_wake_front_hook;
+_Atomic(itoi_switch_hook_fn) itoi_switch_hook;
+_Atomic(itoi_wake_front_fn) itoi_wake_front_hook;
 _Atomic(itoi_pick_filter_fn) itoi_pick_filter;
 _Atomic(itoi_leave_fn) itoi_must_leave;
 _Atomic int itoi_hooked;
 
 void itoi_hooks_changed(void)
 {
-    atomic_store(&itoi_hooked, itoi_switch_hook != NULL || atomic_load(&itoi_pick_filter) != NULL);
+    atomic_store(&itoi_hooked, itoi_switch_hook_get() != NULL || atomic_load(&itoi_pick_filter) != NULL);
 }
 
 /* How long an idle worker looks for work before it sleeps. At most about the cost of a
@@ -450,8 +450,8 @@ void itoi_ready_local_slow(itoi_worker_t *w, itoi_unit_t *u)
         wake_one_sleeper(w);
         return;
     }
-    if (ITOI_UNLIKELY(itoi_wake_front_hook != NULL) && u->run == NULL &&
-        itoi_wake_front_hook(w, (itoi_ult_t *)u))
+    itoi_wake_front_fn front = itoi_wake_front_get();
+    if (ITOI_UNLIKELY(front != NULL) && u->run == NULL && front(w, (itoi_ult_t *)u))
         itoi_queue_push_front(&w->rq, u);
     else
         itoi_queue_push(&w->rq, u);
@@ -533,7 +533,8 @@ static inline void switch_with(switch_fn sw, itoi_worker_t *w, itoi_ult_t *from,
     w->cur = to;
     w->prev = from;
     ITOI_BUMP(w->n_switches);
-    if (ITOI_UNLIKELY(itoi_switch_hook != NULL)) itoi_switch_hook(w, from, to);
+    itoi_switch_hook_fn hook = itoi_switch_hook_get();
+    if (ITOI_UNLIKELY(hook != NULL)) hook(w, from, to);
 #if defined(ITOI_ASAN) || defined(ITOI_TSAN)
     itoi_san_ctx_t c;
     san_ctx(w, to, &c);
@@ -734,7 +735,8 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
     w->cur = next;
     w->prev = NULL;
     ITOI_BUMP(w->n_switches);
-    if (ITOI_UNLIKELY(itoi_switch_hook != NULL)) itoi_switch_hook(w, NULL, next);
+    itoi_switch_hook_fn hook = itoi_switch_hook_get();
+    if (ITOI_UNLIKELY(hook != NULL)) hook(w, NULL, next);
 #if defined(ITOI_ASAN) || defined(ITOI_TSAN)
     itoi_san_ctx_t c;
     san_ctx(w, next, &c);
@@ -795,7 +797,8 @@ void *itoi_coop_next(void *sp)
     w->cur = next;
     w->prev = cur;
     ITOI_BUMP(w->n_switches);
-    if (ITOI_UNLIKELY(itoi_switch_hook != NULL)) itoi_switch_hook(w, cur, next);
+    itoi_switch_hook_fn hook = itoi_switch_hook_get();
+    if (ITOI_UNLIKELY(hook != NULL)) hook(w, cur, next);
     return next ? next->sp : w->sched_sp;
 }
 
@@ -964,7 +967,7 @@ static void block_timeout(itoi_worker_t *w, itoi_timer_t *tm)
     ITOI_BUMP(w->n_wakeups);
     /* Pinned to w (itoi_block_until) until it runs: never stealable, so it may go ahead of
      * the ready queue (timer.c) whether or not a worker is idle. */
-    if (w->timer_woken && itoi_wake_front_hook == NULL) { /* itoi_timers_run queues
+    if (w->timer_woken && itoi_wake_front_get() == NULL) { /* itoi_timers_run queues
                                                             * w->pending first */
         itoi_queue_push(w->timer_woken, &t->u);
         return;

@@ -504,7 +504,7 @@ static inline bool join_inline_ok(itoi_worker_t *w, itoi_ult_t *t)
     (void)t;
     return false;
 #else
-    return t == w->pending && itoi_switch_hook == NULL &&
+    return t == w->pending && itoi_switch_hook_get() == NULL &&
            atomic_load_explicit(&itoi_pick_filter, memory_order_relaxed) == NULL;
 #endif
 }
