@@ -583,6 +583,7 @@ int ito_finalize(void)
     itoi_ult_release_store(itoi_rt.main_ult); /* main's thread-specific values: main is finishing */
     fini_naps = 0;
     uint64_t seen = progress(), quiet_since = itoi_now_ns(), step = 20000, busy_at = 0;
+    uint64_t cancel_seen = UINT64_MAX; /* the progress count at the last cancel pass */
     for (;;) {
         if (quiet()) {
             /* Close the door to foreign threads, wait for those inside, and look again:
@@ -605,9 +606,18 @@ int ito_finalize(void)
             busy_at = 0;
         } else if (now - quiet_since >= itoi_rt.finalize_grace_ns) {
             if (cancel_blocked() > 0) {
+                /* Something was live: cancelled now, or a regular-file request that ends
+                 * by itself. Look again soon after a pass that follows progress, but
+                 * back off from pass to pass while nothing moves: a long fsync or O_DSYNC
+                 * write with ITO_FINALIZE_GRACE_MS=0 (or past the grace) made main pass
+                 * again and again, a third of a CPU for the whole wait (found by a
+                 * finalize tester, 2026-12-04; test_io_finalize_slow_file). */
+                if (p != cancel_seen) step = 20000;
+                cancel_seen = p;
                 quiet_since = now;
-                step = 20000;
                 busy_at = 0;
+                itoi_fini_nap(step);
+                step = step < 10000000 ? step * 2 : step;
                 continue;
             }
             /* Nothing to cancel: give it 10 ms more of quiet before ITO_EBUSY, looking
