@@ -143,8 +143,12 @@ int ito_rwlock_unlock(ito_rwlock_t *l)
             rc = ITO_EPERM;
         } else {
             x->writer = 0;
+            /* The readers first; the first writer when none was admitted: also when every
+             * queued reader is timing out (its timer has claimed it, and its unlink only
+             * takes it off: the writer behind it waited for ever, found by a stress
+             * tester, test_rwlock_timeout_writer). */
             if (x->rq.head) admit_readers(x);
-            else admit_writer(x);
+            if (!x->readers) admit_writer(x);
         }
     } else if (x->readers && w->cur->slot[ITOI_USLOT_RDHOLDS].w) {
         w->cur->slot[ITOI_USLOT_RDHOLDS].w--;
