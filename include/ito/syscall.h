@@ -48,7 +48,12 @@
  *              also any thread in the child of a fork, see thread.h);
  *   EAGAIN     (sync backend) a call that needs a helper thread (regular files past the
  *              page cache, openat, fsync) when none can be started (RLIMIT_NPROC, a
- *              pids cgroup), as pthread_create fails;
+ *              pids cgroup), as pthread_create fails; (io_uring) a request the kernel
+ *              gave up 8 times in a row before running it (it ends such a request with
+ *              -ECANCELED when it cannot start the worker thread that would run it, e.g.
+ *              while a signal such as a preemption tick is pending; the wrapper runs it
+ *              again, since it had no effect). A ZWT's request (ito_sys_post) gets that
+ *              -ECANCELED as its result;
  *   EFAULT     a NULL buffer, vector or pollfd array with a non-zero length, or a NULL
  *              message, address or path, checked before anything is posted (nothing
  *              reaches the kernel with it; other bad pointers reach the kernel, which says

@@ -14,8 +14,8 @@
 
 #include "itoi.h"
 
-static _Atomic long fault_mmap_at, fault_malloc_at, fault_rearm_at;
-static _Atomic long n_mmap, n_malloc, n_rearm;
+static _Atomic long fault_mmap_at, fault_malloc_at, fault_rearm_at, fault_ucancel_at;
+static _Atomic long n_mmap, n_malloc, n_rearm, n_ucancel;
 
 void itoi_fault_reset(void)
 {
@@ -23,14 +23,17 @@ void itoi_fault_reset(void)
     atomic_store(&fault_mmap_at, itoi_env.fault_mmap); /* validated by config.c */
     atomic_store(&fault_malloc_at, itoi_env.fault_malloc);
     atomic_store(&fault_rearm_at, itoi_env.fault_rearm);
+    atomic_store(&fault_ucancel_at, itoi_env.fault_uring_cancel);
 #else
     atomic_store(&fault_mmap_at, 0); /* never armed: inject() always says no */
     atomic_store(&fault_malloc_at, 0);
     atomic_store(&fault_rearm_at, 0);
+    atomic_store(&fault_ucancel_at, 0);
 #endif
     atomic_store(&n_mmap, 0);
     atomic_store(&n_malloc, 0);
     atomic_store(&n_rearm, 0);
+    atomic_store(&n_ucancel, 0);
 }
 
 static int inject(_Atomic long *counter, _Atomic long *at)
@@ -69,3 +72,5 @@ void itoi_fault_window_rearm(void)
     while (nanosleep(&ts, &ts) != 0) {
     }
 }
+
+bool itoi_fault_uring_cancel(void) { return inject(&n_ucancel, &fault_ucancel_at); }

@@ -462,7 +462,7 @@ void itoi_migrate(itoi_worker_t *w, int target);
 void itoi_worker_call(itoi_worker_t *to, itoi_call_t *c);
 void itoi_yield_worker(itoi_worker_t *w);
 void itoi_visit_sched(itoi_worker_t *w);       /* run the pollers once, then continue */
-void itoi_yield_worker_full(itoi_worker_t *w, bool leave); /* leave: even if nothing else is ready */
+bool itoi_yield_worker_full(itoi_worker_t *w, bool leave); /* leave: even if nothing else is ready; true: it switched */
 void itoi_tick_point(itoi_worker_t *w); /* a timer's scheduling point: visit the scheduler context if it has work */
 int itoi_yield_to(itoi_worker_t *w, itoi_ult_t *t);
 _Noreturn void itoi_exit_current(itoi_worker_t *w);
@@ -740,6 +740,7 @@ void itoi_ult_foreach(bool (*fn)(itoi_ult_t *t, void *arg), void *arg);
 typedef struct itoi_env {
     long workers, wsc_backend, wsc_threshold, wsc_latency_us, finalize_grace_ms, fault_mmap, fault_malloc;
     long fault_rearm;           /* ITO_FAULT_REARM: the N-th ito_rearm pauses in its window (fault.c) */
+    long fault_uring_cancel;    /* ITO_FAULT_URING_CANCEL: the N-th io_uring request is cancelled by the kernel (fault.c) */
     long fp_restore;            /* ITOA_FP_AUTO / ALWAYS / LAZY */
     long affinity;              /* ITO_AFFINITY: 0 off, 1 on (worker i on the i-th allowed CPU) */
     long coop_budget, coop_slice_ns; /* ITO_COOP_*: -1 unset (ito_coop_set_budget) */
@@ -760,6 +761,11 @@ bool itoi_fault_alloc(void);   /* true: fail this allocation (counted as a mallo
  * passes twice) sleeps 50 ms between its clear of the fired mark and its commit, so that other threads can
  * act inside the window (test_zwt_rearm_hold). A no-op without ITOI_FAULT_INJECTION. */
 void itoi_fault_window_rearm(void);
+/* The N-th request queued to io_uring after ito_init (ITO_FAULT_URING_CANCEL=N) goes as a NOP
+ * whose result the kernel sets to -ECANCELED: what io_uring answers, unasked, for a request
+ * it gives up before running it (an io-wq worker it cannot start). False without
+ * ITOI_FAULT_INJECTION. */
+bool itoi_fault_uring_cancel(void);
 
 /* Pollers: how work outside the ready queues (device events, completions of requests,
  * bulk-creation messages) reaches the workers. A mechanism registers a poller once;

@@ -564,15 +564,16 @@ static inline bool visit_anyway(itoi_worker_t *w)
 
 /* A yield that saves everything, as a preemptive switch must (ito_coop_yield_full
  * and the preemption signal handler use it). */
-void itoi_yield_worker_full(itoi_worker_t *w, bool leave)
+bool itoi_yield_worker_full(itoi_worker_t *w, bool leave)
 {
     itoi_ult_t *cur = w->cur;
     itoi_ult_t *next = pick_ult(w);
     /* leave: the caller may not go on even with nothing else ready (gang scheduling: its
      * group's turn is over); the scheduler context then parks it and looks for work */
-    if (!next && !w->rq.head && !leave && !visit_anyway(w)) return;
+    if (!next && !w->rq.head && !leave && !visit_anyway(w)) return false;
     itoi_queue_push(&w->rq, &cur->u);
     switch_with(itoa_switch_full, w, cur, next, NULL, NULL);
+    return true;
 }
 
 static inline void yield_on(itoi_worker_t *w)
@@ -654,6 +655,14 @@ int itoi_yield_to(itoi_worker_t *w, itoi_ult_t *t)
     }
     if (!t->stack && !itoi_ult_attach_stack(w, t)) {
         itoi_queue_push_front(&w->rq, &t->u);
+        itoi_yield_worker(w);
+        return ITO_OK;
+    }
+    /* The pick filter, as for any ULT about to run: with gang scheduling a ULT of a group
+     * whose turn it is not is parked (the filter takes it), and the hand-off becomes a
+     * plain yield (without it, a ULT of another group ran in the turn: test_gang_yield_to). */
+    itoi_pick_filter_fn f = atomic_load_explicit(&itoi_pick_filter, memory_order_relaxed);
+    if (ITOI_UNLIKELY(f != NULL) && !f(w, t)) {
         itoi_yield_worker(w);
         return ITO_OK;
     }

@@ -42,6 +42,12 @@ static itoi_spinlock_t groups_lock;
 
 static itoi_spinlock_t turn_lock; /* taken with trylock in signal handlers: never waits there */
 static int turn;                  /* index of the running group (under turn_lock) */
+/* Gang scheduling is on (under turn_lock): a tick that came before ito_preempt_disable but
+ * reaches itoi_gang_tick after itoi_gang_stop (worker 0's handler, or an idle worker's
+ * overdue-tick poller, both running beside the disabling thread) must not publish a turn
+ * again. It did: with preemption off, a ULT of another group then waited in
+ * ito_psafe_begin for a turn that no tick would ever end (test_gang_late_tick). */
+static bool gang_on;
 static _Atomic uint64_t turn_next; /* when the next tick is due to decide on the turn */
 
 static void advance(uint64_t now, int forced);
@@ -80,6 +86,7 @@ static void groups_fini(void)
     itoi_spin_lock(&groups_lock);
     for (int i = 0; i < ITOI_MAX_GROUPS; i++)
         if (groups[i]) {
+            atomic_fetch_add(&groups[i]->gen, 1);
             groups[i] = NULL;
             group_gen[i]++;
         }
@@ -130,6 +137,7 @@ static int group_destroy(ito_group_t *gp)
         itoi_spin_unlock(&groups_lock);
         return ITO_EBUSY;
     }
+    atomic_fetch_add(&g->gen, 1); /* a tick's kept pointer no longer counts on it (preempt.c) */
     groups[g->slot] = NULL;
     group_gen[g->slot]++;
     itoi_spin_unlock(&groups_lock);
@@ -217,6 +225,18 @@ int ito_group_stats(ito_group_t *gp, ito_preempt_stats_t *out)
 /* Whether w holds ULTs parked for another group's turn. */
 static bool has_parked(const itoi_pworker_t *pw) { return pw && pw->parked.head; }
 
+/* w's record for the parked queue's keepers (the poller, the idle probe, the sleep hook):
+ * the record itself, not the worker's preemption slot, which ito_preempt_disable clears
+ * right after stopping the gangs. ULTs parked then must still be given back (through the
+ * slot, the poller saw no record, and they waited in the queue for ever: a join of them
+ * and ito_finalize hung; test_preempt_gang_disable). The records live from the first
+ * enable until finalize (preempt.c). */
+static itoi_pworker_t *parked_pw(itoi_worker_t *w)
+{
+    itoi_pworker_t *pw = __atomic_load_n(&itoi_pre.pw, __ATOMIC_ACQUIRE);
+    return pw ? &pw[w->index] : NULL;
+}
+
 /* Give back the parked ULTs when another group's turn has come (or gang scheduling
  * stopped): they waited a whole turn, so they go first, the ones that ran in the most
  * recent turn among them last. When a turn is one quantum, one member of a group runs
@@ -228,7 +248,7 @@ static bool has_parked(const itoi_pworker_t *pw) { return pw && pw->parked.head;
  * last ran (ITOI_USLOT_GANG_RAN, stamped by the filter), not by parking order. */
 static size_t unpark(itoi_worker_t *w)
 {
-    itoi_pworker_t *pw = itoi_pworker(w);
+    itoi_pworker_t *pw = parked_pw(w);
     if (!has_parked(pw)) return 0;
     uint64_t e = atomic_load_explicit(&itoi_gang_epoch, memory_order_acquire);
     if (e == pw->gang_seen && atomic_load_explicit(&itoi_gang_group, memory_order_relaxed)) return 0;
@@ -298,7 +318,7 @@ static bool waits_for_turn(const itoi_pworker_t *pw)
  * (below) gives them back. */
 static bool gang_probe(itoi_worker_t *w)
 {
-    itoi_pworker_t *pw = itoi_pworker(w);
+    itoi_pworker_t *pw = parked_pw(w);
     return has_parked(pw) &&
            (atomic_load(&itoi_gang_epoch) != pw->gang_seen || !atomic_load(&itoi_gang_group) || tick_overdue());
 }
@@ -306,7 +326,7 @@ static bool gang_probe(itoi_worker_t *w)
 /* ... and sleeps no longer than until that tick would be overdue. */
 static bool gang_presleep(itoi_worker_t *w)
 {
-    if (waits_for_turn(itoi_pworker(w)))
+    if (waits_for_turn(parked_pw(w)))
         w->sleep_cap = atomic_load_explicit(&turn_next, memory_order_relaxed) + ITOI_PRE_GET(quantum_ns);
     return false;
 }
@@ -314,7 +334,7 @@ static bool gang_presleep(itoi_worker_t *w)
 static size_t gang_poll(itoi_worker_t *w, size_t budget)
 {
     (void)budget;
-    if (waits_for_turn(itoi_pworker(w)) && tick_overdue()) itoi_gang_tick();
+    if (waits_for_turn(parked_pw(w)) && tick_overdue()) itoi_gang_tick();
     return unpark(w);
 }
 
@@ -326,8 +346,9 @@ int itoi_gang_start(void)
     atomic_store(&itoi_pick_filter, gang_filter);
     atomic_store(&itoi_must_leave, gang_leave);
     itoi_hooks_changed();
-    turn = -1;
     itoi_spin_lock(&turn_lock);
+    gang_on = true;
+    turn = -1; /* (under the lock: a late tick of an earlier enable may be in advance) */
     advance(itoi_now_ns(), 0);
     itoi_spin_unlock(&turn_lock);
     return ITO_OK;
@@ -338,8 +359,13 @@ void itoi_gang_stop(void)
     atomic_store(&itoi_pick_filter, NULL);
     atomic_store(&itoi_must_leave, NULL);
     itoi_hooks_changed();
+    /* Under turn_lock: a tick deciding now finishes first, and later ones see gang_on
+     * clear. (The handler only tries the lock, so this wait cannot deadlock with it.) */
+    itoi_spin_lock(&turn_lock);
+    gang_on = false;
     atomic_store(&itoi_gang_group, NULL);
     atomic_fetch_add(&itoi_gang_epoch, 1);
+    itoi_spin_unlock(&turn_lock);
     itoi_wake_all();
 }
 
@@ -416,6 +442,10 @@ static void advance(uint64_t now, int forced)
 void itoi_gang_tick(void)
 {
     if (!itoi_spin_trylock(&turn_lock)) return; /* ito_psafe_end is advancing it: next tick */
+    if (!gang_on) { /* a late tick: gang scheduling stopped meanwhile */
+        itoi_spin_unlock(&turn_lock);
+        return;
+    }
     uint64_t now = itoi_now_ns();
     itoi_group_t *cur = atomic_load(&itoi_gang_group);
     int forced = 0;
@@ -442,7 +472,7 @@ void itoi_gang_tick(void)
 void itoi_gang_region_ended(itoi_group_t *g)
 {
     if (!itoi_spin_trylock(&turn_lock)) return; /* the tick is deciding: it will see it */
-    if (atomic_load(&itoi_gang_group) == (void *)g && atomic_load_explicit(&g->turn_delayed, memory_order_relaxed) && !in_region(g))
+    if (gang_on && atomic_load(&itoi_gang_group) == (void *)g && atomic_load_explicit(&g->turn_delayed, memory_order_relaxed) && !in_region(g))
         advance(itoi_now_ns(), 0);
     itoi_spin_unlock(&turn_lock);
 }

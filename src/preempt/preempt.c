@@ -181,9 +181,13 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
         ITOI_SAN_IGNORE_END();
         if (pw->flag_set && !flag) {
             ITOI_BUMP(pw->st.preemptions);
-            /* the group of the ULT that ran when the flag was set (group_tab is static:
-             * a group destroyed meanwhile is counted harmlessly) */
-            if (pw->flag_group) atomic_fetch_add(&pw->flag_group->st.preemptions, 1);
+            /* the group of the ULT that ran when the flag was set, if it still lives
+             * (group_tab is static: a group destroyed meanwhile is memory still, and a new
+             * group created in its slot is at the same address; counting on it gave a group
+             * that never had a member the old one's preemption: test_preempt_flag_group_reuse) */
+            itoi_group_t *fg = pw->flag_group;
+            if (fg && atomic_load_explicit(&fg->gen, memory_order_relaxed) == pw->flag_gen)
+                atomic_fetch_add(&fg->st.preemptions, 1);
         }
         pw->flag_set = 0;
         /* Inside a preemption-safe region the flag stays clear (the region's end
@@ -191,6 +195,7 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
         if (w->cur && ITOI_PSAFE(w->cur) && psafe_delay(pw, w->cur, in_syscall(ucv))) goto out;
         pw->flag_set = 1;
         pw->flag_group = w->cur ? itoi_group_of(w->cur) : NULL;
+        if (pw->flag_group) pw->flag_gen = atomic_load_explicit(&pw->flag_group->gen, memory_order_relaxed);
         ITOI_SAN_IGNORE_BEGIN();
         ito_coop_flag = 1;
         ITOI_SAN_IGNORE_END();
@@ -229,8 +234,6 @@ preempt:;
         goto out;
     }
     if (forced) psafe_force(pw, t, now);
-    ITOI_BUMP(pw->st.preemptions);
-    if (itoi_group_of(t)) atomic_fetch_add(&(itoi_group_of(t))->st.preemptions, 1);
     /* Pin to this worker while switched out from inside the handler. */
     int16_t bound = t->bound;
     t->bound = (int16_t)w->index;
@@ -242,8 +245,15 @@ preempt:;
     ito_coop_flag = 0;
     sigset_t set = urg_set();
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-    itoi_yield_worker_full(w, leave);
+    /* Counted once it is known to have been switched out: with nothing else ready the
+     * ULT goes on (a lone spinner was counted a preemption per quantum and never switched:
+     * test_preempt_lone_stats). The records outlive a disable (a late count is harmless). */
+    bool switched = itoi_yield_worker_full(w, leave);
     t->bound = bound;
+    if (switched) {
+        ITOI_BUMP(pw->st.preemptions);
+        if (itoi_group_of(t)) atomic_fetch_add(&(itoi_group_of(t))->st.preemptions, 1);
+    }
 out:
     errno = saved_errno;
 }
@@ -365,7 +375,9 @@ static int enable_locked(const ito_preempt_config_t *cfg)
     }
     int n = itoi_rt.nworkers;
     if (!itoi_pre.pw) { /* this runtime's first enable: it counts afresh */
-        if (!(itoi_pre.pw = calloc((size_t)n, sizeof(itoi_pworker_t)))) return ITO_ENOMEM;
+        itoi_pworker_t *pw = calloc((size_t)n, sizeof(itoi_pworker_t));
+        if (!pw) return ITO_ENOMEM;
+        __atomic_store_n(&itoi_pre.pw, pw, __ATOMIC_RELEASE); /* gang.c's parked_pw reads it */
         memset(&itoi_pre.total, 0, sizeof itoi_pre.total);
     }
     ITOI_PRE_SET(quantum_ns, (uint64_t)q * 1000u);
@@ -443,7 +455,7 @@ void itoi_preempt_fini(void)
     if (itoi_pre.pw)
         for (int i = 0; i < itoi_rt.nworkers; i++) itoi_preempt_add(&itoi_pre.total, &itoi_pre.pw[i].st);
     free(itoi_pre.pw); /* the totals stay readable until the next runtime's first enable */
-    itoi_pre.pw = NULL;
+    __atomic_store_n(&itoi_pre.pw, NULL, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&pre_lock);
 }
 

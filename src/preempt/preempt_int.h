@@ -20,6 +20,7 @@ typedef struct itoi_pworker {
     int armed;
     int flag_set;               /* FLAG mode: this worker's last tick set ito_coop_flag */
     struct itoi_group *flag_group; /* FLAG mode: the group of the ULT running at that tick, or NULL */
+    uint32_t flag_gen;          /* FLAG mode: flag_group's generation (itoi_group_t.gen) then */
     itoi_pstats_t st;
     itoi_queue_t parked;        /* gang scheduling: ULTs whose group's turn it is not */
     uint64_t gang_seen;         /* the group epoch the parked ULTs were set aside for */
@@ -88,6 +89,9 @@ typedef struct itoi_group {
     _Atomic uint64_t debt_ns;   /* time to sit out: the compensation of delayed switches */
     itoi_pstats_t st;
     int slot;
+    _Atomic uint32_t gen;       /* bumped when the group ends (destroy, finalize): the slot's next
+                                 * group sits at the same address (the table is static), and a
+                                 * tick that kept a pointer tells them apart by it */
 } itoi_group_t;
 
 typedef struct itoi_preempt {

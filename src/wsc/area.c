@@ -318,6 +318,12 @@ void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long 
      * waiting for ever, each expiry counted as progress (found by a server tester,
      * 2026-12-04). Its completion and the ULT's wake-up are taken back (n_bound_ends). */
     bool bound = false;
+    /* io_uring cancels a request by itself when it cannot start the io-wq worker that would
+     * run it (creating that thread fails while a signal is pending, as the preemption
+     * ticks often are, and is given up after a few tries): -ECANCELED for a request that
+     * never ran and that nobody cancelled (a pwrite to a regular file failed so under
+     * preemption). The waiting wrapper runs it again (wrappers.c, call_once). */
+    if (ITOI_UNLIKELY(res == -ECANCELED) && r->why == WHY_NONE && r->wait) r->wait->kernel_cancelled = true;
     if (r->why != WHY_NONE) {
         if (res == -ECANCELED || res == -EINTR) res = cancelled_result(r->why);
         ITOI_BUMP(a->st.cancelled);

@@ -144,6 +144,13 @@ int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q)
     case ITO_SYS_FSYNC: io_uring_prep_fsync(sqe, q->fd, q->flags ? IORING_FSYNC_DATASYNC : 0); break;
     default: io_uring_prep_nop(sqe); break; /* not reached: ops are checked at post */
     }
+#ifdef ITOI_FAULT_INJECTION
+    if (ITOI_UNLIKELY(itoi_fault_uring_cancel())) { /* ITO_FAULT_URING_CANCEL (fault.c) */
+        io_uring_prep_nop(sqe);
+        sqe->rw_flags = 1u;                 /* nop_flags: IORING_NOP_INJECT_RESULT (kernel 6.10) */
+        sqe->len = (uint32_t)-ECANCELED;    /* the result the kernel reports */
+    }
+#endif
     io_uring_sqe_set_data(sqe, r);
     r->state = REC_URING;
     a->sq_pending++;

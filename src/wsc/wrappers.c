@@ -295,22 +295,36 @@ static long call_once(const ito_sysreq_t *q, const char *what)
             deadline = ITO_FOREVER;
         }
     }
-    itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
-    if (ITOI_UNLIKELY(!r)) return -ENOMEM;
-    itoi_wsc_rec_fill(a, r, q);
-    r->result = &res;
-    r->frame = NULL;
-    itoi_iowait_t wt = {.ult = me};
-    wait_add(&wt, r);
-    if (a->uring) {
-        if (ITOI_UNLIKELY(q->op == ITO_SYS_OPENAT)) r->req = *q; /* finalize reads its path (area.c) */
-        itoi_wsc_submit(w, a, r, q);
-    } else {
-        r->req = *q;
-        itoi_wsc_submit_retry(w, a, r, first, events);
-    }
     int home = w->index;
-    io_park(w, a, &wt, deadline, what);
+    for (int tries = 0;; tries++) {
+        itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
+        if (ITOI_UNLIKELY(!r)) return back_home(home, -ENOMEM);
+        itoi_wsc_rec_fill(a, r, q);
+        r->result = &res;
+        r->frame = NULL;
+        itoi_iowait_t wt = {.ult = me};
+        wait_add(&wt, r);
+        if (a->uring) {
+            if (ITOI_UNLIKELY(q->op == ITO_SYS_OPENAT)) r->req = *q; /* finalize reads its path (area.c) */
+            itoi_wsc_submit(w, a, r, q);
+        } else {
+            r->req = *q;
+            itoi_wsc_submit_retry(w, a, r, first, events);
+        }
+        io_park(w, a, &wt, deadline, what);
+        /* Cancelled by io_uring itself, not by ito (area.c, itoi_wsc_complete): it never ran;
+         * run it again, a few times (a worker thread that can never be started, as under
+         * RLIMIT_NPROC, fails as the sync backend's helpers do: EAGAIN). */
+        if (ITOI_LIKELY(!(res == -ECANCELED && wt.kernel_cancelled && a->uring))) break;
+        if (tries == 7) {
+            res = -EAGAIN;
+            break;
+        }
+        w = itoi_self_worker();
+        a = itoi_wsc_area(w);
+        if (ITOI_UNLIKELY(!a)) return back_home(home, -itoi_wsc_area_errno());
+        res = 0;
+    }
     if (res == -ECANCELED) atomic_store(&me->io_cancel, 0); /* consumed */
     return back_home(home, res);
 }

@@ -61,6 +61,8 @@ typedef struct itoi_iowait {
                                  * consumes the cancellation then, else keeps it) */
     bool moved;                 /* a record ended otherwise than by the wait's own bound (its
                                  * deadline or poll timeout): the wake-up is progress */
+    bool kernel_cancelled;      /* a record ended -ECANCELED that ito never asked to cancel:
+                                 * io_uring gave up on it before it ran (call_once runs it again) */
 } itoi_iowait_t;
 
 /* A request's record. Its first cache line holds all that an io_uring request touches
