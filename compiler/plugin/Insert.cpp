@@ -119,13 +119,15 @@ void YieldEmitter::emit(BasicBlock::iterator At, unsigned Weight) {
     Y.CreateStore(Left, Y.CreateThreadLocalAddress(Flag), /*isVolatile=*/true);
   if (V == Variant::Stub && stubFits(*F))
     emitStubCall(Y, ".Lito_ys_" + Twine(Sites++));
-  else if (V == Variant::Stub) {
+  else if (V == Variant::Stub || MinNeedsAbi) {
     // A calling convention with more callee-saved registers than the SysV ABI (ms_abi:
     // rsi, rdi, xmm6-15; preserve_most, preserve_all; no_caller_saved_registers): the
     // stub's live sets (itocc/sites.py) assume SysV exits, and the other ULTs would
     // clobber the extra registers holding the caller's values. An ordinary call of the
     // ABI-preserving yield instead: the back end saves what this convention needs around
     // it. (Found by an outside-code test: an ms_abi function crashed its SysV caller.)
+    // Variant min, in a function that may address its frame through a base pointer
+    // (beginFunction): the same call, which keeps rbx.
     FunctionCallee Abi = F->getParent()->getOrInsertFunction("ito_coop_yield_abi",
                                                              FunctionType::get(Type::getVoidTy(C), false));
     CallInst *Call = Y.CreateCall(Abi);
@@ -144,6 +146,29 @@ void YieldEmitter::beginFunction(Function &F) {
   Slot = nullptr;
   Calls.clear();
   Rets.clear();
+  // Variant min: a function with a dynamic alloca (a VLA, alloca()) that the back end also
+  // realigns (an over-aligned local or spill slot, -mstackrealign) addresses its frame
+  // through a base pointer, rbx, which clang 19 does not save around a preserve_none call:
+  // after the switch it reloaded its spills through the rbx of another ULT (found by an
+  // outside tester, 2026-12-04: a VLA beside an _Alignas(64) array crashed at -O0..-O2).
+  // Whether it realigns is decided after register allocation, so every function with a
+  // dynamic alloca calls the ABI yield instead, which keeps the callee-saved registers.
+  // An inline asm that clobbers the stack pointer makes the same frame (the back end's
+  // "opaque SP adjustment").
+  MinNeedsAbi = false;
+  if (V == Variant::Min && !Probe)
+    for (Instruction &I : instructions(F)) {
+      if (auto *AI = dyn_cast<AllocaInst>(&I); AI && !AI->isStaticAlloca())
+        MinNeedsAbi = true;
+      if (auto *CB = dyn_cast<CallBase>(&I))
+        if (auto *IA = dyn_cast<InlineAsm>(CB->getCalledOperand())) {
+          StringRef Cons = IA->getConstraintString();
+          if (Cons.contains("~{rsp}") || Cons.contains("~{esp}") || Cons.contains("~{sp}"))
+            MinNeedsAbi = true;
+        }
+      if (MinNeedsAbi)
+        break;
+    }
   if (!Budget || !BudgetReg || Probe)
     return;
   for (Instruction &I : instructions(F)) {

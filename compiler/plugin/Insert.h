@@ -95,6 +95,7 @@ private:
   bool Probe;
   bool Budget, BudgetReg;
   unsigned Sites = 0;
+  bool MinNeedsAbi = false; // variant min: this function calls the ABI yield (beginFunction)
   llvm::AllocaInst *Slot = nullptr; // the current function's countdown, while emitting
   llvm::SmallVector<llvm::CallInst *, 16> Calls;
   llvm::SmallVector<llvm::ReturnInst *, 4> Rets;

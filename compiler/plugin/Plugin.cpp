@@ -143,12 +143,29 @@ struct ItoYieldPass : PassInfoMixin<ItoYieldPass> {
   static bool isRequired() { return true; }
 };
 
+// Before any optimisation: thread identities that glibc declares const (ThreadAddr.h).
+struct ItoThreadIdPass : PassInfoMixin<ItoThreadIdPass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    if (!ito::itoYieldOptions().retakeTls || !ito::unconstThreadIdentity(M))
+      return PreservedAnalyses::all();
+    return PreservedAnalyses::none();
+  }
+  static bool isRequired() { return true; }
+};
+
 void registerCallbacks(PassBuilder &PB) {
+  PB.registerPipelineStartEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
+    MPM.addPass(ItoThreadIdPass());
+  });
   PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
     MPM.addPass(ItoYieldPass());
   });
   PB.registerPipelineParsingCallback(
       [](StringRef Name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
+        if (Name == "ito-thread-id") {
+          MPM.addPass(ItoThreadIdPass());
+          return true;
+        }
         if (Name != "ito-yield")
           return false;
         MPM.addPass(ItoYieldPass());

@@ -120,6 +120,29 @@ unsigned callLocalDynamicHelpers(Function &F) {
 
 } // namespace
 
+bool ito::unconstThreadIdentity(Module &M) {
+  bool Changed = false;
+  for (const char *Name : {"pthread_self", "thrd_current", "__ctype_b_loc", "__ctype_tolower_loc",
+                           "__ctype_toupper_loc"}) {
+    Function *F = M.getFunction(Name);
+    if (!F || !F->isDeclaration())
+      continue;
+    const MemoryEffects Reads = MemoryEffects::inaccessibleMemOnly(ModRefInfo::Ref);
+    if (F->getMemoryEffects().doesNotAccessMemory()) {
+      F->setMemoryEffects(Reads);
+      Changed = true;
+    }
+    for (User *U : F->users())
+      if (auto *C = dyn_cast<CallBase>(U); C && C->getCalledFunction() == F &&
+                                          C->getMemoryEffects().doesNotAccessMemory()) {
+        C->removeFnAttr(Attribute::Memory);
+        C->setMemoryEffects(Reads);
+        Changed = true;
+      }
+  }
+  return Changed;
+}
+
 unsigned ito::retakeThreadAddresses(Function &F) {
   // The family, in program order (a member's base comes before it: it dominates it).
   SmallVector<Instruction *, 16> Members;

@@ -39,7 +39,10 @@
  * mask (pthread_sigmask), uselocale, CPU affinity. A ULT that changes it changes it for
  * every ULT that runs on that worker, and leaves it behind when it moves. A ULT must not
  * end its kernel thread (pthread_exit, pthread_cancel of a worker): return from its
- * function or call ito_exit.
+ * function or call ito_exit. Code built with -fsanitize=safe-stack cannot run in ULTs:
+ * its unsafe stack pointer is per kernel thread, so ULTs sharing a worker would share
+ * (and corrupt) one unsafe stack (seen by an outside tester, 2026-12-04); ito's sanitizer
+ * support covers ASan, UBSan and TSan.
  *
  * Blocking the kernel thread: a ULT, main included, that makes a call which blocks in
  * the kernel (pthread_join, sleep, read(2), a pthread mutex held elsewhere) holds its

@@ -218,6 +218,22 @@ ito_noyield static uint64_t noyield_work(int me, int n)
     return h;
 }
 
+/* A VLA beside an over-aligned array: the frame is reached through a base pointer (rbx),
+ * which the min variant's preserve_none yield does not keep (found by an outside tester,
+ * 2026-12-04: such a function crashed after a switch; Insert.cpp calls the ABI yield). */
+static uint64_t realigned_vla(int n)
+{
+    _Alignas(64) int64_t big[8];
+    uint64_t h = 7;
+    for (int r = 0; r < 40; r++) {
+        int64_t v[n];
+        memset(big, 0, sizeof big);
+        for (int i = 0; i < n; i++) { v[i] = (int64_t)(i * r) + (int64_t)(h & 0xff); big[i & 7] += v[i]; }
+        for (int i = 0; i < n; i++) h = mix(h, (uint64_t)(v[n - 1 - i] % 13 + big[i & 7] % 7));
+    }
+    return h;
+}
+
 static uint64_t results[NULT];
 static int rounds = ROUNDS;
 static volatile int finished; /* battery ULTs done (--every) */
@@ -252,6 +268,7 @@ static void *ult_main(void *arg)
         h = mix(h, va_format("%d:%s:%.3f:%lld", s, "ito", s * 0.5, (long long)s << 20)); step(me);
         h = mix(h, jumps(me)); step(me);
         h = mix(h, noyield_work(me, 20000)); step(me);
+        h = mix(h, realigned_vla(30 + s % 17)); step(me);
         if (r % 10 == 0) {
             handler_ult = me;
             raise(SIGUSR1);
