@@ -35,7 +35,6 @@ _Atomic uint64_t itoi_gang_epoch;
  * memory); a handle is (generation << 8) | (slot + 1), checked under groups_lock, and a
  * slot's generation moves when its group is destroyed or the runtime finalizes. */
 static itoi_group_t group_tab[ITOI_MAX_GROUPS];
-static uint32_t group_gen[ITOI_MAX_GROUPS]; /* under groups_lock */
 static _Atomic(itoi_group_t *) groups[ITOI_MAX_GROUPS]; /* the live ones: written under groups_lock,
                                                          * read by the tick without it (advance) */
 static itoi_spinlock_t groups_lock;
@@ -52,9 +51,13 @@ static _Atomic uint64_t turn_next; /* when the next tick is due to decide on the
 
 static void advance(uint64_t now, int forced);
 
+/* A slot's generation: its group's, which moves when the group ends (destroy, finalize);
+ * changed under groups_lock, read without it by the tick (preempt.c). */
+static uint32_t slot_gen(int slot) { return atomic_load_explicit(&group_tab[slot].gen, memory_order_relaxed); }
+
 static ito_group_t *group_handle(int slot)
 {
-    return (ito_group_t *)(((uintptr_t)group_gen[slot] << 8) | (uintptr_t)(slot + 1));
+    return (ito_group_t *)(((uintptr_t)slot_gen(slot) << 8) | (uintptr_t)(slot + 1));
 }
 
 /* The live group a handle names, or NULL (stale, forged, destroyed, other runtime); the
@@ -69,7 +72,7 @@ static itoi_group_t *group_get_locked(ito_group_t *h)
     /* The whole handle: a value whose bits above the generation are not 0 was never handed
      * out (the generation is 32 bits; comparing only its low 32 let a forged handle with
      * garbage in bits 40..63 name the live group of its low bits). */
-    return groups[slot] && (uint64_t)group_gen[slot] == (uint64_t)(v >> 8) ? groups[slot] : NULL;
+    return groups[slot] && (uint64_t)slot_gen(slot) == (uint64_t)(v >> 8) ? groups[slot] : NULL;
 }
 
 static itoi_group_t *group_get(ito_group_t *h)
@@ -88,7 +91,6 @@ static void groups_fini(void)
         if (groups[i]) {
             atomic_fetch_add(&groups[i]->gen, 1);
             groups[i] = NULL;
-            group_gen[i]++;
         }
     itoi_spin_unlock(&groups_lock);
     atomic_store(&itoi_gang_group, NULL);
@@ -137,9 +139,8 @@ static int group_destroy(ito_group_t *gp)
         itoi_spin_unlock(&groups_lock);
         return ITO_EBUSY;
     }
-    atomic_fetch_add(&g->gen, 1); /* a tick's kept pointer no longer counts on it (preempt.c) */
+    atomic_fetch_add(&g->gen, 1); /* also a tick's kept pointer no longer counts on it (preempt.c) */
     groups[g->slot] = NULL;
-    group_gen[g->slot]++;
     itoi_spin_unlock(&groups_lock);
     if (atomic_load(&itoi_gang_group) == (void *)g) atomic_store(&itoi_gang_group, NULL);
     return ITO_OK;
