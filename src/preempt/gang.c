@@ -234,7 +234,7 @@ static bool has_parked(const itoi_pworker_t *pw) { return pw && pw->parked.head;
  * enable until finalize (preempt.c). */
 static itoi_pworker_t *parked_pw(itoi_worker_t *w)
 {
-    itoi_pworker_t *pw = __atomic_load_n(&itoi_pre.pw, __ATOMIC_ACQUIRE);
+    itoi_pworker_t *pw = itoi_pre_records();
     return pw ? &pw[w->index] : NULL;
 }
 

@@ -99,6 +99,9 @@ typedef struct itoi_preempt {
     uint64_t quantum_ns, max_delay_ns; /* a region's bound: CPU time (a gang turn's: wall time) */
     uintptr_t exe_lo, exe_hi;
     uint64_t base_mask; /* signals 1..64 the workers block by themselves (ito_preempt_enable's caller) */
+    /* The per-worker records, from the first enable until finalize: written under
+     * preempt.c's pre_lock (a release store), read plainly under it, and without it only
+     * through itoi_pre_records (gang.c: the parked queues' keepers on any worker). */
     itoi_pworker_t *pw;
     struct sigaction old_sa;
     itoi_pstats_t total;
@@ -109,6 +112,10 @@ extern itoi_preempt_t itoi_pre;
  * earlier enable may still be in the handler on a worker, so both sides use atomics. */
 #define ITOI_PRE_GET(field) __atomic_load_n(&itoi_pre.field, __ATOMIC_RELAXED)
 #define ITOI_PRE_SET(field, v) __atomic_store_n(&itoi_pre.field, (v), __ATOMIC_RELAXED)
+
+/* The per-worker records without pre_lock: NULL before the first enable. acquire: pairs
+ * with the release store that publishes them, so their contents are seen initialised. */
+static inline itoi_pworker_t *itoi_pre_records(void) { return __atomic_load_n(&itoi_pre.pw, __ATOMIC_ACQUIRE); }
 
 void itoi_preempt_fini(void);
 void itoi_preempt_add(itoi_pstats_t *to, itoi_pstats_t *from);
