@@ -28,6 +28,8 @@ int main(void)
     refused("ITO_WORKERS", "\t2");      /* says they are refused */
     refused("ITO_WSC_LATENCY_US", "-");
     refused("ITO_WSC_LATENCY_US", "-1");
+    refused("ITO_WSC_LATENCY_US", "-0");  /* a sign before 0 passed as 0 (an API audit, */
+    refused("ITO_WSC_LATENCY_US", "-00"); /* 2026-12-05) */
     refused("ITO_WSC_LATENCY_US", "2000000");
     refused("ITO_FINALIZE_GRACE_MS", "abc");
     refused("ITO_FAULT_MALLOC", "-3");

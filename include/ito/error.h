@@ -17,7 +17,9 @@
  * ITO_EINVAL; a slot closed and opened again names the new device); a stream or channel
  * handle carries its object's generation and type (destroyed, forged, of the other type,
  * or of an earlier life of the same memory: ITO_EINVAL; streams and channels outlive
- * ito_finalize, any thread may use them). Thread descriptors, frames, streams and
+ * ito_finalize: their handles stay checkable, and they can be created, destroyed and their stats
+ * read then, while their other calls give ITO_ESTATE without a runtime, see sync.h and
+ * channel.h). Thread descriptors, frames, streams and
  * channels live in one reserved address range that is never given back, and groups in a
  * fixed table, not even at ito_finalize: a handle is checked against the range before it
  * is read, so no stale or forged handle reads freed or foreign memory (each object also

@@ -119,13 +119,13 @@ typedef struct ito_preempt_config {
  * @return ITO_OK; ITO_ESTATE if the runtime is not running or preemption is on already;
  * ITO_EINVAL for a bad configuration; ITO_ENOSYS for ITO_PREEMPT_SIGNAL when libito is
  * linked statically or under ASan/TSan (use ITO_PREEMPT_FLAG there); ITO_ENOMEM;
- * ITO_EIO when a timer or the signal handler cannot be set up.
+ * ITO_EIO when a timer or the signal handler cannot be set up; ITO_ENOTULT from a ZWT.
  * @contexts a ULT or a foreign thread while the runtime runs; not a ZWT, not a signal handler.
  */
 int ito_preempt_enable(const ito_preempt_config_t *cfg);
 /**
  * @brief Stops preemption (the counters are kept for ito_preempt_stats).
- * @return ITO_OK; ITO_ESTATE if it is not on.
+ * @return ITO_OK; ITO_ESTATE if it is not on; ITO_ENOTULT from a ZWT.
  * @contexts a ULT or a foreign thread; not a ZWT, not a signal handler.
  */
 int ito_preempt_disable(void);

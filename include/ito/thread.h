@@ -61,7 +61,7 @@
  * every call that needs the running runtime fails there, ITO_ESTATE (ITO_ENOTULT for the
  * calls of a ULT, -1 with EPERM from the blocking wrappers), ito_init too. Calls that work
  * without a runtime (ito_strerror, the version, keys, ito_thread_id, destroying sync
- * objects and frames, streams and channels, which any thread may use) act on the child's
+ * objects, frames, streams and channels, a stream's or channel's stats) act on the child's
  * copy of the memory only. The child may exec or exit; the parent is unaffected. A
  * process that forks without a runtime may start one in the child.
  *
@@ -146,7 +146,9 @@ int ito_initialized(void);
 /** Thread attribute flags (ito_attr_t.flags). */
 enum {
     ITO_ATTR_DETACHED    = 1u << 0, /**< no join: resources are freed when it exits */
-    ITO_ATTR_CHILD_FIRST = 1u << 1, /**< the creator yields to the new ULT at once (direct hand-off) */
+    ITO_ATTR_CHILD_FIRST = 1u << 1, /**< the creating ULT yields to the new ULT at once (direct hand-off);
+                                      *  ignored when the new ULT is bound to another worker or the
+                                      *  creator is a ZWT (see ito_create) */
 };
 /** Thread attributes: initialise with ito_attr_init, then set fields. */
 typedef struct ito_attr {
@@ -168,7 +170,9 @@ int ito_attr_init(ito_attr_t *attr);
  * only for a detached ULT). The new ULT is ready at once, queued on the calling worker:
  * it starts at the caller's next scheduling point at the earliest (a yield, a block, a
  * join, its end), where idle workers may take it (with ITO_ATTR_CHILD_FIRST, the calling
- * ULT switches to it at once); its stack is promised now (a credit against memory
+ * ULT switches to it at once; a ULT bound to another worker (ito_attr_t.worker) goes to
+ * that worker's queue instead, and a ZWT, which cannot yield, only queues it: the flag is
+ * ignored then); its stack is promised now (a credit against memory
  * mapped ahead) and attached when it first runs, so creation reports
  * ITO_ENOMEM itself.
  * @return ITO_OK; ITO_EINVAL for a NULL fn, a NULL out without ITO_ATTR_DETACHED, or a

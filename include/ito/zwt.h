@@ -205,9 +205,11 @@ typedef struct ito_device ito_device_t;
 /**
  * @brief Watches a readable fd (the caller's: close does not close it); each event is
  * ito_continue_value(f, entry, epoll event mask).
- * @return ITO_OK; ITO_EINVAL for a negative fd, a NULL out or a bad frame; ITO_ERANGE for
- * a bad entry; ITO_ESTATE if the runtime is not running or the entry is not defined;
- * ITO_EBUSY if the fd is watched already; ITO_ENOMEM (also: ITO_DEVICE_MAX devices open).
+ * @return ITO_OK; ITO_EINVAL for a negative fd, a NULL out or a bad frame, and for an fd
+ * epoll cannot watch (not open, a regular file or directory, /dev/null: epoll_ctl's EBADF
+ * or EPERM); ITO_ERANGE for a bad entry; ITO_ESTATE if the runtime is not running or the
+ * entry is not defined; ITO_EBUSY if the fd is watched already; ITO_ENOMEM (also:
+ * ITO_DEVICE_MAX devices open).
  * @contexts any thread while the runtime runs; not a signal handler.
  */
 int ito_device_open_fd(int fd, ito_frame_t *f, int entry, ito_device_t **out);

@@ -80,9 +80,10 @@ static int parse(const var_t *v, const char *val)
     char *end;
     errno = 0;
     long n = strtol(val, &end, 10);
-    /* digits only (an optional '-' for a negative bound): strtol would also skip leading
-     * white space and take a '+', which ENVIRONMENT.md says are refused */
-    bool digits = (val[0] >= '0' && val[0] <= '9') || (val[0] == '-' && val[1] >= '0' && val[1] <= '9');
+    /* digits only (a '-' only before a nonzero digit, for a negative bound): strtol would
+     * also skip leading white space and take a '+' or a "-0", which ENVIRONMENT.md says are
+     * refused (until 2026-12-05 "-0" passed as 0; found by an API audit) */
+    bool digits = (val[0] >= '0' && val[0] <= '9') || (v->min < 0 && val[0] == '-' && val[1] >= '1' && val[1] <= '9');
     if (!digits || *end || errno || n < v->min || n > v->max) return bad(v, val);
     *v->dest = n;
     return ITO_OK;

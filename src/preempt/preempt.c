@@ -428,8 +428,18 @@ static int enable(const ito_preempt_config_t *cfg)
     return rc;
 }
 
+/* A ZWT (a worker with no current ULT) may not toggle preemption (preempt.h): enable
+ * and disable wait for pre_lock, a pthread mutex, and a ZWT must not wait. Until
+ * 2026-12-05 both succeeded from one (found by an API audit). */
+static bool in_zwt(void)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    return w && !w->cur;
+}
+
 int ito_preempt_enable(const ito_preempt_config_t *cfg)
 {
+    if (in_zwt()) return ITO_ENOTULT;
     ITOI_ANY_RETURN(ITO_ESTATE, enable(cfg));
 }
 
@@ -444,6 +454,7 @@ static int disable(void)
 
 int ito_preempt_disable(void)
 {
+    if (in_zwt()) return ITO_ENOTULT;
     ITOI_ANY_RETURN(ITO_ESTATE, disable());
 }
 

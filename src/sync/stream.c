@@ -236,8 +236,8 @@ static int get_locked(ito_stream_t *s, itoi_worker_t *w, unsigned char *buf, siz
 int ito_stream_get_until(ito_stream_t *h, void *buf, size_t len, size_t *got, uint64_t deadline)
 {
     ito_stream_t *s = stream_get(h);
+    if (got) *got = 0; /* "0 on any error" (sync.h), EINVAL included */
     if (!s || !got || (!buf && len)) return ITO_EINVAL;
-    *got = 0;
     if (len == 0) return ITO_OK;
     itoi_worker_t *w = itoi_ult_worker();
     if (!w) return ITO_ENOTULT;
@@ -258,8 +258,8 @@ int ito_stream_get(ito_stream_t *s, void *buf, size_t len, size_t *got)
 int ito_stream_try_put(ito_stream_t *h, const void *buf, size_t len, size_t *put)
 {
     ito_stream_t *s = stream_get(h);
+    if (put) *put = 0; /* also on ITO_EINVAL, as the gets (sync.h) */
     if (!s || !put || (!buf && len)) return ITO_EINVAL;
-    *put = 0;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     if (!stream_lock(s, h)) return itoi_any_leave(foreign, ITO_EINVAL);
@@ -273,8 +273,8 @@ int ito_stream_try_put(ito_stream_t *h, const void *buf, size_t len, size_t *put
 int ito_stream_try_get(ito_stream_t *h, void *buf, size_t len, size_t *got)
 {
     ito_stream_t *s = stream_get(h);
+    if (got) *got = 0;
     if (!s || !got || (!buf && len)) return ITO_EINVAL;
-    *got = 0;
     bool foreign;
     if (itoi_any_enter(&foreign) != ITO_OK) return ITO_ESTATE;
     if (!stream_lock(s, h)) return itoi_any_leave(foreign, ITO_EINVAL);

@@ -556,8 +556,11 @@ int ito_cancel_io(ito_thread_t h)
     if (foreign ? itoi_foreign_enter() != ITO_OK : atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
     int rc = ITO_OK;
     itoi_ult_t *t = itoi_handle_get(h);
+    uintptr_t st = t ? atomic_load(&t->state) : 0;
     if (!t) {
         rc = itoi_handle_err(h);
+    } else if (st == ITOI_DONE || st == ITOI_REAPED) {
+        rc = ITO_EJOINED; /* ended (syscall.h): nothing left to cancel */
     } else {
         atomic_store(&t->io_cancel, 1);
         if (!atomic_exchange(&t->io_call_busy, 1)) {

@@ -36,4 +36,20 @@ check 'ULT [0-9]+ \(quick-one\)'
 check '^gdb_target: ok$'
 check 'exited normally'
 if grep -q "Python Exception\|Error occurred in Python" "$out"; then echo "gdb_check: a Python error"; fail=1; fi
+
+# Without debug information (a Release build of libito) the commands say so, instead of
+# a raw Python error (found by an API audit, 2026-12-05: "'itoi_rt' has unknown type").
+if command -v objcopy >/dev/null 2>&1; then
+  nodebug=$(mktemp)
+  trap 'rm -f "$out" "$nodebug"' EXIT
+  objcopy --strip-debug "$target" "$nodebug"
+  "$gdb" -nx -batch \
+    -ex "set pagination off" -ex "set confirm off" -ex "set debuginfod enabled off" \
+    -ex "break gdb_stop_here" -ex "run" -ex "source $ext" -ex "ito ults" -ex "kill" \
+    "$nodebug" >"$out" 2>&1 || true
+  echo "--- without debug information:"
+  cat "$out"
+  check 'ito: libito has no debug information'
+  if grep -q "Python Exception" "$out"; then echo "gdb_check: a Python error without debug information"; fail=1; fi
+fi
 exit $fail

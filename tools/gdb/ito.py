@@ -47,8 +47,16 @@ def _u64(addr: int) -> int:
     return int.from_bytes(bytes(mem), "little")
 
 
+NO_DEBUG_INFO = ("ito: libito has no debug information (a Release build?): build it with -g, "
+                 "e.g. -DCMAKE_BUILD_TYPE=RelWithDebInfo (the default)")
+
+
 def _runtime():
-    rt = gdb.parse_and_eval("itoi_rt")
+    try:
+        rt = gdb.parse_and_eval("itoi_rt")
+        rt["state"]
+    except gdb.error as e:  # "'itoi_rt' has unknown type", "No symbol ..."
+        raise gdb.GdbError(f"{NO_DEBUG_INFO} ({e})") from None
     if int(rt["state"]) == 0:
         raise gdb.GdbError("ito: the runtime is not running (itoi_rt.state is 0)")
     return rt
@@ -57,7 +65,7 @@ def _runtime():
 def _static(name: str):
     sym = gdb.lookup_static_symbol(name)
     if sym is None:
-        raise gdb.GdbError(f"ito: no static symbol {name!r}: is libito built with -g?")
+        raise gdb.GdbError(f"{NO_DEBUG_INFO} (no static symbol {name!r})")
     return sym.value()
 
 
