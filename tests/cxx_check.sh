@@ -2,8 +2,10 @@
 # cxx_check.sh: ito's public headers compile as C++17 and C++ programs run on libito.
 #   cxx_check.sh WORKDIR INCLUDE_DIR LIBITO_DIR RUN_CXX SAN_FLAGS PROGRAM CXX...
 # For every C++ compiler CXX (g++, clang++-19): tests/cxx/PROGRAM.cpp, compiled with
-# -std=c++17 -Wall -Wextra -Werror, linked and run; for PROGRAM "headers" also each header
-# alone first (so that it includes what it needs).
+# -std=c++17 -Wall -Wextra -Wshadow -Werror (g++ warned that ito_stats and four other
+# functions hide their struct tags' constructors: those tags are <name>_s now), linked
+# and run; for PROGRAM "headers" also each header alone first (so that it includes what
+# it needs).
 # The program is linked against the tree's shared libito. A sanitizer tree's libito needs
 # its compiler's runtime (SAN_FLAGS, e.g. -fsanitize=thread): there RUN_CXX (the tree's
 # compiler) instruments its own object and links every object; the other compilers'
@@ -13,7 +15,7 @@ work=$1 inc=$2 libdir=$3 run_cxx=$4 san=$5 prog=$6
 shift 6
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work"
-flags="-std=c++17 -Wall -Wextra -Werror -pedantic-errors -I$inc"
+flags="-std=c++17 -Wall -Wextra -Wshadow -Werror -pedantic-errors -I$inc"
 status=0
 for cxx in "$@"; do
   name=$(basename "$cxx")

@@ -51,7 +51,7 @@ typedef struct ito_chan ito_chan_t;
 #define ITO_CHAN_MAX_ITEM 65536
 
 /** A snapshot of a channel (ito_chan_stats). */
-typedef struct ito_chan_stats {
+typedef struct ito_chan_stats_s {
     size_t item_size;       /**< bytes per item */
     size_t capacity;        /**< items it holds at most (0: unbuffered) */
     size_t count;           /**< items in the channel now */

@@ -178,7 +178,7 @@ int ito_group_destroy(ito_group_t *g);
 int ito_group_add(ito_group_t *g, ito_thread_t t);
 
 /** Preemption counters (ito_preempt_stats, ito_group_stats). */
-typedef struct ito_preempt_stats {
+typedef struct ito_preempt_stats_s {
     uint64_t ticks;       /**< quanta that ended on a worker that was not asleep */
     uint64_t preemptions; /**< ULTs switched out by a quantum's end (FLAG mode: quanta whose flag a compiled yield point took, counted at the next tick) */
     uint64_t deferred;    /**< switches put off: not at a safe point */

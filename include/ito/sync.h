@@ -58,7 +58,7 @@ typedef struct ito_sem { uint64_t opaque_[5]; } ito_sem_t;
 /** Storage of a barrier (ito_barrier_init). */
 typedef struct ito_barrier { uint64_t opaque_[5]; } ito_barrier_t;
 /** Storage of a once-object: initialise statically with ITO_ONCE_INIT (all zero). */
-typedef struct ito_once { uint64_t opaque_[5]; } ito_once_t;
+typedef struct ito_once_s { uint64_t opaque_[5]; } ito_once_t;
 /** Storage of a wait group (ito_waitgroup_init). */
 typedef struct ito_waitgroup { uint64_t opaque_[5]; } ito_waitgroup_t;
 /** A bounded byte stream (ito_stream_create). */

@@ -267,7 +267,7 @@ int ito_wsc_flush(void);
 int ito_wsc_backend(void);
 
 /** Counters of the split-phase calls since ito_init (ito_wsc_stats). */
-typedef struct ito_wsc_stats {
+typedef struct ito_wsc_stats_s {
     uint64_t posted;          /**< requests posted */
     uint64_t completed;       /**< requests completed */
     uint64_t crossings;       /**< kernel crossings: submits (uring) or syscalls (sync) */

@@ -262,7 +262,7 @@ int ito_worker_count(void);
 int ito_worker_id(void);
 
 /** Counters of the process since ito_init (for tests and benchmarks). */
-typedef struct ito_stats {
+typedef struct ito_stats_s {
     uint64_t created;       /**< ULTs created */
     uint64_t finished;      /**< ULTs finished */
     uint64_t switches;      /**< context switches */
