@@ -51,7 +51,11 @@
  * with AVX, ~3.4 KB with AVX-512) and the handler's own frames, about 4 KiB in all: keep
  * that free, e.g. stacks of 16 KiB or more with signal preemption (a signal whose frame
  * does not fit ends the process with "ito: fatal: stack overflow in ULT ...: a signal
- * arrived with less than ... bytes"). The handler is installed with SA_RESTART, so
+ * arrived with less than ... bytes"). The switch out of the tick saves the vector state
+ * the process may use on the ULT's stack too (~1-3 KB). AMX tile data counts only for a
+ * process that asked for it (ARCH_REQ_XCOMP_PERM) before ito_init: about 8 KiB more per
+ * tick, so give such ULTs 32 KiB or more; a permission asked after ito_init is not seen,
+ * and tile state is then not kept across a preemptive switch. The handler is installed with SA_RESTART, so
  * system calls that restart resume; those that the kernel never restarts after a handler
  * (poll, select, epoll_wait, nanosleep with some clocks, sigtimedwait, ...; see signal(7))
  * fail with EINTR, and a blocking read or write to a pipe or socket may return a short

@@ -75,8 +75,10 @@ static inline void *itoa_make(void *stack_top, void (*entry)(void))
     return sp;
 }
 
-/* CPU facts, filled by itoa_cpu_init(): the XSAVE area size (0: use FXSAVE, 512). */
+/* CPU facts, filled by itoa_cpu_init(): the XSAVE area size (0: use FXSAVE, 512) and the
+ * components the full switch saves and restores (XCR0 less what the process may not use). */
 extern uint64_t itoa_xsave_size __attribute__((visibility("hidden")));
+extern uint64_t itoa_xsave_mask __attribute__((visibility("hidden")));
 extern uint32_t itoa_have_xsave __attribute__((visibility("hidden")));
 /* How the ABI switch restores MXCSR and the x87 control word when it resumes a context
  * (switch_x86_64_sysv_elf_gas.S): ALWAYS loads them; LAZY loads one only when its control

@@ -1,8 +1,9 @@
 /*
  * itoa_switch_full: the full context switch of ito, x86-64, ELF, GNU as: what a
  * preemptive switch pays. Saves every general-purpose register, rflags and the whole
- * extended state (x87, SSE, AVX, AVX-512, ... as enabled in XCR0) with XSAVE, or with
- * FXSAVE (x87 + SSE) on CPUs without XSAVE.
+ * extended state the process may use (x87, SSE, AVX, AVX-512, ...: the components of
+ * itoa_xsave_mask, XCR0 less what the kernel has not permitted the process, such as AMX
+ * tile data) with XSAVE, or with FXSAVE (x87 + SSE) on CPUs without XSAVE.
  *
  *   void itoa_switch_full(void **save ( rdi ), void *load ( rsi ),
  *                         void (*post)(void *) ( rdx ), void *arg ( rcx ));
@@ -58,8 +59,8 @@ itoa_switch_full:
         movq    %rax, 552(%r8)
         movq    %rax, 560(%r8)
         movq    %rax, 568(%r8)
-        movl    $-1, %eax               /* requested-feature bitmap, low half: all        */
-        movl    $-1, %edx               /* ... high half: all (XCR0 limits it)            */
+        movl    itoa_xsave_mask(%rip), %eax   /* requested-feature bitmap, low half     */
+        movl    itoa_xsave_mask+4(%rip), %edx /* ... high half (XCR0 limits it further) */
         xsave64 (%r8)                   /* save the whole extended state                  */
         jmp     .Lsaved
 .Lfx_save:
@@ -92,8 +93,8 @@ itoa_switch_full:
         leaq    16(%rsp), %r8           /* r8 = the save area                             */
         cmpl    $0, itoa_have_xsave(%rip) /* restore with the instruction that saved      */
         je      .Lfx_restore
-        movl    $-1, %eax               /* all components ...                             */
-        movl    $-1, %edx
+        movl    itoa_xsave_mask(%rip), %eax   /* the components saved                  */
+        movl    itoa_xsave_mask+4(%rip), %edx
         xrstor64 (%r8)                  /* restore the extended state                     */
         jmp     .Lrestored
 .Lfx_restore:
