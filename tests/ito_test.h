@@ -342,8 +342,11 @@ typedef union {
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <sys/prctl.h>
-/* From now on, system call `nr` fails with EPERM in this process (a child of fork,
- * usually: the filter cannot be removed). Stands for a seccomp policy or an old kernel. */
+#include <sys/syscall.h>
+#include <unistd.h>
+/* From now on, system call `nr` fails with EPERM in this process, in every thread it
+ * has (TSYNC) and will have (a child of fork, usually: the filter cannot be removed).
+ * Stands for a seccomp policy or an old kernel. */
 static inline void ito_test_deny_syscall(unsigned nr)
 {
     struct sock_filter f[] = {
@@ -354,7 +357,7 @@ static inline void ito_test_deny_syscall(unsigned nr)
     };
     struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
     CHECK_EQ(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-    CHECK_EQ(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), 0);
+    CHECK_EQ(syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog), 0);
 }
 #endif
 

@@ -19,6 +19,12 @@
  * socket that ito_accept or ito_connect is used on is put in O_NONBLOCK mode); regular
  * files and other calls that can only block (openat, fsync) run on a small pool of
  * helper threads. A ULT waiting for I/O costs no CPU on either backend.
+ * If the kernel refuses io_uring_enter after ito_init (a seccomp filter the program
+ * installs once started), each worker that meets the refusal says so on stderr once: the
+ * requests it had queued fail with the refusal's errno (EPERM), and it runs every later
+ * request as the sync backend does. Requests the kernel had taken before complete as
+ * usual but can no longer be cancelled: a deadline, ito_cancel_io, ito_close and
+ * ito_finalize wait for them to end by themselves.
  * Descriptors that can be neither (a tty, inotify) wait for readiness in the epoll and
  * are then read on a helper, which asks for no more than is there (FIONREAD): a raw tty's
  * VMIN/VTIME framing is not kept (a read returns the bytes that have come, as io_uring

@@ -14,6 +14,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -121,7 +123,7 @@ static inline unsigned rw_len(size_t len) { return (unsigned)itoi_wsc_rw_len(len
 
 int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q)
 {
-    if (q->op == ITO_SYS_GETPID) return 1;
+    if (q->op == ITO_SYS_GETPID || ITOI_UNLIKELY(a->ring_err)) return 1; /* ito runs it itself */
     struct io_uring_sqe *sqe = sqe_get(a->w, a);
     if (!sqe) return 1;
     switch (q->op) {
@@ -160,6 +162,7 @@ int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q)
 void itoi_uring_cancel(itoi_wscw_t *a, itoi_sysrec_t *r)
 {
     itoi_worker_t *w = a->w;
+    if (ITOI_UNLIKELY(a->ring_err)) return; /* no entry any more: the request ends by itself (see ring_refused) */
     struct io_uring_sqe *sqe = sqe_get(w, a);
     if (!sqe) return; /* cannot happen after a submit freed the ring; the request ends by itself */
     io_uring_prep_cancel64(sqe, (uint64_t)(uintptr_t)r, 0);
@@ -168,15 +171,57 @@ void itoi_uring_cancel(itoi_wscw_t *a, itoi_sysrec_t *r)
     itoi_uring_submit(w, a); /* a cancellation should not wait for the bucket */
 }
 
+/* Whether io_uring_enter failed for good: a seccomp filter (or an LSM) that refuses it
+ * was installed after ito_init, which checked it. EINTR, EAGAIN and EBUSY (completions
+ * to reap first) pass; ENOMEM may too. */
+static bool enter_refused(int err)
+{
+    switch (err) {
+    case EPERM: case EACCES: case ENOSYS: case EBADF: case EFAULT: case EINVAL: case EOPNOTSUPP:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The kernel refuses io_uring_enter for good (found by a tester, 2026-12-05: the worker
+ * retried the submit for ever at 100 % CPU, and ito_write and ito_finalize never
+ * returned). The SQEs it has not taken never will be: their requests fail with the
+ * refusal's errno, and from now on this worker runs new requests itself, as the sync
+ * backend does (itoi_uring_queue sends them to the flusher's bucket). Requests the kernel
+ * took before complete as before (their completions need no entry: COOP_TASKRUN's work
+ * runs at the worker's next return from any system call), but can no longer be cancelled
+ * (syscall.h). */
+static void ring_refused(itoi_worker_t *w, itoi_wscw_t *a, int err)
+{
+    a->ring_err = err;
+    unsigned head = IO_URING_READ_ONCE(*a->ring.sq.khead), tail = *a->ring.sq.ktail, mask = *a->ring.sq.kring_mask;
+    size_t failed = 0;
+    for (; head != tail; head++) { /* liburing maps SQ slot i to SQE i */
+        uint64_t ud = a->ring.sq.sqes[head & mask].user_data;
+        if (ud == CANCEL_TAG) continue;
+        itoi_wsc_complete(w, a, (itoi_sysrec_t *)(uintptr_t)ud, -err);
+        failed++;
+    }
+    a->sq_pending = 0;
+    char msg[200];
+    int len = snprintf(msg, sizeof msg,
+                       "ito: io_uring_enter refused (%s) after ito_init: worker %d failed %zu queued requests "
+                       "and runs its system calls as the sync backend from now on\n",
+                       strerror(err), w->index, failed);
+    if (len > 0) (void)!write(2, msg, (size_t)len < sizeof msg ? (size_t)len : sizeof msg - 1);
+}
+
 void itoi_uring_submit(itoi_worker_t *w, itoi_wscw_t *a)
 {
-    (void)w;
     if (!a->sq_pending) return;
     int n = io_uring_submit(&a->ring);
     ITOI_BUMP(a->st.crossings);
     if (n > 0) {
         a->inflight += (size_t)n;
         a->sq_pending -= (size_t)n < a->sq_pending ? (size_t)n : a->sq_pending;
+    } else if (ITOI_UNLIKELY(n < 0 && enter_refused(-n))) {
+        ring_refused(w, a, -n);
     }
 }
 
