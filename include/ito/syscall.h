@@ -97,6 +97,13 @@
  * send with MSG_NOSIGNAL, so a peer that closed gives -1/EPIPE only (the signal would
  * come to whichever thread runs the request: a worker or io_uring's, not the caller);
  * ito_write and ito_writev on a socket or pipe raise it as write(2) does.
+ * Regular files past a limit, io_uring backend (known limits, 2026-12-05, the kernel's:
+ * Linux 6.18's io_uring, a plain liburing program shows both): a write past RLIMIT_FSIZE
+ * returns EFBIG without SIGXFSZ (the sync backend's write(2) raises it, whose default
+ * ends the process); and a short write at the file position (ito_write, ito_writev; the
+ * limit or a full disk stopped it) leaves the position where the write began, not after
+ * the bytes written, so a next write at the position writes over them. Files opened with
+ * O_APPEND, and ito_pwrite at explicit offsets, are not affected.
  *
  * Finalize: posted requests and ULTs parked in wrappers are live work. ito_finalize
  * waits for them; once nothing has progressed for the grace period it cancels requests
