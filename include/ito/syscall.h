@@ -90,7 +90,8 @@
  * (dup), by ito_poll (no POLLERR), SO_ERROR (0) or a request posted with ito_sys_post;
  * ito_close of the number drops it; at most 64 are kept at once (the oldest is dropped). The wrappers wait for a
  * descriptor whatever its O_NONBLOCK mode (as io_uring does, on both backends); MSG_DONTWAIT
- * makes one attempt (EAGAIN, or a partial count, as send(2)/recv(2)). A request posted
+ * makes one attempt (EAGAIN, or a partial count, as send(2)/recv(2)), and so does
+ * MSG_ERRQUEUE (an empty error queue is EAGAIN at once, as recvmsg(2) says). A request posted
  * with ito_sys_post is one call: a short count is its result. The socket timeouts
  * SO_RCVTIMEO and SO_SNDTIMEO do not apply to the wrappers (io_uring ignores them too):
  * ito_io_deadline is their deadline. ito_send and ito_sendmsg never raise SIGPIPE: they

@@ -43,7 +43,7 @@ static bool is_file(int fd)
     return fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode));
 }
 
-static int set_nonblock(int fd)
+static int set_nonblock(int fd, bool must_listen)
 {
     int fl = fcntl(fd, F_GETFL);
     if (fl < 0) return -errno;
@@ -51,6 +51,10 @@ static int set_nonblock(int fd)
     int type;
     socklen_t tl = sizeof type; /* not a socket: the call's own error, the mode untouched */
     if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0) return -errno;
+    /* accept on a socket that does not listen: EINVAL, the mode untouched (a failed call
+     * changes nothing; found by a tester, 2026-12-05: a connected socket was left
+     * O_NONBLOCK) */
+    if (must_listen && (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &type, &tl) < 0 || !type)) return -EINVAL;
     if (fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) return -errno;
     return 0;
 }
@@ -129,8 +133,22 @@ static long connect_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *eve
 {
     *events = POLLOUT;
     if (!again) {
-        int rc = set_nonblock(q->fd);
+        int rc = set_nonblock(q->fd, false);
         if (rc < 0) return rc;
+    } else {
+        /* The attempt ended with an error (a refusal, a reset, a shutdown(2) by another
+         * thread that aborted it): connect(2) on a blocking socket returns that error. A
+         * shutdown leaves the socket SS_UNCONNECTED, and calling connect again there
+         * started a NEW attempt that could succeed (0 instead of ECONNRESET). So take the
+         * pending error first, and leave the socket unconnected (AF_UNSPEC), as a failed
+         * blocking connect does, so that a later call tries anew. */
+        int err = 0;
+        socklen_t el = sizeof err;
+        if (getsockopt(q->fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && err != 0) {
+            struct sockaddr un = {.sa_family = AF_UNSPEC};
+            (void)connect(q->fd, &un, sizeof un);
+            return -err;
+        }
     }
     long r = neg_errno(connect(q->fd, q->addr, q->addr_len));
     if (again && r == -EISCONN) return 0; /* connected by another caller meanwhile */
@@ -158,7 +176,7 @@ long itoi_wsc_run_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *event
         return neg_errno(sendmsg(q->fd, q->msg, q->flags | MSG_DONTWAIT | MSG_NOSIGNAL));
     case ITO_SYS_RECVMSG: return neg_errno(recvmsg(q->fd, q->msg, q->flags | MSG_DONTWAIT));
     case ITO_SYS_ACCEPT: {
-        int rc = set_nonblock(q->fd);
+        int rc = set_nonblock(q->fd, true);
         if (rc < 0) return rc;
         return neg_errno(accept4(q->fd, q->addr, q->addrlen, q->flags));
     }

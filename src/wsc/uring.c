@@ -13,6 +13,7 @@
  * record's address (user_data); the cancel's own completion carries CANCEL_TAG. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -124,6 +125,12 @@ static inline unsigned rw_len(size_t len) { return (unsigned)itoi_wsc_rw_len(len
 int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q)
 {
     if (q->op == ITO_SYS_GETPID || ITOI_UNLIKELY(a->ring_err)) return 1; /* ito runs it itself */
+    /* io_uring's poll is not woken by TCP urgent data when it asks for POLLPRI without
+     * POLLIN (Linux 6.18; a plain liburing program shows it; found by a tester,
+     * 2026-12-05: ito_poll for POLLPRI returned only at its timeout): such a wait goes to
+     * the worker's epoll, as on the sync backend. */
+    if (ITOI_UNLIKELY(q->op == ITO_SYS_POLL) && (q->events & POLLPRI) && !(q->events & (POLLIN | POLLRDNORM)))
+        return 1;
     struct io_uring_sqe *sqe = sqe_get(a->w, a);
     if (!sqe) return 1;
     switch (q->op) {

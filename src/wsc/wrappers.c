@@ -383,6 +383,7 @@ ssize_t ito_send(int fd, const void *buf, size_t len, int flags)
 
 ssize_t ito_recv(int fd, void *buf, size_t len, int flags)
 {
+    if (flags & MSG_ERRQUEUE) flags |= MSG_DONTWAIT; /* recv(2) never waits for the error queue */
     ito_sysreq_t q = {.op = ITO_SYS_RECV, .fd = fd, .buf = buf, .len = len, .flags = flags};
     return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "recv")) : ret(itoi_wsc_op_errno(&q));
 }
@@ -395,6 +396,7 @@ ssize_t ito_sendmsg(int fd, const struct msghdr *msg, int flags)
 
 ssize_t ito_recvmsg(int fd, struct msghdr *msg, int flags)
 {
+    if (flags & MSG_ERRQUEUE) flags |= MSG_DONTWAIT; /* recvmsg(2) never waits for the error queue */
     ito_sysreq_t q = {.op = ITO_SYS_RECVMSG, .fd = fd, .msg = msg, .flags = flags};
     return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "recvmsg")) : ret(itoi_wsc_op_errno(&q));
 }
