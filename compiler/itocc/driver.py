@@ -24,7 +24,9 @@ link, in their places. What clang would have done in one call stays the same: de
 files name the real output (-MD/-MMD: -MQ and -MF as clang derives them), split DWARF goes
 where clang puts it, -o - writes to standard output, -### prints every step's commands and
 runs none. -flto is ignored with a warning (the sites are bound in machine code, which LTO
-produces only at link time); -emit-llvm is refused. --ito-stubs=full binds every site to
+produces only at link time; the other variants ignore it too, in calls that compile: the
+link-time optimiser would merge the thread-specific addresses the pass takes anew after
+calls); -emit-llvm is refused. --ito-stubs=full binds every site to
 the stub that saves everything (the paper's "full save" with the same checks and code).
 Every other variant is one plain clang call, but for --ito-probe under -masm=intel
 -fno-integrated-as, which takes these steps too (without stubs): the probes' AT&T text must
@@ -552,6 +554,16 @@ def main(argv: list[str], clang: str, plugins: list[str]) -> int:
         if (variant == "stub" and not probe) or (probe and intel_for_outside_as(args)):
             # the probes' AT&T text needs the same rewrite as the stub sites (att_sites)
             return run_stub_variant(clang, plug, args, stubset, scratch, extra)
+        if lto_requested(args):
+            # The link-time optimiser merges the thread-specific addresses the pass takes
+            # anew after each call (ThreadAddr.h): with -flto a ULT that moved used the old
+            # worker's errno and thread_locals (found by an outside tester, 2026-12-05;
+            # before, only the stub variant dropped -flto). This call compiles: its objects
+            # are made without LTO, as the stub variant's are.
+            print(f"ito-cc: warning: --ito-variant={variant} compiles without LTO (-flto ignored): "
+                  "link-time optimisation would merge the thread-specific addresses taken anew "
+                  "after calls", file=sys.stderr)
+            args = [a for a in args if a.is_input or not a.name.startswith(LTO_OPTS)]
         return execute([clang, *plug, *words(args), *extra], scratch)
     except Usage as e:
         print(f"ito-cc: {e}", file=sys.stderr)

@@ -91,6 +91,15 @@ struct ItoYieldPass : PassInfoMixin<ItoYieldPass> {
         if (O.report && Why != "declaration")
           errs() << "ito-yield: " << F.getName() << ": skipped (" << Why << ")\n";
         Placer.markOpaque(F);
+        // Not instrumented, but its callees may still switch (a function that calls
+        // setjmp, an ito_noyield one): its thread-specific addresses are taken anew all
+        // the same. They were not: such a function kept a thread_local's address from
+        // before its loop (found by an outside tester, 2026-12-05).
+        if ((Why == "returns_twice" || Why == "ito_noyield") && O.retakeTls && !O.probe && !O.dryRun &&
+            ito::retakeThreadAddresses(F)) {
+          FAM.invalidate(F, PreservedAnalyses::none());
+          Changed = true;
+        }
         continue;
       }
       std::vector<ito::YieldPoint> Points =

@@ -81,8 +81,9 @@ const GlobalVariable *localDynamicVariable(const CallInst &C) {
 
 // A small function that returns GV's address on the calling kernel thread, made once per
 // module: one TLS access of its own, so the back end has nothing to share it with. Never
-// inlined, and marked done so that the pass leaves it alone.
-Function *localDynamicHelper(const GlobalVariable &GV, Module &M) {
+// inlined, and marked done so that the pass leaves it alone. Used for local-dynamic
+// accesses and for retaken addresses used as values.
+Function *tlsAddressHelper(const GlobalVariable &GV, Module &M) {
   std::string Name = ("__ito_tls_addr." + GV.getName()).str();
   if (Function *H = M.getFunction(Name))
     return H;
@@ -94,6 +95,31 @@ Function *localDynamicHelper(const GlobalVariable &GV, Module &M) {
   IRBuilder<> B(BasicBlock::Create(M.getContext(), "", H));
   B.CreateRet(B.CreateThreadLocalAddress(const_cast<GlobalVariable *>(&GV)));
   return H;
+}
+
+// Whether U, a use of the last member of a retaken chain, reaches the variable through
+// the thread pointer directly: the pointer operand of a load or a store (the back end then
+// folds a local- or initial-exec address into %fs-relative addressing, read afresh at each
+// access), with every getelementptr of the chain at constant offsets. Anything else makes
+// the address a value in a register (passed, compared, stored, indexed), and the X86
+// back end computes such values once per block for all their copies (it takes the thread
+// pointer as invariant): the retake before it would be undone (found by an outside
+// tester, 2026-12-05: `use(&tl); hop(); use(&tl);` passed the old worker's variable the
+// second time, at -O1 and above in every variant). PIC code that is not a PIE reaches
+// every variable through __tls_get_addr, whose results are shared the same way.
+bool foldsIntoAccess(const Use &U, ArrayRef<Instruction *> Chain) {
+  const auto *User = cast<Instruction>(U.getUser());
+  const Module &M = *User->getModule();
+  if (M.getPICLevel() != PICLevel::NotPIC && M.getPIELevel() == PIELevel::Default)
+    return false;
+  for (const Instruction *I : Chain)
+    if (const auto *G = dyn_cast<GetElementPtrInst>(I); G && !G->hasAllConstantIndices())
+      return false;
+  if (const auto *L = dyn_cast<LoadInst>(User))
+    return U.getOperandNo() == LoadInst::getPointerOperandIndex() && !L->isVolatile();
+  if (const auto *S = dyn_cast<StoreInst>(User))
+    return U.getOperandNo() == StoreInst::getPointerOperandIndex() && !S->isVolatile();
+  return false;
 }
 
 // The X86 back end computes the module's TLS block once per function for all its
@@ -109,7 +135,7 @@ unsigned callLocalDynamicHelpers(Function &F) {
   if (Accesses.size() < 2)
     return 0;
   for (auto &[C, GV] : Accesses) {
-    CallInst *Call = CallInst::Create(localDynamicHelper(*GV, *F.getParent()), "", C->getIterator());
+    CallInst *Call = CallInst::Create(tlsAddressHelper(*GV, *F.getParent()), "", C->getIterator());
     Call->takeName(C);
     Call->setDebugLoc(C->getDebugLoc());
     C->replaceAllUsesWith(Call);
@@ -180,6 +206,7 @@ unsigned ito::retakeThreadAddresses(Function &F) {
   auto validAt = [&](Instruction *M, Instruction *At) { return noSwitchBetween(chainOf(M).front(), At); };
 
   unsigned Changed = 0;
+  SmallPtrSet<Instruction *, 8> ByValue; // retaken copies whose address is a value
   for (Instruction *M : Members) {
     // Each use outside the family, with the instruction before which it must be valid.
     SmallVector<std::pair<Instruction *, Use *>, 8> Uses;
@@ -196,10 +223,11 @@ unsigned ito::retakeThreadAddresses(Function &F) {
     // In program order, so that uses of one block with no call between share one copy.
     llvm::sort(Uses, [&](const auto &A, const auto &B) { return Pos[A.first] < Pos[B.first]; });
     Instruction *Last = nullptr, *LastCall = nullptr;
+    SmallVector<Instruction *, 4> Chain = chainOf(M);
     for (auto &[At, U] : Uses) {
       if (!Last || !noSwitchBetween(LastCall, At)) {
         Value *Prev = nullptr;
-        for (Instruction *I : chainOf(M)) {
+        for (Instruction *I : Chain) {
           Instruction *Copy = I->clone();
           if (Prev)
             Copy->setOperand(isa<GetElementPtrInst>(I) ? GetElementPtrInst::getPointerOperandIndex() : 0, Prev);
@@ -210,9 +238,25 @@ unsigned ito::retakeThreadAddresses(Function &F) {
         }
         Last = cast<Instruction>(Prev);
       }
+      if (!foldsIntoAccess(*U, Chain))
+        ByValue.insert(LastCall);
       U->set(Last);
       ++Changed;
     }
+  }
+  // A retaken thread_local address used as a value becomes a call of its variable's
+  // helper, which the back end cannot share with another (see foldsIntoAccess). errno's
+  // copies are calls already.
+  for (Instruction *C : ByValue) {
+    const auto *II = dyn_cast<IntrinsicInst>(C);
+    const auto *GV = II && II->getIntrinsicID() == Intrinsic::threadlocal_address
+                         ? dyn_cast<GlobalVariable>(II->getArgOperand(0)) : nullptr;
+    if (!GV || !GV->hasName())
+      continue;
+    CallInst *Call = CallInst::Create(tlsAddressHelper(*GV, *F.getParent()), "", C->getIterator());
+    Call->setDebugLoc(C->getDebugLoc());
+    C->replaceAllUsesWith(Call);
+    C->eraseFromParent();
   }
   // Members left without uses go, last first (memory(none) / const / pure arithmetic).
   for (auto It = Members.rbegin(); It != Members.rend(); ++It)

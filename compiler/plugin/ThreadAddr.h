@@ -18,8 +18,15 @@
 // computation placed just before the use (for a phi: before the incoming block's
 // terminator), unless all of it is in the use's block with no call between its first step
 // and the use. Uses of one block with no call between them share one copy. A copy costs nothing
-// for initial- and local-exec TLS (the address folds into %fs-relative addressing), one
-// call for errno and for general-dynamic TLS (-fPIC), as code without the caching would.
+// for initial- and local-exec TLS when it is a load's or store's pointer (the address folds
+// into %fs-relative addressing), one call for errno, as code without the caching would. A
+// copy whose address is a value (passed, compared, stored, indexed, as an integer), and
+// every copy in PIC code that is not a PIE (__tls_get_addr), is instead a call of a small
+// never-inlined helper per variable: the X86 back end takes the thread pointer as
+// invariant and computes such an address once per block for all its copies, which undid
+// the retake (found by an outside tester, 2026-12-05: `use(&tl); hop(); use(&tl);`).
+// Functions the pass does not instrument because they call setjmp (returns_twice) or are
+// ito_noyield get the retake too: their callees may switch.
 // Local-dynamic TLS (a variable of a PIC module that is not a PIE: a shared library's
 // static __thread) is reached through the module's TLS block, whose address the X86 back
 // end computes once per function for all such accesses (its local-dynamic TLS clean-up,

@@ -231,6 +231,19 @@ def test_flto_compiles_without_lto_and_says_so(itocc, tmp_path):
     assert run(tmp_path / "p") == "45 7\n"
 
 
+@pytest.mark.parametrize("variant", ["min", "abi", "full"])
+def test_flto_other_variants_compile_without_lto(itocc, tmp_path, variant):
+    # Found by an outside tester (2026-12-05): with -flto the link-time optimiser merged
+    # the thread-specific addresses the pass takes anew after calls, silently; only the
+    # stub variant dropped -flto. A link of objects alone keeps it (other LTO objects).
+    write(tmp_path, PROGRAM)
+    cp = itocc.ok(f"--ito-variant={variant}", "-flto", "-O2", "-c", "f.c", "-o", "f.o")
+    assert (tmp_path / "f.o").read_bytes()[:4] == b"\x7fELF"  # an object, not bitcode
+    assert "ito-cc: warning:" in cp.err and "LTO" in cp.err
+    itocc.ok(f"--ito-variant={variant}", "-flto=thin", "-O2", "main.c", "f.c", "g.S", RT, "-o", "p")
+    assert run(tmp_path / "p") == "45 7\n"
+
+
 # ---- 8. response files ----
 
 def test_response_files(itocc, tmp_path):

@@ -30,12 +30,25 @@
 ; CHECK-NEXT: [[B:%.*]] = call ptr @llvm.threadlocal.address.p0(ptr @pair)
 ; CHECK-NEXT: [[F:%.*]] = getelementptr inbounds i8, ptr [[B]], i64 8
 ; CHECK-NEXT: %v = load i64, ptr [[F]]
-; So is the address as an integer (a per-thread key, a hash by address):
+; So is the address as an integer (a per-thread key, a hash by address); an address used
+; as a value, not as a load's or store's pointer, is taken by a call of its variable's
+; helper: the X86 back end computes such values once per block for all copies (it takes
+; the thread pointer as invariant), which undid the retake:
 ; CHECK-LABEL: define i64 @key(
 ; CHECK: call i64 @sink(
-; CHECK-NEXT: [[K:%.*]] = call ptr @llvm.threadlocal.address.p0(ptr @counter)
+; CHECK-NEXT: [[K:%.*]] = call ptr @__ito_tls_addr.counter()
 ; CHECK-NEXT: [[KI:%.*]] = ptrtoint ptr [[K]] to i64
 ; CHECK-NEXT: %i1 = add i64 %i, [[KI]]
+; The same in one block: passed to a call before and after a call that may switch (found
+; by an outside tester, 2026-12-05):
+; CHECK-LABEL: define void @value_twice(
+; CHECK: %a = call ptr @llvm.threadlocal.address.p0(ptr @counter)
+; CHECK-NEXT: call void @usep(ptr %a)
+; CHECK-NEXT: %s = call i64 @sink(i64 0)
+; CHECK-NEXT: [[V:%.*]] = call ptr @__ito_tls_addr.counter()
+; CHECK-NEXT: call void @usep(ptr [[V]])
+; CHECK-LABEL: define internal ptr @__ito_tls_addr.counter()
+; CHECK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @counter)
 ; OFF-LABEL: define i64 @loop(
 ; OFF: body:
 ; OFF: call i64 @sink(
@@ -46,6 +59,7 @@
 declare ptr @__errno_location() nounwind memory(none)
 declare ptr @llvm.threadlocal.address.p0(ptr) nounwind memory(none)
 declare i64 @sink(i64)
+declare void @usep(ptr)
 define i64 @loop(i64 %n) {
 entry:
   %e = call ptr @__errno_location()
@@ -101,4 +115,12 @@ body:
   br i1 %done, label %exit, label %body
 exit:
   ret i64 %i1
+}
+define void @value_twice() {
+entry:
+  %a = call ptr @llvm.threadlocal.address.p0(ptr @counter)
+  call void @usep(ptr %a)
+  %s = call i64 @sink(i64 0)
+  call void @usep(ptr %a)
+  ret void
 }
