@@ -124,15 +124,9 @@ static inline unsigned rw_len(size_t len) { return (unsigned)itoi_wsc_rw_len(len
 
 int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q)
 {
-    if (q->op == ITO_SYS_GETPID || ITOI_UNLIKELY(a->ring_err)) return 1; /* ito runs it itself */
-    /* io_uring's poll is not woken by TCP urgent data when it asks for POLLPRI without
-     * POLLIN (Linux 6.18; a plain liburing program shows it; found by a tester,
-     * 2026-12-05: ito_poll for POLLPRI returned only at its timeout): such a wait goes to
-     * the worker's epoll, as on the sync backend. */
-    if (ITOI_UNLIKELY(q->op == ITO_SYS_POLL) && (q->events & POLLPRI) && !(q->events & (POLLIN | POLLRDNORM)))
-        return 1;
+    if (q->op == ITO_SYS_GETPID) return 1; /* ito runs it itself */
     struct io_uring_sqe *sqe = sqe_get(a->w, a);
-    if (!sqe) return 1;
+    if (!sqe) return 1; /* also for good once the kernel refused io_uring_enter (ring_refused) */
     switch (q->op) {
     case ITO_SYS_NOP: io_uring_prep_nop(sqe); break;
     case ITO_SYS_READ: io_uring_prep_read(sqe, q->fd, q->buf, rw_len(q->len), (uint64_t)-1); break;
@@ -148,7 +142,18 @@ int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q)
     case ITO_SYS_ACCEPT: io_uring_prep_accept(sqe, q->fd, q->addr, q->addrlen, q->flags); break;
     case ITO_SYS_CONNECT: io_uring_prep_connect(sqe, q->fd, q->addr, q->addr_len); break;
     case ITO_SYS_CLOSE: io_uring_prep_close(sqe, q->fd); break;
-    case ITO_SYS_POLL: io_uring_prep_poll_add(sqe, q->fd, (unsigned)(uint16_t)q->events); break;
+    case ITO_SYS_POLL:
+        /* io_uring's poll is not woken by TCP urgent data when it asks for POLLPRI without
+         * POLLIN (Linux 6.18; a plain liburing program shows it; found by a tester,
+         * 2026-12-05: ito_poll for POLLPRI returned only at its timeout): such a wait goes
+         * to the worker's epoll, as on the sync backend. The SQE goes back unused (it is
+         * the ring's last, not yet published). */
+        if ((q->events & POLLPRI) && !(q->events & (POLLIN | POLLRDNORM))) {
+            a->ring.sq.sqe_tail--;
+            return 1;
+        }
+        io_uring_prep_poll_add(sqe, q->fd, (unsigned)(uint16_t)q->events);
+        break;
     case ITO_SYS_OPENAT: io_uring_prep_openat(sqe, q->fd, q->path, q->flags, q->mode); break;
     case ITO_SYS_FSYNC: io_uring_prep_fsync(sqe, q->fd, q->flags ? IORING_FSYNC_DATASYNC : 0); break;
     default: io_uring_prep_nop(sqe); break; /* not reached: ops are checked at post */
@@ -199,18 +204,24 @@ static bool enter_refused(int err)
  * took before complete as before (their completions need no entry: COOP_TASKRUN's work
  * runs at the worker's next return from any system call), but can no longer be cancelled
  * (syscall.h). */
-static void ring_refused(itoi_worker_t *w, itoi_wscw_t *a, int err)
+static __attribute__((cold, noinline)) void ring_refused(itoi_worker_t *w, itoi_wscw_t *a, int err)
 {
+    if (!enter_refused(err)) return; /* passing: the next flush tries again */
     a->ring_err = err;
-    unsigned head = IO_URING_READ_ONCE(*a->ring.sq.khead), tail = *a->ring.sq.ktail, mask = *a->ring.sq.kring_mask;
+    struct io_uring_sq *sq = &a->ring.sq;
+    unsigned head = IO_URING_READ_ONCE(*sq->khead), tail = sq->sqe_tail;
     size_t failed = 0;
-    for (; head != tail; head++) { /* liburing maps SQ slot i to SQE i */
-        uint64_t ud = a->ring.sq.sqes[head & mask].user_data;
+    for (unsigned i = head; i != tail; i++) { /* liburing maps SQ slot i to SQE i */
+        uint64_t ud = sq->sqes[i & sq->ring_mask].user_data;
         if (ud == CANCEL_TAG) continue;
         itoi_wsc_complete(w, a, (itoi_sysrec_t *)(uintptr_t)ud, -err);
         failed++;
     }
     a->sq_pending = 0;
+    /* The ring looks full for good (the kernel takes nothing more without an enter): every
+     * later io_uring_get_sqe finds no room, and the request goes to the flusher's bucket,
+     * with no test of ring_err on the posting path. */
+    sq->sqe_head = sq->sqe_tail = head + sq->ring_entries;
     char msg[200];
     int len = snprintf(msg, sizeof msg,
                        "ito: io_uring_enter refused (%s) after ito_init: worker %d failed %zu queued requests "
@@ -227,7 +238,7 @@ void itoi_uring_submit(itoi_worker_t *w, itoi_wscw_t *a)
     if (n > 0) {
         a->inflight += (size_t)n;
         a->sq_pending -= (size_t)n < a->sq_pending ? (size_t)n : a->sq_pending;
-    } else if (ITOI_UNLIKELY(n < 0 && enter_refused(-n))) {
+    } else if (ITOI_UNLIKELY(n < 0)) {
         ring_refused(w, a, -n);
     }
 }
