@@ -115,10 +115,11 @@ bool foldsIntoAccess(const Use &U, ArrayRef<Instruction *> Chain) {
   for (const Instruction *I : Chain)
     if (const auto *G = dyn_cast<GetElementPtrInst>(I); G && !G->hasAllConstantIndices())
       return false;
-  if (const auto *L = dyn_cast<LoadInst>(User))
-    return U.getOperandNo() == LoadInst::getPointerOperandIndex() && !L->isVolatile();
-  if (const auto *S = dyn_cast<StoreInst>(User))
-    return U.getOperandNo() == StoreInst::getPointerOperandIndex() && !S->isVolatile();
+  // (volatile ones too: the yield flag's own store, `ito_coop_flag = 1`, is one)
+  if (isa<LoadInst>(User))
+    return U.getOperandNo() == LoadInst::getPointerOperandIndex();
+  if (isa<StoreInst>(User))
+    return U.getOperandNo() == StoreInst::getPointerOperandIndex();
   return false;
 }
 
