@@ -123,6 +123,15 @@ bool foldsIntoAccess(const Use &U, ArrayRef<Instruction *> Chain) {
   return false;
 }
 
+// C, a call of llvm.threadlocal.address(GV), becomes a call of GV's helper.
+void callHelperInstead(CallInst *C, const GlobalVariable &GV) {
+  CallInst *Call = CallInst::Create(tlsAddressHelper(GV, *C->getModule()), "", C->getIterator());
+  Call->takeName(C);
+  Call->setDebugLoc(C->getDebugLoc());
+  C->replaceAllUsesWith(Call);
+  C->eraseFromParent();
+}
+
 // The X86 back end computes the module's TLS block once per function for all its
 // local-dynamic accesses (its local-dynamic TLS clean-up, after this pass), which would
 // bring back the address the retake just replaced. So where F has two or more such
@@ -135,13 +144,8 @@ unsigned callLocalDynamicHelpers(Function &F) {
         Accesses.push_back({C, GV});
   if (Accesses.size() < 2)
     return 0;
-  for (auto &[C, GV] : Accesses) {
-    CallInst *Call = CallInst::Create(tlsAddressHelper(*GV, *F.getParent()), "", C->getIterator());
-    Call->takeName(C);
-    Call->setDebugLoc(C->getDebugLoc());
-    C->replaceAllUsesWith(Call);
-    C->eraseFromParent();
-  }
+  for (auto &[C, GV] : Accesses)
+    callHelperInstead(C, *GV);
   return Accesses.size();
 }
 
@@ -249,15 +253,11 @@ unsigned ito::retakeThreadAddresses(Function &F) {
   // helper, which the back end cannot share with another (see foldsIntoAccess). errno's
   // copies are calls already.
   for (Instruction *C : ByValue) {
-    const auto *II = dyn_cast<IntrinsicInst>(C);
+    auto *II = dyn_cast<IntrinsicInst>(C);
     const auto *GV = II && II->getIntrinsicID() == Intrinsic::threadlocal_address
                          ? dyn_cast<GlobalVariable>(II->getArgOperand(0)) : nullptr;
-    if (!GV || !GV->hasName())
-      continue;
-    CallInst *Call = CallInst::Create(tlsAddressHelper(*GV, *F.getParent()), "", C->getIterator());
-    Call->setDebugLoc(C->getDebugLoc());
-    C->replaceAllUsesWith(Call);
-    C->eraseFromParent();
+    if (GV && GV->hasName())
+      callHelperInstead(II, *GV);
   }
   // Members left without uses go, last first (memory(none) / const / pure arithmetic).
   for (auto It = Members.rbegin(); It != Members.rend(); ++It)

@@ -174,9 +174,8 @@ int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q)
 void itoi_uring_cancel(itoi_wscw_t *a, itoi_sysrec_t *r)
 {
     itoi_worker_t *w = a->w;
-    if (ITOI_UNLIKELY(a->ring_err)) return; /* no entry any more: the request ends by itself (see ring_refused) */
     struct io_uring_sqe *sqe = sqe_get(w, a);
-    if (!sqe) return; /* cannot happen after a submit freed the ring; the request ends by itself */
+    if (!sqe) return; /* a refused ring (ring_refused): the request ends by itself */
     io_uring_prep_cancel64(sqe, (uint64_t)(uintptr_t)r, 0);
     io_uring_sqe_set_data64(sqe, CANCEL_TAG);
     a->sq_pending++;
@@ -207,7 +206,6 @@ static bool enter_refused(int err)
 static __attribute__((cold, noinline)) void ring_refused(itoi_worker_t *w, itoi_wscw_t *a, int err)
 {
     if (!enter_refused(err)) return; /* passing: the next flush tries again */
-    a->ring_err = err;
     struct io_uring_sq *sq = &a->ring.sq;
     unsigned head = IO_URING_READ_ONCE(*sq->khead), tail = sq->sqe_tail;
     size_t failed = 0;
@@ -220,7 +218,7 @@ static __attribute__((cold, noinline)) void ring_refused(itoi_worker_t *w, itoi_
     a->sq_pending = 0;
     /* The ring looks full for good (the kernel takes nothing more without an enter): every
      * later io_uring_get_sqe finds no room, and the request goes to the flusher's bucket,
-     * with no test of ring_err on the posting path. */
+     * with no test of its own on the posting path. */
     sq->sqe_head = sq->sqe_tail = head + sq->ring_entries;
     char msg[200];
     int len = snprintf(msg, sizeof msg,

@@ -112,9 +112,6 @@ typedef struct itoi_wscw {
                                  * is set up; other workers (ito_close, finalize) read it
                                  * (acquire) before they read the area's atomics */
     int uring;                  /* this worker's backend */
-    int ring_err;               /* 0; or the errno with which the kernel refused io_uring_enter
-                                 * for good (a seccomp filter installed after ito_init): new
-                                 * requests then run as on the sync backend (uring.c) */
     itoi_worker_t *w;           /* the owner (its io_pending mirrors nlive) */
 #if defined(ITOI_HAVE_URING)
     struct io_uring ring;
