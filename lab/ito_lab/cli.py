@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -58,6 +60,16 @@ def main(argv=None) -> int:
             m.add_arguments(p)
     args = ap.parse_args(argv)
     ctx = default_context(args.results, args.build, args.quick)
+    if args.cmd != "list":
+        try:
+            ctx.results_dir.mkdir(parents=True, exist_ok=True)
+            probe = ctx.results_dir / ".ito-lab-write-test"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as e:
+            print(f"ito-lab: error: cannot write to --results {ctx.results_dir}: {e.strerror or e}",
+                  file=sys.stderr)
+            return 2
     if args.cmd == "list":
         for name, m in mods.items():
             print(f"{name:14s} {getattr(m, 'HELP', '')}")
@@ -81,7 +93,16 @@ def main(argv=None) -> int:
             rc = rc or r
         write_times(ctx.results_dir, times, args.quick)
         return rc
-    return mods[args.cmd].run(args, ctx)
+    try:
+        return mods[args.cmd].run(args, ctx)
+    except (OSError, RuntimeError, subprocess.SubprocessError) as e:
+        # a program not built, a program that failed, an unwritable file: one line, not a
+        # traceback (ITO_LAB_TRACEBACK=1 re-raises for debugging); a bug in the lab itself
+        # (KeyError, ValueError, ...) keeps its traceback
+        if os.environ.get("ITO_LAB_TRACEBACK"):
+            raise
+        print(f"ito-lab {args.cmd}: error: {e}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -89,3 +89,31 @@ def test_computed_liveins_match_llvm_on_real_code():
             c = stats.census_of(fns)
             assert c.functions == 2 and c.instructions > 20
             assert c.livein_checked > 0 and c.livein_mismatch == 0
+
+
+# __builtin_frame_address(0) (src/core/thread.c run_inline) reads $rbp before prologue
+# insertion: rbp is then the reserved frame pointer, not a value, and LLVM's liveins: leave it out
+FRAME_ADDRESS = """---
+name: fa
+frameInfo:
+  isFrameAddressTaken: true
+body: |
+  bb.0.entry:
+    successors: %bb.1(0x80000000)
+    liveins: $rdi
+    MOV64mr $rdi, 1, $noreg, 0, $noreg, $rbp
+  bb.1.next:
+    liveins: $rdi
+    MOV64mr killed $rdi, 1, $noreg, 8, $noreg, $rbp
+    RET 0
+...
+"""
+
+
+def test_frame_pointer_read_is_not_a_live_value():
+    fns = mir.parse(FRAME_ADDRESS)
+    c = stats.census_of(fns)
+    assert c.livein_checked == 2 and c.livein_mismatch == 0
+    # without the frameInfo flag the same body would make rbp live into both blocks
+    plain = stats.census_of(mir.parse(FRAME_ADDRESS.replace("  isFrameAddressTaken: true\n", "")))
+    assert plain.livein_mismatch == 2

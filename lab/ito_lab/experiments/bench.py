@@ -20,6 +20,8 @@ number is ever invented: a ratio or a target needs both of its measurements.
 """
 from __future__ import annotations
 
+from ..argtypes import positive_int, positive_float, nonneg_int
+
 import math
 import os
 import platform
@@ -345,16 +347,16 @@ def run_one(run: Run, timeout: float) -> Run:
 # ---------------------------------------------------------------- the experiment
 
 def add_arguments(p) -> None:
-    p.add_argument("--trials", type=int, default=None,
+    p.add_argument("--trials", type=positive_int, default=None,
                    help="timed trials per benchmark (default 31; 11 with --quick)")
-    p.add_argument("--cpu", type=int, default=1, help="the CPU to pin to (default 1)")
+    p.add_argument("--cpu", type=nonneg_int, default=1, help="the CPU to pin to (default 1)")
     p.add_argument("--no-pin", action="store_true", help="do not pin with taskset")
     p.add_argument("--pin-1m", action="store_true",
                    help="pin create_1m too (default: it runs on every CPU)")
     p.add_argument("--only", choices=BENCHMARKS, help="run one benchmark")
-    p.add_argument("--runs", type=int, default=None,
+    p.add_argument("--runs", type=positive_int, default=None,
                    help="interleaved rounds of every program and benchmark (default 5; 2 with --quick)")
-    p.add_argument("--timeout", type=float, default=900.0,
+    p.add_argument("--timeout", type=positive_float, default=900.0,
                    help="seconds before one program run is stopped (default 900)")
 
 
@@ -439,7 +441,7 @@ def build_sections(*, machine: dict, command: str, pinning: str, table: dict, ru
 def run(args, ctx) -> int:
     from ..progress import print_table, warn
 
-    trials = args.trials if args.trials else (11 if ctx.quick else 31)
+    trials = args.trials if args.trials is not None else (11 if ctx.quick else 31)
     if trials < 1:
         warn("--trials must be at least 1")
         return 2
@@ -464,7 +466,7 @@ def run(args, ctx) -> int:
         pinning = (f"switch, yield and create_join ran pinned to CPU {args.cpu} "
                    f"(`taskset -c {args.cpu}`); create_1m ran on every CPU (\"on all workers\").")
 
-    rounds = args.runs if getattr(args, "runs", None) else (2 if ctx.quick else 5)
+    rounds = args.runs if getattr(args, "runs", None) is not None else (2 if ctx.quick else 5)
     if rounds < 1:
         warn("--runs must be at least 1")
         return 2

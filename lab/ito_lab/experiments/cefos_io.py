@@ -19,6 +19,8 @@ The paper's only number for Fig. 8 is the (1 device, 1 TEU) -> (3, 3) throughput
 """
 from __future__ import annotations
 
+from ..argtypes import positive_int
+
 import csv
 import io
 import os
@@ -51,7 +53,7 @@ SHAPE_QUICK = ((16, 2000, "burst"),)
 
 
 def add_arguments(p):
-    p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+    p.add_argument("--jobs", type=positive_int, default=min(2, os.cpu_count() or 1),
                    help="simulation processes (default: min(2, cores))")
     p.add_argument("--no-sensitivity", action="store_true", help="only the Fig. 8 grid")
     p.add_argument("--real-only", action="store_true", help="only the real half")

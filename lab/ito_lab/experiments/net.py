@@ -25,6 +25,8 @@ round, then their median over the rounds.
 """
 from __future__ import annotations
 
+from ..argtypes import positive_int, positive_int_list, choice_list
+
 import os
 import re
 import resource
@@ -69,10 +71,10 @@ FLOORS = ("uring", "uring-multi")  # compared with Go like ito: what io_uring it
 
 
 def add_arguments(p):
-    p.add_argument("--rounds", type=int, default=None, help=f"interleaved rounds (default {ROUNDS})")
-    p.add_argument("--servers", default=",".join(SERVERS), help="comma-separated subset")
-    p.add_argument("--placements", default="shared,pinned", help="shared, pinned or both")
-    p.add_argument("--conns", default=None, help="comma-separated connection counts")
+    p.add_argument("--rounds", type=positive_int, default=None, help=f"interleaved rounds (default {ROUNDS})")
+    p.add_argument("--servers", default=",".join(SERVERS), type=choice_list(tuple(SERVERS)), help="comma-separated subset")
+    p.add_argument("--placements", default="shared,pinned", type=choice_list(("shared", "pinned")), help="comma-separated subset of shared,pinned (default: both)")
+    p.add_argument("--conns", default=None, type=positive_int_list, help="comma-separated connection counts")
     p.add_argument("--no-strace", action="store_true", help="skip the system-call counting runs")
 
 
@@ -203,7 +205,12 @@ def run(args, ctx) -> int:
     out = ctx.out(NAME)
     _build_peers(ctx)
     servers = [s for s in args.servers.split(",") if s]
-    servers = [s for s in servers if (ctx.build_dir / SERVERS[s][0]).exists()]
+    unbuilt = [s for s in servers if not (ctx.build_dir / SERVERS[s][0]).exists()]
+    for s in unbuilt:
+        print(f"net: {s} is not built ({ctx.build_dir / SERVERS[s][0]}): skipped")
+    servers = [s for s in servers if s not in unbuilt]
+    if not servers:
+        raise RuntimeError("none of the requested servers is built (make build)")
     for s in [s for s in servers if s in FLOORS]:  # the floors need io_uring itself: no fallback
         try:
             _one_run(ctx, s, 4, DEPTH, "shared")

@@ -12,6 +12,8 @@ Two halves write into results/psafe/ (the code is in ito_lab/psafe/):
 """
 from __future__ import annotations
 
+from ..argtypes import positive_int
+
 from ..psafe.common import BOUND_QUANTA
 from ..psafe.real import (parse_cachegrind, parse_real_csv, real_quantum, run_real,  # noqa: F401 (tests)
                           summarize_real)
@@ -25,12 +27,12 @@ HELP = "preemption-safe policy for blocked programs: Figs. 5-9 on the simulated 
 def add_arguments(p):
     p.add_argument("--part", choices=["sim", "real", "all"], default="all",
                    help="sim: the simulated machine; real: this machine, on ito")
-    p.add_argument("--jobs", type=int, default=2, help="simulator runs in parallel (default 2)")
-    p.add_argument("--bound", type=int, default=BOUND_QUANTA,
+    p.add_argument("--jobs", type=positive_int, default=2, help="simulator runs in parallel (default 2)")
+    p.add_argument("--bound", type=positive_int, default=BOUND_QUANTA,
                    help="delay bound in quanta (default 10 = 100 ms)")
-    p.add_argument("--real-reps", type=int, default=None,
+    p.add_argument("--real-reps", type=positive_int, default=None,
                    help="real run: interleaved repetitions per mix and policy (default 10; 2 with --quick)")
-    p.add_argument("--real-quantum", type=int, default=None,
+    p.add_argument("--real-quantum", type=positive_int, default=None,
                    help="real run: quantum in microseconds (default: the paper's 2.5 M instructions "
                         "at this machine's measured rate)")
     p.add_argument("--real-no-cache", action="store_true",

@@ -68,7 +68,7 @@ SATURATION_TOLERANCE = 0.05  # "saturated": within 5% of the cycles at the large
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--windows", default=None,
+    parser.add_argument("--windows", default=None, type=windows_arg,
                         help="window counts, e.g. 4-32 or 4,8,16 (default: 4-32; --quick: 11 counts)")
     parser.add_argument("--no-valgrind", action="store_true",
                         help="skip the instruction count of the ordinary work (W = 0)")
@@ -121,6 +121,19 @@ def parse_windows(text: str | None, quick: bool) -> tuple[int, ...]:
     if m:
         return tuple(range(int(m.group(1)), int(m.group(2)) + 1))
     return tuple(int(x) for x in text.split(","))
+
+
+def windows_arg(text: str) -> str:
+    """argparse type of --windows: a range or list of window counts, each 4 to 32 (the
+    emulation's range, include/ito/regwin.h); returned unchanged."""
+    import argparse
+    try:
+        ws = parse_windows(text, False)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected e.g. 4-32 or 4,8,16") from None
+    if not ws or any(not 4 <= w <= 32 for w in ws):
+        raise argparse.ArgumentTypeError(f"{text!r}: window counts must lie in 4..32")
+    return text
 
 
 def parse_collected(stderr: str) -> int | None:

@@ -17,6 +17,8 @@ Two halves, one report (results/spawn/report.md):
 """
 from __future__ import annotations
 
+from ..argtypes import positive_int
+
 import contextlib
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -46,7 +48,7 @@ PAPER_REFERENCE_LINES = {          # horizontal guides drawn on our plots: the s
 def add_arguments(parser) -> None:
     parser.add_argument("--sim-only", action="store_true", help="skip the real measurements")
     parser.add_argument("--real-only", action="store_true", help="skip the simulator")
-    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+    parser.add_argument("--jobs", type=positive_int, default=min(2, os.cpu_count() or 1),
                         help="processes for the simulator sweep (default: up to 2)")
 
 

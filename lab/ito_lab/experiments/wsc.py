@@ -29,6 +29,8 @@ request's share of the batch).
 """
 from __future__ import annotations
 
+from ..argtypes import positive_int, positive_int_list
+
 import os
 import re
 import shutil
@@ -68,11 +70,11 @@ SERIES = {  # (kind, backend, op, issuer) -> legend
 
 def add_arguments(p):
     p.add_argument("--part", choices=("all", "fig11", "chatroom"), default="all")
-    p.add_argument("--trials", type=int, help="Fig. 11 trials per run (default 501; quick 61)")
-    p.add_argument("--runs", type=int, help="Fig. 11 processes (default 5; quick 1)")
-    p.add_argument("--host-runs", type=int, help="runs of lat_host, interleaved (default 5; quick 2)")
-    p.add_argument("--repeats", type=int, help="chatroom repeats per configuration (default 7; quick 3)")
-    p.add_argument("--rooms", help="comma-separated room counts (default 1,5,10; quick 1,3)")
+    p.add_argument("--trials", type=positive_int, help="Fig. 11 trials per run (default 501; quick 61)")
+    p.add_argument("--runs", type=positive_int, help="Fig. 11 processes (default 5; quick 1)")
+    p.add_argument("--host-runs", type=positive_int, help="runs of lat_host, interleaved (default 5; quick 2)")
+    p.add_argument("--repeats", type=positive_int, help="chatroom repeats per configuration (default 7; quick 3)")
+    p.add_argument("--rooms", type=positive_int_list, help="comma-separated room counts (default 1,5,10; quick 1,3)")
     p.add_argument("--no-cachegrind", action="store_true")
     p.add_argument("--no-hackbench", action="store_true")
 
