@@ -42,7 +42,9 @@ int ito_future_init(ito_future_t *f);
  * their value already: the future may be destroyed (and its memory freed) as soon as set
  * returns, while they have not run yet.
  * @return ITO_OK; ITO_EINVAL if f is NULL; ITO_EBUSY if ULTs wait on it, or if it is not
- * set and continuations are registered (set it first: they would never fire).
+ * set and continuations are registered whose frames are live (set it first: they would
+ * never fire). Continuations whose frame is gone (destroyed, or freed by ito_finalize)
+ * are dropped here: they can never fire and do not hold the future.
  * @contexts any thread; not a signal handler.
  */
 int ito_future_destroy(ito_future_t *f);

@@ -241,10 +241,14 @@ int ito_sys_post(const ito_sysreq_t *req);
  * result then is -ETIMEDOUT or -ECANCELED). A cancellation kept from before the call
  * (n > 0) ends the batch at once: nothing is posted, every result is -ECANCELED and
  * every continuation is sent -ECANCELED. One that comes while the batch waits is
- * consumed if it ended a request (-ECANCELED), else kept for the next call.
+ * consumed if it ended a request (-ECANCELED), else kept for the next call. A request
+ * that io_uring gives up by itself before running it is posted again, as a blocking
+ * wrapper runs it again (see EAGAIN at the top of this file): its result and continuation
+ * come from the run that ends it (after 8 such give-ups, -EAGAIN).
  * @return ITO_OK once all are done; ITO_EINVAL (nothing posted) for a bad request (as
  * for ito_sys_post); ITO_ERANGE (nothing posted) for n > 1024 or a continuation entry
- * not in its frame; ITO_ENOTULT outside a ULT; ITO_ENOSYS (or the backend's error)
+ * not in its frame; ITO_ENOMEM (nothing posted) without memory for the requests' records;
+ * ITO_ENOTULT outside a ULT; ITO_ENOSYS (or the backend's error)
  * if the worker's common area could not be set up.
  * @contexts ULT only.
  */
@@ -455,10 +459,12 @@ int ito_fsync(int fd);
 int ito_fdatasync(int fd);
 /**
  * @brief Wakes every ULT and request waiting on fd, on every worker (they get EBADF), then closes it.
- * @return 0; -1 with errno set on failure (the call's own errors, and those listed at
- * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT). A number
- * that names no open descriptor is EBADF before anything else: no waiter and no transfer
- * on another descriptor is touched.
+ * The ULT's I/O deadline and a cancellation do not apply: ito_close never fails with
+ * ETIMEDOUT or ECANCELED (failing would leave the descriptor open), and a cancellation kept
+ * for the ULT stays kept for its next call.
+ * @return 0; -1 with errno set on failure (close(2)'s own errors; EBADF; EPERM outside a
+ * ULT). A number that names no open descriptor is EBADF before anything else: no waiter
+ * and no transfer on another descriptor is touched.
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
  */
 int ito_close(int fd);

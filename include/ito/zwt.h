@@ -67,7 +67,10 @@ int ito_frame_create(ito_frame_t **out, int nentries, size_t data_size);
  * Calls made after the destroy are refused; a call racing it (another thread continuing,
  * re-arming or setting an entry of the frame while it is destroyed) is the caller's error,
  * as destroying a mutex that another thread is locking: destroy a frame once nothing can
- * still reach it.
+ * still reach it. A request in flight whose continuation is an entry of the frame
+ * (ito_sys_post, ito_sys_wait_all) does not hold it: destroyed first, the request still
+ * stores its result and its continuation is dropped; wait for the continuation before
+ * destroying.
  * @return ITO_OK; ITO_EINVAL for a freed or foreign frame; ITO_EBUSY while an entry is
  * ready (queued) or a ULT waits on one.
  * @contexts any thread; not a signal handler.

@@ -5,8 +5,10 @@
  * everything fn wrote. Callers that find it RUNNING park on the queue (ULTs only) and
  * are woken when the runner marks it DONE. The runner is recorded so that a caller whose
  * fn calls ito_once on the same object gets ITO_EDEADLK instead of waiting for itself: a
- * ULT by its descriptor, a ZWT or a foreign thread by its kernel thread (a ZWT runs to
- * its end on one; until 2026-12-04 these got ITO_ENOTULT, found by a misuse fuzzer).
+ * ULT by its descriptor, a ZWT by its worker (it runs to its end there), a foreign thread
+ * and the main ULT by their kernel thread (until 2026-12-04 ZWTs and foreign threads got
+ * ITO_ENOTULT, found by a misuse fuzzer; until 2026-12-05 main before and after ito_init
+ * were two callers, found by an outside tester).
  * ITO_ONCE_INIT (all zero) is a valid NEW object: an unlocked spinlock, an empty queue.
  * Having no init, a once object carries no type mark (waitq.h); storage whose state or
  * lock word holds a value no once object holds is refused (ITO_EINVAL).
@@ -74,7 +76,14 @@ int ito_once(ito_once_t *o, void (*fn)(void))
     for (;;) {
         itoi_worker_t *w = itoi_self_worker();
         itoi_ult_t *me = w ? w->cur : NULL;
-        const void *who = me ? (const void *)me : (const void *)&once_self;
+        /* The main ULT is the kernel thread that called ito_init (worker 0, bound): it has
+         * that thread's identity, so that a fn that starts or stops the runtime (lazy
+         * init through ito_once) and then calls ito_once on the same object gets
+         * ITO_EDEADLK (it waited for itself for ever, or got ITO_ENOTULT: found by an
+         * outside tester, h58c). */
+        const void *who = me && me != itoi_rt.main_ult ? (const void *)me   /* a ULT */
+                          : me || !w ? (const void *)&once_self             /* main, a plain thread */
+                                     : (const void *)w;                     /* a ZWT, on worker w */
         itoi_spin_lock(&x->lock);
         int s = atomic_load_explicit(&x->state, memory_order_relaxed);
         if (s == RUNNING) {

@@ -214,6 +214,7 @@ int ito_stream_put(ito_stream_t *s, const void *buf, size_t len)
 static int get_locked(ito_stream_t *s, itoi_worker_t *w, unsigned char *buf, size_t len, uint64_t deadline,
                       size_t *got)
 {
+    bool waited = false;
     while (s->count == 0) {
         int rc = ITO_OK;
         if (s->closed) rc = ITO_ECLOSED;
@@ -222,7 +223,9 @@ static int get_locked(ito_stream_t *s, itoi_worker_t *w, unsigned char *buf, siz
             after_get(s);
             return rc;
         }
-        s->gets_blocked++;
+        if (!waited) s->gets_blocked++; /* once per get, as puts: a get woken for bytes another
+                                          * get took waits again (counted twice until 2026-12-05) */
+        waited = true;
         rc = itoi_wait_on_until(w, &s->getters, LOCK(s), deadline, stream_unlink, s, "stream get");
         w = itoi_self_worker();
         itoi_spin_lock(LOCK(s));

@@ -323,7 +323,19 @@ void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long 
      * ticks often are, and is given up after a few tries): -ECANCELED for a request that
      * never ran and that nobody cancelled (a pwrite to a regular file failed so under
      * preemption). The waiting wrapper runs it again (wrappers.c, call_once). */
-    if (ITOI_UNLIKELY(res == -ECANCELED) && r->why == WHY_NONE && r->wait) r->wait->kernel_cancelled = true;
+    if (ITOI_UNLIKELY(res == -ECANCELED) && r->why == WHY_NONE && r->wait) {
+        r->wait->kernel_cancelled = true;
+        if (r->wait->again) { /* a batch's request: posted again by ito_sys_wait_all, nothing delivered */
+            itoi_iowait_t *wt = r->wait;
+            wt->again[r->bidx / 64] |= UINT64_C(1) << (r->bidx % 64);
+            wt->moved = true;
+            ITOI_BUMP(a->st.completed);
+            rec_put(a, r);
+            iowait_done(w, a, wt, r);
+            ITOI_BUMP(w->n_side_run);
+            return;
+        }
+    }
     if (r->why != WHY_NONE) {
         if (res == -ECANCELED || res == -EINTR) res = cancelled_result(r->why);
         ITOI_BUMP(a->st.cancelled);

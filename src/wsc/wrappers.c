@@ -27,6 +27,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -460,6 +461,56 @@ long ito_getpid(void)
 
 /* ---- several requests from one ULT ---- */
 
+/* Posts reqs[i] for every i (only = NULL) or every i marked in `only`, flushes them in one
+ * crossing: the records first, so that nothing is posted without memory (ITO_ENOMEM). */
+static int batch_post(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, ito_sysreq_t *reqs,
+                      size_t n, const uint64_t *only)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (only && !(only[i / 64] >> (i % 64) & 1)) continue;
+        itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
+        if (!r) {
+            while (wt->recs) {
+                itoi_sysrec_t *x = wt->recs;
+                wt->recs = x->wnext;
+                itoi_wsc_rec_put(a, x);
+            }
+            wt->left = 0;
+            return ITO_ENOMEM;
+        }
+        r->req = reqs[i];
+        r->bidx = (uint16_t)i;
+        itoi_wsc_rec_fill(a, r, &r->req);
+        wait_add(wt, r);
+    }
+    /* Post in order (the list is reversed), then cross once. */
+    itoi_sysrec_t *order = NULL;
+    for (itoi_sysrec_t *r = wt->recs, *next; r; r = next) {
+        next = r->wnext;
+        r->next = order;
+        order = r;
+    }
+    for (itoi_sysrec_t *r = order, *next; r; r = next) {
+        next = r->next;
+        itoi_wsc_submit(w, a, r, &r->req);
+    }
+    itoi_wsc_flush(w, a, FLUSH_EXPLICIT);
+    return ITO_OK;
+}
+
+/* Ends the requests marked in `marked` with res (result and continuation); says whether any was. */
+static bool batch_end(ito_sysreq_t *reqs, size_t n, const uint64_t *marked, long res)
+{
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        if (marked && !(marked[i / 64] >> (i % 64) & 1)) continue;
+        if (reqs[i].result) *reqs[i].result = res;
+        if (reqs[i].frame) ito_continue_value(reqs[i].frame, reqs[i].entry, (uint64_t)res);
+        any = true;
+    }
+    return any;
+}
+
 int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n)
 {
     if (n > WAIT_ALL_MAX) return ITO_ERANGE;
@@ -480,44 +531,52 @@ int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n)
          * call fails at once. No record is made: nothing is in flight for finalize's
          * count. Until 2026-12-03 the batch ran and the cancellation was dropped (found by
          * a reviewer); an empty batch leaves it for the next call. */
-        for (size_t i = 0; i < n; i++) {
-            if (reqs[i].result) *reqs[i].result = -ECANCELED;
-            if (reqs[i].frame) ito_continue_value(reqs[i].frame, reqs[i].entry, (uint64_t)-ECANCELED);
-        }
+        batch_end(reqs, n, NULL, -ECANCELED);
         return ITO_OK;
     }
-    itoi_iowait_t wt = {.ult = me};
-    for (size_t i = 0; i < n; i++) { /* all records first: nothing is posted without memory */
-        itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
-        if (!r) {
-            while (wt.recs) {
-                itoi_sysrec_t *x = wt.recs;
-                wt.recs = x->wnext;
-                itoi_wsc_rec_put(a, x);
-            }
-            return ITO_ENOMEM;
+    /* io_uring may end a request -ECANCELED that nobody cancelled: it gave up before running
+     * it (area.c, itoi_wsc_complete). A single wrapper runs it again (call_once); so does the
+     * batch: the completion marks it in `again` instead of delivering its result and
+     * continuation, and it is posted again, 8 times at most, then -EAGAIN as call_once.
+     * (Until 2026-12-05 its result was -ECANCELED with no ito_cancel_io; found by an outside
+     * tester copying files through batches under ITO_FAULT_URING_CANCEL.) */
+    uint64_t again[WAIT_ALL_MAX / 64], todo[WAIT_ALL_MAX / 64];
+    size_t words = (n + 63) / 64;
+    bool cancelled = false;
+    for (int tries = 0;; tries++) {
+        itoi_iowait_t wt = {.ult = me, .again = a->uring ? again : NULL};
+        if (tries) memcpy(todo, again, words * sizeof again[0]);
+        if (wt.again) memset(again, 0, words * sizeof again[0]);
+        int rc = batch_post(w, a, &wt, reqs, n, tries ? todo : NULL);
+        if (rc != ITO_OK) {
+            if (tries == 0) return rc;
+            batch_end(reqs, n, todo, -ENOMEM); /* nothing left posted: the others are done */
+            break;
         }
-        r->req = reqs[i];
-        itoi_wsc_rec_fill(a, r, &r->req);
-        wait_add(&wt, r);
+        io_park(w, a, &wt, me->io_deadline, "sys_wait_all");
+        cancelled |= wt.cancelled;
+        if (ITOI_LIKELY(!wt.kernel_cancelled) || !wt.again) break;
+        /* Not posted again once the batch was cancelled (or a cancellation is kept), nor after
+         * 8 tries: those requests end as a single call would. */
+        if (cancelled || atomic_load_explicit(&me->io_cancel, memory_order_relaxed)) {
+            if (batch_end(reqs, n, again, -ECANCELED)) cancelled = true;
+            break;
+        }
+        if (tries == 7) {
+            batch_end(reqs, n, again, -EAGAIN);
+            break;
+        }
+        w = itoi_self_worker();
+        a = itoi_wsc_area(w);
+        if (ITOI_UNLIKELY(!a)) {
+            batch_end(reqs, n, again, -itoi_wsc_area_errno());
+            break;
+        }
     }
-    /* Post in order (the list is reversed), then cross once. */
-    itoi_sysrec_t *order = NULL;
-    for (itoi_sysrec_t *r = wt.recs, *next; r; r = next) {
-        next = r->wnext;
-        r->next = order;
-        order = r;
-    }
-    for (itoi_sysrec_t *r = order, *next; r; r = next) {
-        next = r->next;
-        itoi_wsc_submit(w, a, r, &r->req);
-    }
-    itoi_wsc_flush(w, a, FLUSH_EXPLICIT);
-    io_park(w, a, &wt, me->io_deadline, "sys_wait_all");
     /* Consumed if it ended a request of the batch (-ECANCELED); one that came after every
      * request had completed, or found them ending for another reason (a close, the
      * deadline), is kept for the next call, as a single call keeps it. */
-    if (wt.cancelled) atomic_store(&me->io_cancel, 0);
+    if (cancelled) atomic_store(&me->io_cancel, 0);
     return ITO_OK;
 }
 

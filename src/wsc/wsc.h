@@ -63,6 +63,9 @@ typedef struct itoi_iowait {
                                  * deadline or poll timeout): the wake-up is progress */
     bool kernel_cancelled;      /* a record ended -ECANCELED that ito never asked to cancel:
                                  * io_uring gave up on it before it ran (call_once runs it again) */
+    uint64_t *again;            /* ito_sys_wait_all on io_uring: a bit per request (the record's
+                                 * `bidx`) that io_uring gave up that way; its result and
+                                 * continuation are not delivered, the batch posts it again */
 } itoi_iowait_t;
 
 /* A request's record. Its first cache line holds all that an io_uring request touches
@@ -87,6 +90,7 @@ typedef struct itoi_sysrec {
     /* second line on: waits, readiness, helpers */
     struct itoi_sysrec *wnext;           /* the iowait's list */
     uint32_t events;                     /* readiness wanted (POLL*), while READY */
+    uint16_t bidx;                       /* its index in an ito_sys_wait_all batch (wait->again) */
     long res;
     itoi_call_t call;                    /* a helper thread's completion, back to the owner */
     ito_sysreq_t req;                    /* the whole request, when ito runs it itself */
