@@ -22,7 +22,9 @@
  * thread for which none could be promised, or whose descriptor cannot be allocated, fails
  * at once with ITO_ENOMEM. A count this machine could not hold at all (more than its
  * memory and swap, one page of stack and a descriptor each, or than its address space)
- * is refused whole: ITO_ENOMEM, nothing created.
+ * is refused whole: ITO_ENOMEM, nothing created (every errs[i] ITO_ENOMEM, every out[i]
+ * NULL). A call refused for its arguments or its context (ITO_EINVAL, ITO_ESTATE,
+ * ITO_ENOTULT) writes neither array.
  * Per-thread errors: errs[i] (if errs != NULL) receives ITO_OK or the error of thread i;
  * a thread that failed is not created at all (nothing half-made remains). The call
  * returns ITO_OK when every thread was created, else the first error.

@@ -303,7 +303,10 @@ int ito_barrier_wait(ito_barrier_t *b);
  * @brief Runs fn exactly once per once-object, however many threads call at once; every
  * call returns after fn has returned (and sees what it wrote). A C++ fn that throws is as
  * with std::call_once: the exception reaches that caller, fn counts as not run, and the
- * next caller (a waiting one, or a later one) runs it again.
+ * next caller (a waiting one, or a later one) runs it again. fn must return (or throw):
+ * a fn that ends its ULT with ito_exit leaves the object running for ever, so every later
+ * caller waits for ever (and one whose ULT reuses the ended runner's descriptor gets
+ * ITO_EDEADLK).
  * @return ITO_OK; ITO_EINVAL if o or fn is NULL, or if o holds what no once object holds
  * (o has no init and no mark: most garbage is caught, not all); ITO_EDEADLK if fn itself
  * calls ito_once on the same object; ITO_ENOTULT if a caller that is not a ULT (a ZWT or a

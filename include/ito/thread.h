@@ -132,7 +132,8 @@ int ito_init(const ito_config_t *cfg);
  * @return ITO_OK; ITO_ESTATE if the runtime is not running; ITO_ENOTULT from a foreign
  * thread; ITO_EPERM from a ULT other than main; ITO_EBUSY if ULTs stay blocked with
  * nothing left that could wake them (they are listed on stderr; the runtime stays up and
- * the call may be repeated).
+ * the call may be repeated); ITO_EDEADLK from one of main's thread-specific destructors,
+ * which ito_finalize runs (the outer call goes on).
  * @contexts the main ULT only.
  */
 int ito_finalize(void);

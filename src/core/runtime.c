@@ -580,7 +580,15 @@ int ito_finalize(void)
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return ITO_ENOTULT;
     if (w->cur != itoi_rt.main_ult) return ITO_EPERM;
-    itoi_ult_release_store(itoi_rt.main_ult); /* main's thread-specific values: main is finishing */
+    /* main's thread-specific values: main is finishing. A destructor may call ito_finalize
+     * again: refused, or the nested call would run (and free) main's value table under this
+     * one and end the runtime beneath it (tests/test_finalize_in_dtor.c). Only main gets
+     * here, so a plain flag does. */
+    static bool in_dtors;
+    if (in_dtors) return ITO_EDEADLK;
+    in_dtors = true;
+    itoi_ult_release_store(itoi_rt.main_ult);
+    in_dtors = false;
     fini_naps = 0;
     uint64_t seen = progress(), quiet_since = itoi_now_ns(), step = 20000, busy_at = 0;
     uint64_t cancel_seen = UINT64_MAX; /* the progress count at the last cancel pass */

@@ -146,7 +146,21 @@ static inline int make_one(itoi_worker_t *w, bulk_t *b, size_t i, int use_templa
         t->on_exit = on_exit_bulk;
     }
     t->stack = NULL; /* attached when first picked */
-    t->arg = b->private_init ? b->private_init(i, b->common) : b->common;
+    if (b->private_init) {
+        /* On the issuer, private_init runs in its ULT and may yield or block (an ito mutex,
+         * a wrapper): pin the issuer to w meanwhile, since w's private queue and counters,
+         * used below and by the callers, are its owner's alone (unpinned, the issuer could
+         * come back on another worker and push onto w's queue from there: lost threads,
+         * hangs, crashes; tests/test_spawn_private_block.c). On a helper it runs on the
+         * scheduler's context (no cur), which cannot switch. */
+        itoi_ult_t *me = w->cur;
+        int16_t bound = me ? me->bound : -1;
+        if (me) me->bound = (int16_t)w->index;
+        t->arg = b->private_init(i, b->common);
+        if (me) me->bound = bound;
+    } else {
+        t->arg = b->common;
+    }
     t->ret = NULL;
     t->id = w->next_id++ * ITOI_MAX_WORKERS + (uint64_t)w->index;
     itoi_ult_init_state(t);
@@ -305,6 +319,18 @@ static size_t spawn_poll(itoi_worker_t *w, size_t budget)
     return done;
 }
 
+/* A call that creates nothing for want of memory (the count refused, or no message) still
+ * reports per thread, as spawn.h promises: errs[i] = ITO_ENOMEM, out[i] = NULL (a caller
+ * that zeroed errs saw every thread as created, and out kept what it held). */
+static int refused_whole(size_t n, ito_thread_t *out, int *errs)
+{
+    if (out)
+        for (size_t i = 0; i < n; i++) out[i] = NULL;
+    if (errs)
+        for (size_t i = 0; i < n; i++) errs[i] = ITO_ENOMEM;
+    return ITO_ENOMEM;
+}
+
 int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_size,
                     ito_private_fn private_init, ito_thread_t *out, int *errs,
                     const ito_spawn_attr_t *attr)
@@ -321,15 +347,16 @@ int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_siz
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return ITO_ENOTULT;
     size_t ssize = a.stack_size ? a.stack_size : itoi_rt.default_stack;
-    if (!itoi_stack_admit(ssize, n)) return ITO_ENOMEM; /* more than this machine could hold */
-    if (itoi_poller_add(spawn_poll) != ITO_OK) return ITO_ENOMEM;
+    if (!itoi_stack_admit(ssize, n)) return refused_whole(n, out, errs); /* more than this machine could hold */
+    if (itoi_poller_add(spawn_poll) != ITO_OK) return refused_whole(n, out, errs);
 
     int p = a.workers ? a.workers : itoi_rt.nworkers;
     if (a.scheme == ITO_SPAWN_SERIAL) p = 1;
     bulk_t *b = NULL;
     size_t head = (sizeof *b + ITOI_CACHELINE - 1) / ITOI_CACHELINE * ITOI_CACHELINE;
     size_t pieces = (size_t)p * sizeof(piece_t);
-    if (posix_memalign((void **)&b, ITOI_CACHELINE, head + pieces + common_size) != 0 || !b) return ITO_ENOMEM;
+    if (posix_memalign((void **)&b, ITOI_CACHELINE, head + pieces + common_size) != 0 || !b)
+        return refused_whole(n, out, errs);
     memset(b, 0, head + pieces);
     b->pieces = (piece_t *)((char *)b + head);
     atomic_store(&b->npieces, 1); /* [0]: the issuer's */
