@@ -10,6 +10,11 @@
  *   crowd      the same with 1,000 ULTs that each compute 2 us between yields (a long
  *              ready queue, a round of it 2 ms), 200 sleeps: a woken sleeper runs
  *              ahead of the queue, not behind it (ito/time.h);
+ *   onesem     10,000 ULTs each wait once on ONE semaphore with a deadline, 10 us apart
+ *              in the reverse order of their arrival (the last to queue times out
+ *              first): each expiry takes its waiter off the middle of the object's
+ *              wait queue (a walk from the head before 2026-12-05: up to 6.5 s late
+ *              at 40,000 waiters);
  *   pthread    the peer: a kernel thread with clock_nanosleep(TIMER_ABSTIME), the
  *              same durations as "idle".
  * One worker. Lateness = the time the sleeper runs again minus its deadline.
@@ -84,6 +89,17 @@ static void *sleep_once(void *arg)
     while (!atomic_load(&go)) ito_yield();
     uint64_t d = ito_now_ns() + (uint64_t)(uintptr_t)arg;
     ito_sleep_until(d);
+    record(d);
+    return NULL;
+}
+
+static ito_sem_t onesem;
+static uint64_t onesem_base;
+static int onesem_n;
+static void *onesem_wait(void *arg)
+{
+    uint64_t d = onesem_base + (uint64_t)(onesem_n - (int)(uintptr_t)arg) * 10000;
+    ito_sem_wait_until(&onesem, d);
     record(d);
     return NULL;
 }
@@ -167,6 +183,16 @@ int main(int argc, char **argv)
     free(ts);
     reps = keep;
     report("crowd", "ito");
+
+    ts = calloc((size_t)many, sizeof *ts);
+    onesem_n = many;
+    ito_sem_init(&onesem, 0);
+    onesem_base = ito_now_ns() + 500000000u; /* every waiter queued well before the first */
+    for (int i = 0; ts && i < many; i++) ito_create(&ts[i], onesem_wait, (void *)(uintptr_t)i, &a);
+    for (int i = 0; ts && i < many; i++) ito_join(ts[i], NULL);
+    free(ts);
+    ito_sem_destroy(&onesem);
+    report("onesem", "ito");
     ito_finalize();
 
     pthread_t p;

@@ -169,7 +169,11 @@ void YieldEmitter::beginFunction(Function &F) {
       if (MinNeedsAbi)
         break;
     }
-  if (!Budget || !BudgetReg || Probe)
+  // Not in an optnone function (-O0): no mem2reg runs after the pass, so the local stays
+  // in memory and fast register allocation gives every copy in and out its own stack
+  // slot (frames grew 3 to 6 times: a recursion that fits a 64 KiB stack built plainly at
+  // -O0 overflowed it; outside tester h59d). The word in memory costs nothing more there.
+  if (!Budget || !BudgetReg || Probe || F.hasOptNone())
     return;
   for (Instruction &I : instructions(F)) {
     if (isa<InvokeInst>(I) || isa<CallBrInst>(I))

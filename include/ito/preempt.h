@@ -28,8 +28,9 @@
  * running ULT's own state (no system call; a clock read when a quantum ended just before
  * the region began). A quantum that expires inside a region is
  * delayed and the delay recorded; ito_psafe_end() then switches at once, and the
- * ULT's group is charged the extra time it used (it sits out that long, the paper's
- * compensation). Past max_delay_quanta quanta the ULT is preempted anyway (a forced,
+ * ULT's group is charged the extra time it used (with gang scheduling it sits that long
+ * out of its turns, the paper's compensation; without gang scheduling there are no turns:
+ * the time is counted in the group's delay_ns, and nothing is sat out, then or later). Past max_delay_quanta quanta the ULT is preempted anyway (a forced,
  * involuntary preemption, charged the same way); it resumes still inside its region.
  * The bound is CPU time of the worker's kernel thread since the first delayed tick, not
  * wall time: while the OS has the thread descheduled (or it sleeps in the kernel) the
@@ -69,6 +70,15 @@
  * preemption on, put every such critical section inside a region (ito_psafe_begin before
  * the lock, ito_psafe_end after the unlock) and keep it shorter than max_delay_quanta
  * quanta of running; or use ito's own objects (sync.h), which park the ULT instead.
+ * Some such locks are hidden, and count too (known limit, 2026-12-05): while the
+ * constructor of a C++ function-local `static` runs, the compiler's guard is held for the
+ * kernel thread (a second ULT there that reaches the same static gets
+ * __gnu_cxx::recursive_init_error: std::terminate); while a pthread_once or call_once
+ * routine runs, a second caller blocks the kernel thread (the worker hangs); libc also
+ * holds locks while it calls the program back (printf handlers, fopencookie functions,
+ * dl_iterate_phdr callbacks). A tick may switch inside such code, since it is the
+ * program's own. Run such initialisations before ito_preempt_enable, or inside a region
+ * shorter than the bound; or use ito_once (sync.h), which parks the second caller.
  * On a virtual machine, leave the bound room: a guest kernel may charge a thread CPU time
  * for time in which its virtual CPU did not run it (measured on a KVM/Firecracker guest:
  * a 3 us critical section charged up to 375 us, several ticks in a row charged 40-130 us
@@ -82,7 +92,14 @@
  * quanta of wall time). A ULT inside a region when its group's turn ends keeps its worker
  * until ito_psafe_end (within the same per-ULT bound as without groups), so a kernel lock
  * it holds is released before it is parked; ito_psafe_begin of a ULT whose group's turn is
- * over waits for the group's next turn.
+ * over waits for the group's next turn. A group runs on the workers its members are on:
+ * a ULT switched out by a tick resumes on the same worker (above), so ULTs that never
+ * yield stay where they first ran, and a worker with none of the running group's ULTs
+ * idles through the turn (2 workers, 2 groups of 2 unbound spinners: one group's
+ * spinners both stayed on worker 0 and it got half the CPU of the other; found by an
+ * outside tester, 2026-12-05). To spread a group over the workers, bind its members one
+ * per worker (ito_attr_t.worker). A group whose members are all blocked still takes its
+ * turns; the workers idle through them.
  */
 #ifndef ITO_PREEMPT_H
 #define ITO_PREEMPT_H
@@ -197,7 +214,13 @@ typedef struct ito_preempt_stats_s {
  */
 int ito_preempt_stats(ito_preempt_stats_t *out);
 /**
- * @brief One group's counters (its ticks field is 0).
+ * @brief One group's counters (its ticks field is 0). With gang scheduling on they also
+ * count the group's turns, which the runtime's counters (ito_preempt_stats: switches per
+ * ULT) do not: a turn extended by a region of the group adds one to delayed and the
+ * extension to delay_ns, and a turn that its bound ended adds one to forced (the region's
+ * ULT keeps its worker then, it is not preempted inside the region). So with gangs a
+ * group's counters may exceed the runtime's, and a region that extended the turn and then
+ * delayed its ULT's switch once the turn was over counts twice in delayed.
  * @return ITO_OK; ITO_EINVAL if g or out is NULL or g is not a live group; ITO_ESTATE if
  * the runtime is not running.
  * @contexts any thread; not a signal handler.

@@ -105,7 +105,7 @@ typedef struct ito_regwin_counters {
     uint64_t switches;               /**< completed switches (a thread was resumed) */
     uint64_t switches_resident;      /**< ... to a thread that still had windows in the file */
     uint64_t switches_flush;         /**< suspensions of the flushing kind (NS: all) */
-    uint64_t thread_exits;           /**< suspensions by exit (windows discarded, not saved) */
+    uint64_t thread_exits;           /**< suspensions by exit (windows discarded, not saved); a ULT whose exit switch had not begun when ito_regwin_detach ran (detach right after its join, 2+ workers) is flushed with the caller's windows instead, and counted there */
     uint64_t switch_window_saves;    /**< windows saved by switches, in total (counted when
                                         saved; switch_hist counts a switch when it completes) */
     uint64_t switch_window_restores; /**< windows restored by switches, in total */
@@ -158,7 +158,15 @@ int ito_regwin_switch_cost(int scheme, unsigned saves, unsigned restores, uint32
  * the front of the ready queue when cfg.working_set is 1, and each function entry/exit
  * of code compiled with -finstrument-functions is a `save`/`restore` on the current
  * thread's windows, with the values checked at every exit (see src/regwin/regwin_hooks.c).
- * Frames entered before a thread was attached are not tracked (their exits are ignored). */
+ * Frames entered before a thread was attached are not tracked (their exits are ignored).
+ * Known limit (2026-12-05): a non-local exit over instrumented frames skips their exit
+ * hooks: longjmp/siglongjmp, and C++ exceptions in code built by clang (clang's
+ * -finstrument-functions calls no exit hook while unwinding; gcc's does). The skipped
+ * frames stay on the thread's windows, the next exit checks the wrong window (the run
+ * counts ITO_ESTATE errors, ito_regwin_detach returns ITO_ESTATE) and the trap counts
+ * include the stale windows. Mark the functions such an exit leaves, and what they
+ * call, __attribute__((no_instrument_function)) (for C++ exceptions, building them with
+ * gcc works too). */
 #pragma GCC visibility push(default)
 
 /**
@@ -174,7 +182,9 @@ int ito_regwin_attach(void);
  * and uninstalls the hooks.
  * @return ITO_OK, or the first error the emulation met while attached (ITO_ESTATE: a
  * window came back with wrong values or an event was refused; ITO_ENOMEM: a thread's
- * window state could not be allocated, it ran unemulated); ITO_ESTATE if not attached;
+ * window state could not be allocated, it ran unemulated, or its save area could not
+ * grow at a function entry, which then ran unemulated with every call below it until it
+ * returned); ITO_ESTATE if not attached;
  * ITO_ENOTULT outside a ULT. It may be called at once after joining the last
  * instrumented ULTs: it waits for any worker still inside its last switch of them (the
  * windows of a thread whose last switch had not begun are flushed with the caller's).

@@ -225,7 +225,10 @@ enum {
  * The request is copied: *req may be reused at once (the buffers it points to may not).
  * @return ITO_OK; ITO_EINVAL for a bad request (bad arguments for its operation, or a
  * continuation frame that is not live: NULL frame means none); ITO_ERANGE if its entry is
- * not an entry of that frame; ITO_ESTATE if the runtime is not running; ITO_ENOMEM
+ * not an entry of that frame; ITO_EPERM if it is a kernel-mode entry and the caller is in
+ * user mode (a ULT, a user-mode ZWT: the mode rule of zwt.h, checked here; an accepted
+ * continuation is sent by the I/O path in kernel mode, as a device's, wherever the request
+ * completes); ITO_ESTATE if the runtime is not running; ITO_ENOMEM
  * without memory for its record; ITO_ENOSYS (or the backend's error)
  * if the worker's common area could not be set up; ITO_ENOTULT from a foreign thread,
  * whose requests would have no common area.
@@ -247,7 +250,9 @@ int ito_sys_post(const ito_sysreq_t *req);
  * come from the run that ends it (after 8 such give-ups, -EAGAIN).
  * @return ITO_OK once all are done; ITO_EINVAL (nothing posted) for a bad request (as
  * for ito_sys_post); ITO_ERANGE (nothing posted) for n > 1024 or a continuation entry
- * not in its frame; ITO_ENOMEM (nothing posted) without memory for the requests' records;
+ * not in its frame; ITO_EPERM (nothing posted) for a continuation that is a kernel-mode
+ * entry (a ULT is in user mode, see ito_sys_post); ITO_ENOMEM (nothing posted) without
+ * memory for the requests' records;
  * ITO_ENOTULT outside a ULT; ITO_ENOSYS (or the backend's error)
  * if the worker's common area could not be set up.
  * @contexts ULT only.

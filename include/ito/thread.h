@@ -11,6 +11,9 @@
  * or holds work that will progress by itself (a sleep or timed wait on an ito object, an
  * armed timer device, a request on a regular file; not the I/O deadline or ito_poll
  * timeout of a ULT parked in a wrapper, which only bounds a wait that finalize cancels).
+ * Such a sleep or timed wait is waited out however far its deadline (a wait on an ito
+ * semaphore until INT64_MAX keeps finalize waiting for ever, where an untimed one ends in
+ * ITO_EBUSY): give waits that may outlive the program a deadline within reach, or none.
  * An armed one-shot timer device is live work of its own: its expiry is delivered (its
  * handler's entry continued; the handler runs if that makes it ready) before finalize
  * returns, and a handler still running is live work too. A periodic one never ends by

@@ -273,8 +273,11 @@ int ito_device_close(ito_device_t *d);
 int ito_device_fd(ito_device_t *d);
 /**
  * @brief Continuations delivered, and deliveries the handler entry refused (then the
- * device stays masked; e.g. ITO_ESTATE when the entry was re-armed short). Either pointer
- * may be NULL, not both.
+ * device stays masked; e.g. ITO_ESTATE when the entry was re-armed short). What a refused
+ * delivery had read is not lost: an eventfd's count goes back into it (delivered after the
+ * ack, with what came since), a timer's expirations are added to its next delivery (known
+ * limit, 2026-12-05: a one-shot timer's refused expiry is delivered only if the timer is
+ * armed again). Either pointer may be NULL, not both.
  * @return ITO_OK; ITO_EINVAL if both are NULL or the device is closed.
  * @contexts any thread; not a signal handler.
  */

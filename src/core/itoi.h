@@ -192,6 +192,11 @@ typedef struct itoi_ult {
      * be destroyed (ITO_EBUSY) and wakers pass it by (itoi_waiter_pop). NONE for every
      * other wait. */
     _Atomic uint8_t wait_claim;
+    /* Its place in a synchronization object's wait queue (src/sync/waitq.h: itoi_waitq_t),
+     * under that object's lock: the queue it is in (NULL: none) and its neighbours there.
+     * Links of their own, so that a waiter that times out leaves from anywhere at once. */
+    void *wq_in;
+    struct itoi_ult *wq_next, *wq_prev;
     _Atomic int16_t io_owner;    /* the worker that owns io_wait (read by ito_cancel_io: relaxed) */
     _Atomic uint16_t io_call_gen; /* ito_cancel_io's call, for this generation */
     _Atomic int io_call_busy;
@@ -226,6 +231,7 @@ static inline void itoi_ult_init_state(itoi_ult_t *t)
     t->store = NULL;
     t->wait_result = 0;
     atomic_store_explicit(&t->wait_claim, ITOI_CLAIM_NONE, memory_order_relaxed);
+    t->wq_in = NULL;
     t->err = 0;
     t->blocked_on = NULL;
     t->name[0] = 0;

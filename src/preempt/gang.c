@@ -171,7 +171,7 @@ static int group_add(ito_group_t *gp, ito_thread_t h)
     else if (itoi_group_of(t) || t->on_exit) rc = ITO_EBUSY; /* one group per ULT; not for bulk-created ones */
     else {
         atomic_fetch_add(&g->members, 1);
-        t->slot[ITOI_USLOT_GROUP].p = g;
+        __atomic_store_n(&t->slot[ITOI_USLOT_GROUP].p, (void *)g, __ATOMIC_RELAXED); /* read by t's worker (preempt_int.h) */
         t->on_exit = leave_group;
     }
     itoi_spin_unlock(&groups_lock);

@@ -76,9 +76,11 @@ static inline int itoi_psafe_count(itoi_ult_t *t, uint64_t cpu, int in_kernel, u
     return ITOI_PSAFE_RAN(t) < bound;
 }
 
+/* Relaxed atomics: ito_group_add may set it from another thread while t runs and its
+ * worker's pick filter and tick read it (test_group_add_running). */
 static inline struct itoi_group *itoi_group_of(const itoi_ult_t *t)
 {
-    return (struct itoi_group *)t->slot[ITOI_USLOT_GROUP].p;
+    return (struct itoi_group *)__atomic_load_n(&t->slot[ITOI_USLOT_GROUP].p, __ATOMIC_RELAXED);
 }
 
 #define ITOI_MAX_GROUPS 64
@@ -98,6 +100,7 @@ typedef struct itoi_preempt {
     int on, mode, gang, spare_main;
     uint64_t quantum_ns, max_delay_ns; /* a region's bound: CPU time (a gang turn's: wall time) */
     uintptr_t exe_lo, exe_hi;
+    uintptr_t vdso_lo, vdso_hi; /* the kernel's vDSO: lock-free code, safe too (preempt.c) */
     uint64_t base_mask; /* signals 1..64 the workers block by themselves (ito_preempt_enable's caller) */
     /* The per-worker records, from the first enable until finalize: written under
      * preempt.c's pre_lock (a release store), read plainly under it, and without it only

@@ -71,6 +71,8 @@ typedef struct rt_thread {
     itoi_ult_t *ult;
     struct rt_thread *prev, *next; /* g_live */
     uint32_t tracked;            /* R3 */
+    uint32_t skip;               /* R3: frames entered since a save was refused (ITO_ENOMEM),
+                                    run unemulated; their exits restore nothing */
     bool flush_next;             /* the next suspension flushes */
     ito_regwin_thread_stats_t stats;
 } rt_thread_t;
@@ -224,9 +226,17 @@ NI int ito_regwin_func_enter(void *fn, void *site)
     itoi_regwin_file_t *f;
     rt_thread_t *s = running(&f);
     if (!s) return ITO_OK;
+    if (s->skip) { /* below a refused save: unemulated until its frame returns */
+        s->skip++;
+        return ITO_OK;
+    }
     int rc = itoi_regwin_enter(f, (uintptr_t)fn, (uintptr_t)site);
     if (rc != ITO_OK) {
         note_error(rc);
+        /* The save did not happen: without this, the exit of this frame would restore
+         * its caller's window, and every exit after it one window too early (ITO_ESTATE
+         * on the values, ITO_ERANGE at the root; found by an outside tester, 2026-12-05) */
+        if (rc == ITO_ENOMEM) s->skip = 1;
         return rc;
     }
     s->tracked++;
@@ -239,7 +249,12 @@ NI int ito_regwin_func_exit(void *fn, void *site)
     if (ITOI_LIKELY(!atomic_load_explicit(&g_attached, memory_order_relaxed))) return ITO_OK;
     itoi_regwin_file_t *f;
     rt_thread_t *s = running(&f);
-    if (!s || s->tracked == 0) return ITO_OK; /* R3 */
+    if (!s) return ITO_OK;
+    if (s->skip) { /* the exit of a frame whose save was refused, or of one below it */
+        s->skip--;
+        return ITO_OK;
+    }
+    if (s->tracked == 0) return ITO_OK; /* R3 */
     s->tracked--;
     s->stats.restores++;
     int rc = itoi_regwin_leave(f, (uintptr_t)fn, (uintptr_t)site);

@@ -14,7 +14,7 @@ typedef struct barrier_impl {
     itoi_spinlock_t lock;
     uint32_t mark; /* ITOI_MARK_BARRIER while initialised (waitq.h) */
     unsigned count, arrived;
-    itoi_queue_t waiters;
+    itoi_waitq_t waiters;
 } barrier_impl_t;
 
 static_assert(sizeof(barrier_impl_t) <= sizeof(ito_barrier_t), "ito_barrier_t too small");
@@ -27,7 +27,7 @@ int ito_barrier_init(ito_barrier_t *b, unsigned count)
     itoi_spin_init(&x->lock);
     x->count = count;
     x->arrived = 0;
-    x->waiters = (itoi_queue_t){0};
+    x->waiters = (itoi_waitq_t){0};
     x->mark = ITOI_MARK_BARRIER;
     return ITO_OK;
 }

@@ -29,7 +29,7 @@
 struct ito_chan {
     int closed;
     size_t item, cap, head, count;
-    itoi_queue_t senders, receivers;
+    itoi_waitq_t senders, receivers;
     uint64_t sends_blocked, recvs_blocked;
     unsigned char *ring;
 };

@@ -10,7 +10,7 @@
 typedef struct cond_impl {
     itoi_spinlock_t lock;
     uint32_t mark; /* ITOI_MARK_COND while initialised (waitq.h) */
-    itoi_queue_t waiters;
+    itoi_waitq_t waiters;
 } cond_impl_t;
 
 static_assert(sizeof(cond_impl_t) <= sizeof(ito_cond_t), "ito_cond_t too small");
@@ -21,7 +21,7 @@ int ito_cond_init(ito_cond_t *c)
     if (!c) return ITO_EINVAL;
     cond_impl_t *x = (cond_impl_t *)c;
     itoi_spin_init(&x->lock);
-    x->waiters = (itoi_queue_t){0};
+    x->waiters = (itoi_waitq_t){0};
     x->mark = ITOI_MARK_COND;
     return ITO_OK;
 }
@@ -36,7 +36,7 @@ int ito_cond_destroy(ito_cond_t *c)
 static bool cond_unlink(itoi_ult_t *t, void *obj)
 {
     cond_impl_t *x = obj;
-    return itoi_queue_remove(&x->waiters, &t->u);
+    return itoi_waiter_remove(&x->waiters, t);
 }
 
 int ito_cond_wait(ito_cond_t *c, ito_mutex_t *m) { return ito_cond_wait_until(c, m, ITO_FOREVER); }

@@ -31,7 +31,7 @@ typedef struct future_impl {
     uint32_t mark; /* ITOI_MARK_FUTURE while initialised (waitq.h) */
     _Atomic int set;
     uint64_t value;
-    itoi_queue_t waiters;
+    itoi_waitq_t waiters;
     cont_t *conts;             /* registered continuations, newest first */
 } future_impl_t;
 
@@ -45,7 +45,7 @@ int ito_future_init(ito_future_t *f)
     itoi_spin_init(&x->lock);
     atomic_init(&x->set, 0);
     x->value = 0;
-    x->waiters = (itoi_queue_t){0};
+    x->waiters = (itoi_waitq_t){0};
     x->conts = NULL;
     x->mark = ITOI_MARK_FUTURE;
     return ITO_OK;
@@ -149,7 +149,7 @@ int ito_future_wait_until(ito_future_t *f, uint64_t *value, uint64_t deadline)
             }
             uint64_t got = 0;
             w->cur->wait_data = (uintptr_t)&got; /* set writes the value here (see the top) */
-            int rc = itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, itoi_queue_unlink, &x->waiters,
+            int rc = itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, itoi_waitq_unlink, &x->waiters,
                                         "future");
             if (rc != ITO_OK) return rc;
             if (value) *value = got;

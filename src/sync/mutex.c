@@ -16,7 +16,7 @@ typedef struct mutex_impl {
     itoi_spinlock_t lock;
     uint32_t mark; /* ITOI_MARK_MUTEX while initialised (waitq.h) */
     _Atomic uintptr_t owner;
-    itoi_queue_t waiters;
+    itoi_waitq_t waiters;
 } mutex_impl_t;
 
 static_assert(sizeof(mutex_impl_t) <= sizeof(ito_mutex_t), "ito_mutex_t too small");
@@ -30,7 +30,7 @@ int ito_mutex_init(ito_mutex_t *m)
     mutex_impl_t *x = (mutex_impl_t *)m;
     itoi_spin_init(&x->lock);
     atomic_init(&x->owner, 0);
-    x->waiters = (itoi_queue_t){0};
+    x->waiters = (itoi_waitq_t){0};
     x->mark = ITOI_MARK_MUTEX;
     return ITO_OK;
 }
@@ -66,7 +66,7 @@ int ito_mutex_trylock(ito_mutex_t *m)
 static bool mutex_unlink(itoi_ult_t *t, void *obj)
 {
     mutex_impl_t *x = obj;
-    if (!itoi_queue_remove(&x->waiters, &t->u)) return false; /* handed the mutex meanwhile */
+    if (!itoi_waiter_remove(&x->waiters, t)) return false; /* handed the mutex meanwhile */
     if (!x->waiters.head) atomic_fetch_and_explicit(&x->owner, ~WAITERS, memory_order_relaxed);
     return true;
 }

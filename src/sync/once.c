@@ -29,7 +29,7 @@ typedef struct once_impl {
     _Atomic int state;
     itoi_spinlock_t lock;
     const void *runner;          /* who runs fn: its ULT, else its kernel thread's once_self */
-    itoi_queue_t waiters;
+    itoi_waitq_t waiters;
 } once_impl_t;
 
 static_assert(sizeof(once_impl_t) <= sizeof(ito_once_t), "ito_once_t too small");

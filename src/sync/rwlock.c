@@ -27,7 +27,7 @@ typedef struct rw_impl {
     uint32_t mark; /* ITOI_MARK_RWLOCK while initialised (waitq.h) */
     unsigned readers;
     uintptr_t writer;    /* the holding writer's itoi_owner_id (a ULT, not a descriptor), or 0 */
-    itoi_queue_t rq, wq; /* waiting readers, waiting writers */
+    itoi_waitq_t rq, wq; /* waiting readers, waiting writers */
 } rw_impl_t;
 
 static_assert(sizeof(rw_impl_t) <= sizeof(ito_rwlock_t), "ito_rwlock_t too small");
@@ -40,7 +40,7 @@ int ito_rwlock_init(ito_rwlock_t *l)
     itoi_spin_init(&x->lock);
     x->readers = 0;
     x->writer = 0;
-    x->rq = x->wq = (itoi_queue_t){0};
+    x->rq = x->wq = (itoi_waitq_t){0};
     x->mark = ITOI_MARK_RWLOCK;
     return ITO_OK;
 }

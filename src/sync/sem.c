@@ -16,7 +16,7 @@ typedef struct sem_impl {
     itoi_spinlock_t lock;
     uint32_t mark; /* ITOI_MARK_SEM while initialised (waitq.h) */
     unsigned count;
-    itoi_queue_t waiters;
+    itoi_waitq_t waiters;
 } sem_impl_t;
 
 static_assert(sizeof(sem_impl_t) <= sizeof(ito_sem_t), "ito_sem_t too small");
@@ -28,7 +28,7 @@ int ito_sem_init(ito_sem_t *s, unsigned value)
     sem_impl_t *x = (sem_impl_t *)s;
     itoi_spin_init(&x->lock);
     x->count = value;
-    x->waiters = (itoi_queue_t){0};
+    x->waiters = (itoi_waitq_t){0};
     x->mark = ITOI_MARK_SEM;
     return ITO_OK;
 }
@@ -59,7 +59,7 @@ int ito_sem_wait_until(ito_sem_t *s, uint64_t deadline)
         return ITO_ETIMEDOUT;
     }
     /* Woken by post's hand-off: the unit is ours. */
-    return itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, itoi_queue_unlink, &x->waiters,
+    return itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, itoi_waitq_unlink, &x->waiters,
                               "semaphore");
 }
 

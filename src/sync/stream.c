@@ -31,7 +31,7 @@ struct ito_stream {
     int closed;
     itoi_ult_t *writer;          /* holder of the write side, or NULL */
     size_t need;                 /* room the writer waits for */
-    itoi_queue_t putters, room, getters;
+    itoi_waitq_t putters, room, getters;
     size_t inside;               /* blocking puts and gets under way (waiting or not) */
     uint64_t puts_blocked, gets_blocked;
 };
@@ -108,14 +108,14 @@ static void after_get(ito_stream_t *s)
 static bool stream_unlink(itoi_ult_t *t, void *obj)
 {
     ito_stream_t *s = obj;
-    if (itoi_queue_remove(&s->putters, &t->u)) {
+    if (itoi_waiter_remove(&s->putters, t)) {
         /* A writer that left passed this putter by (its timer had claimed it: waitq.h) and
          * handed the write side to nobody: the next putter takes it now (left alone, a
          * later put queued behind and waited for ever; found by a test of the claim). */
         if (!s->writer && (s->writer = itoi_waiter_pop(&s->putters)) != NULL) itoi_wake_with(s->writer, ITO_OK);
         return true;
     }
-    return itoi_queue_remove(&s->room, &t->u) || itoi_queue_remove(&s->getters, &t->u);
+    return itoi_waiter_remove(&s->room, t) || itoi_waiter_remove(&s->getters, t);
 }
 
 /* Write what the rule allows now (lock held): a remainder of at most the capacity only

@@ -14,7 +14,7 @@ typedef struct wg_impl {
     itoi_spinlock_t lock;
     uint32_t mark; /* ITOI_MARK_WAITGROUP while initialised (waitq.h) */
     int64_t count;
-    itoi_queue_t waiters;
+    itoi_waitq_t waiters;
 } wg_impl_t;
 
 static_assert(sizeof(wg_impl_t) <= sizeof(ito_waitgroup_t), "ito_waitgroup_t too small");
@@ -26,7 +26,7 @@ int ito_waitgroup_init(ito_waitgroup_t *g)
     wg_impl_t *x = (wg_impl_t *)g;
     itoi_spin_init(&x->lock);
     x->count = 0;
-    x->waiters = (itoi_queue_t){0};
+    x->waiters = (itoi_waitq_t){0};
     x->mark = ITOI_MARK_WAITGROUP;
     return ITO_OK;
 }
@@ -70,7 +70,7 @@ int ito_waitgroup_wait_until(ito_waitgroup_t *g, uint64_t deadline)
     int rc = ITO_OK;
     if (x->count != 0) {
         if (!itoi_deadline_passed(deadline))
-            return itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, itoi_queue_unlink, &x->waiters,
+            return itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, itoi_waitq_unlink, &x->waiters,
                                       "waitgroup");
         rc = ITO_ETIMEDOUT;
     }

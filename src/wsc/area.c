@@ -370,7 +370,7 @@ void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long 
         ITOI_BUMP(w->n_side_run);
         return;
     }
-    ito_continue_value(f, entry, (uint64_t)res);
+    itoi_zwt_continue_io(f, entry, (uint64_t)res);
     ITOI_BUMP(w->n_side_run);
 }
 
@@ -474,7 +474,13 @@ static inline __attribute__((always_inline)) int req_check(const ito_sysreq_t *q
     if (q->frame) { /* the continuation must name an entry of a live frame now (it may
                      * still be destroyed before the completion: that firing is dropped) */
         int rc;
-        if (!itoi_zwt_entry(q->frame, q->entry, &rc)) return rc;
+        itoi_zentry_t *e = itoi_zwt_entry(q->frame, q->entry, &rc);
+        if (!e) return rc;
+        /* The mode rule, with the poster's mode: the completion continues as the kernel,
+         * whoever reaps it (itoi_zwt_continue_io). A user thread reaches a kernel-mode
+         * entry only through a kernel-interface one (zwt.h), so not as a continuation. */
+        if (ITOI_UNLIKELY(ITOI_ZGET(e->mode) == ITO_MODE_KERNEL) && itoi_zwt_caller_mode(itoi_self_worker()) == ITO_MODE_USER)
+            return ITO_EPERM;
     }
     return ITO_OK;
 }

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "wsc.h"
+#include "../zwt/zwt.h"
 
 #define WAIT_ALL_MAX 1024
 
@@ -505,7 +506,7 @@ static bool batch_end(ito_sysreq_t *reqs, size_t n, const uint64_t *marked, long
     for (size_t i = 0; i < n; i++) {
         if (marked && !(marked[i / 64] >> (i % 64) & 1)) continue;
         if (reqs[i].result) *reqs[i].result = res;
-        if (reqs[i].frame) ito_continue_value(reqs[i].frame, reqs[i].entry, (uint64_t)res);
+        if (reqs[i].frame) itoi_zwt_continue_io(reqs[i].frame, reqs[i].entry, (uint64_t)res);
         any = true;
     }
     return any;

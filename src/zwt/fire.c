@@ -5,8 +5,13 @@
 static inline int caller_mode(itoi_worker_t *w)
 {
     const itoi_zentry_t *cur = w ? (const itoi_zentry_t *)w->unit_cur : NULL;
-    return cur ? cur->mode : ITO_MODE_USER;
+    /* read as the definition is (ITOI_ZGET): another thread may ito_entry_set the running
+     * ZWT's entry (a plain load here was a data race with it, found by an outside tester
+     * under TSan, 2026-12-05: test_zwt_mode_race) */
+    return cur ? ITOI_ZGET(cur->mode) : ITO_MODE_USER;
 }
+
+int itoi_zwt_caller_mode(itoi_worker_t *w) { return caller_mode(w); }
 
 void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u)
 {
@@ -42,15 +47,18 @@ static void wake_waiter(itoi_zentry_t *e)
 }
 
 /* `take` (the worker's own completion path, itoi_zwt_fire_take): an entry that becomes
- * ready (ITOI_ZS_QUEUED) is handed back in *taken instead of going to a queue. */
+ * ready (ITOI_ZS_QUEUED) is handed back in *taken instead of going to a queue. `io`: the
+ * completion of a split-phase request continues as the kernel, whoever reaps it (its
+ * poster's mode was checked at the post). */
 static inline __attribute__((always_inline)) int do_continue(itoi_worker_t *w, ito_frame_t *f, int entry,
-                                                             int has_value, uint64_t value, itoi_unit_t **taken)
+                                                             int has_value, uint64_t value, itoi_unit_t **taken,
+                                                             bool io)
 {
     int rc;
     itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
     if (ITOI_UNLIKELY(!e)) return rc;
     if (ITOI_UNLIKELY(!ITOI_ZGET(e->defined))) return ITO_ESTATE;
-    if (ITOI_UNLIKELY(ITOI_ZGET(e->mode) == ITO_MODE_KERNEL) && caller_mode(w) == ITO_MODE_USER)
+    if (ITOI_UNLIKELY(ITOI_ZGET(e->mode) == ITO_MODE_KERNEL) && !io && caller_mode(w) == ITO_MODE_USER)
         return ITO_EPERM; /* user threads reach kernel threads only through kernel-interface threads */
     /* Take one of the counts the arming set, never below 0: a continuation beyond them is
      * refused and changes nothing. (A decrement undone afterwards let a racing re-arm or
@@ -84,32 +92,36 @@ static inline __attribute__((always_inline)) int do_continue(itoi_worker_t *w, i
 /* From a foreign thread: entered (itoi_foreign_enter), so that a racing ito_finalize
  * either counts the unit it makes ready or refuses the call, and never frees the worker
  * queue under it. Out of line: the hot path below stays a leaf without a frame. */
-__attribute__((noinline, cold)) static int continue_foreign(ito_frame_t *f, int entry, int has_value, uint64_t value)
+__attribute__((noinline, cold)) static int continue_foreign(ito_frame_t *f, int entry, int has_value, uint64_t value,
+                                                        bool io)
 {
     if (itoi_foreign_enter() != ITO_OK) /* no runtime: every frame is stale (ito_finalize
                                           * invalidates them); else it is closing */
         return atomic_load(&itoi_rt.state) == 0 ? ITO_EINVAL : ITO_ESTATE;
-    int rc = do_continue(NULL, f, entry, has_value, value, NULL);
+    int rc = do_continue(NULL, f, entry, has_value, value, NULL, io);
     itoi_foreign_exit();
     return rc;
 }
 
 /* From a ULT or ZWT: no door (finalize cannot tear down under a worker). */
-static inline __attribute__((always_inline)) int continue_any(ito_frame_t *f, int entry, int has_value, uint64_t value)
+static inline __attribute__((always_inline)) int continue_any(ito_frame_t *f, int entry, int has_value, uint64_t value,
+                                                              bool io)
 {
     itoi_worker_t *w = itoi_self_worker();
-    if (ITOI_LIKELY(w != NULL)) return do_continue(w, f, entry, has_value, value, NULL);
-    return continue_foreign(f, entry, has_value, value);
+    if (ITOI_LIKELY(w != NULL)) return do_continue(w, f, entry, has_value, value, NULL, io);
+    return continue_foreign(f, entry, has_value, value, io);
 }
 
-int ito_continue(ito_frame_t *f, int entry) { return continue_any(f, entry, 0, 0); }
+int ito_continue(ito_frame_t *f, int entry) { return continue_any(f, entry, 0, 0, false); }
 
-int ito_continue_value(ito_frame_t *f, int entry, uint64_t value) { return continue_any(f, entry, 1, value); }
+int ito_continue_value(ito_frame_t *f, int entry, uint64_t value) { return continue_any(f, entry, 1, value, false); }
+
+int itoi_zwt_continue_io(ito_frame_t *f, int entry, uint64_t value) { return continue_any(f, entry, 1, value, true); }
 
 itoi_unit_t *itoi_zwt_fire_take(itoi_worker_t *w, ito_frame_t *f, int entry, uint64_t value)
 {
     itoi_unit_t *u = NULL;
-    (void)do_continue(w, f, entry, 1, value, &u); /* refused (a stale frame): dropped, as ito_continue_value */
+    (void)do_continue(w, f, entry, 1, value, &u, true); /* refused (a stale frame): dropped, as ito_continue_value */
     return u;
 }
 

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "zwt.h"
 
@@ -19,6 +20,11 @@ static itoi_spinlock_t orphan_lock;  /* orphan_free */
 itoi_zworker_t *itoi_zws;  /* one per worker, allocated on first use (zwt.h) */
 static itoi_spinlock_t setup_lock;
 static struct ito_frame *orphan_free[ITOI_NCLASSES]; /* frames freed by non-workers (under orphan_lock) */
+/* Unpooled frames (over the largest class) destroyed, for reuse by a create that fits in
+ * one (under orphan_lock). Until 2026-12-05 they were kept and never reused: each
+ * create/destroy cycle of a frame over 1 GiB kept another GiB resident and of the arena
+ * (found by an outside tester). */
+static struct ito_frame *big_free;
 
 void itoi_zwt_teardown(void);
 
@@ -53,6 +59,7 @@ void itoi_zwt_teardown(void)
 {
     itoi_spin_lock(&orphan_lock);
     memset(orphan_free, 0, sizeof orphan_free);
+    big_free = NULL;
     size_t n = itoi_arena_chunks();
     for (size_t i = 0; i < n; i++) {
         unsigned k = itoi_arena_chunk_kind(i);
@@ -65,6 +72,9 @@ void itoi_zwt_teardown(void)
             if (f->size_class < ITOI_NCLASSES) {
                 f->next_free = orphan_free[f->size_class];
                 orphan_free[f->size_class] = f;
+            } else if (k == ITOI_ARENA_FRAME_BIG && f->cap) {
+                f->next_free = big_free;
+                big_free = f;
             }
         }
     }
@@ -99,6 +109,7 @@ static struct ito_frame *frame_alloc(itoi_worker_t *w, size_t bytes, uint32_t cl
     if (!w) itoi_spin_unlock(&orphan_lock);
     struct ito_frame *f = (struct ito_frame *)p;
     f->size_class = cls;
+    if (!small) f->cap = (bytes + ITOI_ARENA_CHUNK - 1) & ~((size_t)ITOI_ARENA_CHUNK - 1);
     return f;
 }
 
@@ -141,8 +152,17 @@ static int frame_create(ito_frame_t **out, int nentries, size_t data_size)
             itoi_spin_unlock(&orphan_lock);
         }
         if (!f) f = frame_alloc(w, (size_t)1 << cls, slot);
-    } else {
-        f = frame_alloc(NULL, bytes, ITOI_NCLASSES);
+    } else { /* the smallest destroyed unpooled frame that fits, else a new one */
+        itoi_spin_lock(&orphan_lock);
+        struct ito_frame **best = NULL;
+        for (struct ito_frame **pp = &big_free; *pp; pp = &(*pp)->next_free)
+            if ((*pp)->cap >= bytes && (!best || (*pp)->cap < (*best)->cap)) best = pp;
+        if (best) {
+            f = *best;
+            *best = f->next_free;
+        }
+        itoi_spin_unlock(&orphan_lock);
+        if (!f) f = frame_alloc(NULL, bytes, ITOI_NCLASSES);
     }
     if (!f) return ITO_ENOMEM;
     f->nentries = (uint32_t)nentries;
@@ -188,7 +208,18 @@ static int frame_destroy(ito_frame_t *h)
     uint32_t expect = ITOI_FRAME_LIVE;
     if (!atomic_compare_exchange_strong(&f->magic, &expect, ITOI_FRAME_FREE)) return ITO_EINVAL;
     atomic_store_explicit(&f->tag, 0, memory_order_relaxed);
-    if (f->size_class >= ITOI_NCLASSES) return ITO_OK; /* unpooled (over 1 GiB): kept, not reused */
+    if (f->size_class >= ITOI_NCLASSES) { /* unpooled (over 1 GiB): its data given back to the
+                                           * kernel (the header and entries stay: the magic, tag
+                                           * and firing counts outlive the frame), then listed */
+        uintptr_t pg = 4096, from = ((uintptr_t)atomic_load_explicit(&f->data, memory_order_relaxed) + pg - 1) & ~(pg - 1);
+        uintptr_t to = (uintptr_t)f + f->cap;
+        if (from < to) (void)madvise((void *)from, to - from, MADV_DONTNEED);
+        itoi_spin_lock(&orphan_lock);
+        f->next_free = big_free;
+        big_free = f;
+        itoi_spin_unlock(&orphan_lock);
+        return ITO_OK;
+    }
     itoi_worker_t *w = itoi_self_worker();
     if (w) {
         itoi_zworker_t *zw = itoi_zwt_worker(w);

@@ -95,6 +95,7 @@ struct ito_frame {
     _Atomic uintptr_t tag;      /* while live: its handle ^ itoi_arena.key; else 0 */
     uint32_t nentries;
     uint32_t size_class;        /* pool class, or ITOI_NCLASSES when not pooled */
+    size_t cap;                 /* an unpooled frame's bytes (whole arena chunks), kept across lives */
     size_t data_size;
     _Atomic(unsigned char *) data; /* relaxed: a foreign ito_frame_data may race a new life of the slot */
     struct ito_frame *next_free;
@@ -115,6 +116,13 @@ void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u); /* the unit's run: the entr
  * and returned (the caller runs it with itoi_unit_run_now); NULL otherwise (not ready yet,
  * a waiting ULT woken, or refused as ito_continue_value would refuse it). */
 itoi_unit_t *itoi_zwt_fire_take(itoi_worker_t *w, ito_frame_t *f, int entry, uint64_t value);
+/* ito_continue_value for the completion of a split-phase request (itoi_zwt_fire_take's
+ * too): it continues as the kernel, whoever reaps it, since its poster's mode was checked
+ * at the post (a kernel-mode continuation reaped by the poller, which counted as a user
+ * thread, was refused and dropped; found by an outside tester, 2026-12-05). */
+int itoi_zwt_continue_io(ito_frame_t *f, int entry, uint64_t value);
+/* The mode of the caller: a running ZWT's own, else user (ULTs, foreign threads). */
+int itoi_zwt_caller_mode(itoi_worker_t *w);
 /* The sync word once no code-less firing and no set is under way (see the top): QUEUED
  * then means an entry with code, ready and not yet running. */
 static inline int32_t itoi_zentry_settle(itoi_zentry_t *e)
