@@ -476,8 +476,7 @@ static int batch_post(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, ito_s
                 wt->recs = x->wnext;
                 itoi_wsc_rec_put(a, x);
             }
-            wt->left = 0;
-            return ITO_ENOMEM;
+            return ITO_ENOMEM; /* the wait is the caller's to drop */
         }
         r->req = reqs[i];
         r->bidx = (uint16_t)i;

@@ -69,9 +69,6 @@ static _Thread_local unsigned poll_tick __attribute__((tls_model("initial-exec")
 static _Atomic int busy_mode;      /* ITO_DEVICE_BUSY requested */
 static int busy_raised;            /* side_shared holds our +1 (under tab_lock) */
 
-/* The identity under which the poller continues: the I/O controller, in kernel mode. */
-static const itoi_zentry_t io_controller = {.mode = ITO_MODE_KERNEL, .index = -1};
-
 static size_t dev_poll(itoi_worker_t *w, size_t budget);
 static void dev_teardown(void);
 static bool dev_pending(void);
@@ -470,10 +467,8 @@ static size_t dev_poll(itoi_worker_t *w, size_t budget)
                 value += d->carry;
                 d->carry = 0;
             }
-            const itoi_unit_t *saved = w->unit_cur;
-            w->unit_cur = &io_controller.u;
-            int rc = ito_continue_value(d->frame, d->entry, value);
-            w->unit_cur = saved;
+            /* as the I/O controller, in kernel mode: the handler entry may be of any mode */
+            int rc = itoi_zwt_continue_io(d->frame, d->entry, value);
             if (rc == ITO_OK) {
                 atomic_fetch_add_explicit(&d->delivered, 1, memory_order_relaxed);
                 did++;

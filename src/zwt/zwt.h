@@ -116,10 +116,11 @@ void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u); /* the unit's run: the entr
  * and returned (the caller runs it with itoi_unit_run_now); NULL otherwise (not ready yet,
  * a waiting ULT woken, or refused as ito_continue_value would refuse it). */
 itoi_unit_t *itoi_zwt_fire_take(itoi_worker_t *w, ito_frame_t *f, int entry, uint64_t value);
-/* ito_continue_value for the completion of a split-phase request (itoi_zwt_fire_take's
- * too): it continues as the kernel, whoever reaps it, since its poster's mode was checked
- * at the post (a kernel-mode continuation reaped by the poller, which counted as a user
- * thread, was refused and dropped; found by an outside tester, 2026-12-05). */
+/* ito_continue_value for the runtime's own I/O, which continues as the kernel (the I/O
+ * controller): a device's event, and the completion of a split-phase request
+ * (itoi_zwt_fire_take's too), whoever reaps it, since its poster's mode was checked at the
+ * post (a kernel-mode continuation reaped by the poller, which counted as a user thread,
+ * was refused and dropped; found by an outside tester, 2026-12-05). */
 int itoi_zwt_continue_io(ito_frame_t *f, int entry, uint64_t value);
 /* The mode of the caller: a running ZWT's own, else user (ULTs, foreign threads). */
 int itoi_zwt_caller_mode(itoi_worker_t *w);
