@@ -177,6 +177,42 @@ __attribute__((unused)) static void ito_test_run_two(void *(*a)(void *), void *(
 }
 #endif
 
+#if defined(ITO_ZWT_H)
+/* Runs fn(0) on a foreign pthread and fn(1) in a user-mode ZWT, each to its end, from a
+ * ULT: for the calls that refuse those contexts (test_notult_codes, test_regwin_codes). */
+typedef struct {
+    void (*fn)(int zwt);
+    atomic_int done;
+} ito_test_ctx_t;
+__attribute__((unused)) static void *ito_test_ctx_foreign(void *arg)
+{
+    ((ito_test_ctx_t *)arg)->fn(0);
+    return NULL;
+}
+__attribute__((unused)) static void ito_test_ctx_zwt(ito_frame_t *f, int e, uint64_t v)
+{
+    (void)e;
+    (void)v;
+    ito_test_ctx_t *c = *(ito_test_ctx_t **)ito_frame_data(f);
+    c->fn(1);
+    atomic_store(&c->done, 1);
+}
+__attribute__((unused)) static void ito_test_in_other_contexts(void (*fn)(int zwt))
+{
+    ito_test_ctx_t c = {.fn = fn};
+    pthread_t pt;
+    CHECK(pthread_create(&pt, NULL, ito_test_ctx_foreign, &c) == 0);
+    CHECK(pthread_join(pt, NULL) == 0);
+    ito_frame_t *f;
+    CHECK_OK(ito_frame_create(&f, 1, sizeof(ito_test_ctx_t *)));
+    *(ito_test_ctx_t **)ito_frame_data(f) = &c;
+    CHECK_OK(ito_entry_set(f, 0, ito_test_ctx_zwt, 1, ITO_MODE_USER));
+    CHECK_OK(ito_continue(f, 0));
+    while (!atomic_load(&c.done)) CHECK_OK(ito_sleep_ns(1000000));
+    while (ito_frame_destroy(f) == ITO_EBUSY) CHECK_OK(ito_yield());
+}
+#endif
+
 #if defined(ITO_COOP_H)
 #include <stdatomic.h>
 /* A ULT that only switches where ito-cc would let it (ITO_COOP_POINT: the flag check and
@@ -344,21 +380,23 @@ typedef union {
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-/* From now on, system call `nr` fails with EPERM in this process, in every thread it
- * has (TSYNC) and will have (a child of fork, usually: the filter cannot be removed).
- * Stands for a seccomp policy or an old kernel. */
-static inline void ito_test_deny_syscall(unsigned nr)
+/* From now on, system call `nr` fails with errno `err` in this process, in every thread
+ * it has (TSYNC) and will have (a child of fork, usually: the filter cannot be removed).
+ * Stands for a seccomp policy, an old kernel or a lasting shortage. */
+static inline void ito_test_deny_syscall_errno(unsigned nr, int err)
 {
     struct sock_filter f[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
     struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
     CHECK_EQ(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
     CHECK_EQ(syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog), 0);
 }
+/* The same with EPERM. */
+static inline void ito_test_deny_syscall(unsigned nr) { ito_test_deny_syscall_errno(nr, EPERM); }
 #endif
 
 #endif

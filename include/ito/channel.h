@@ -19,7 +19,8 @@
  *
  * Typed use: ITO_CHAN_TYPED(name, T) defines a channel type `name_t` carrying items of
  * type T, and functions name_create/destroy/send/recv/send_until/recv_until/try_send/
- * try_recv/close that take `name_t` and `T *`, so that the compiler checks the item type:
+ * try_recv/close that take `name_t` and `T *`, so that the compiler checks the item type
+ * (items are copied byte by byte: in C++, T must be trivially copyable, a static_assert says so):
  * @code
  *   ITO_CHAN_TYPED(job_chan, struct job)
  *   job_chan_t jobs;
@@ -139,8 +140,20 @@ int ito_chan_stats(ito_chan_t *c, ito_chan_stats_t *out);
 #endif
 
 #define ITO_CHAN_FN_ static inline __attribute__((unused))
+#ifdef __cplusplus
+/** Items are copied byte by byte (memcpy): in C++ the item type of a typed channel must be
+ * trivially copyable (a std::string item would be freed twice, by the sender's copy and
+ * the receiver's), checked at compile time. */
+#define ITO_CHAN_ITEM_CHECK_(name, T)                                                            \
+    static_assert(__is_trivially_copyable(T), "ITO_CHAN_TYPED(" #name ", " #T "): a channel "    \
+                  "copies its items byte by byte, so the item type must be trivially copyable");
+#else
+/** C has no such check. */
+#define ITO_CHAN_ITEM_CHECK_(name, T)
+#endif
 /** Defines a typed channel `name_t` of items of type T and its functions (see above). */
 #define ITO_CHAN_TYPED(name, T)                                                                  \
+    ITO_CHAN_ITEM_CHECK_(name, T)                                                                \
     typedef struct name##_s { ito_chan_t *chan; } name##_t;                                      \
     ITO_CHAN_FN_ int name##_create(name##_t *c, size_t capacity)                                \
     {                                                                                            \

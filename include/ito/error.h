@@ -21,7 +21,10 @@
  * read then, while their other calls give ITO_ESTATE without a runtime, see sync.h and
  * channel.h). Thread descriptors, frames, streams and
  * channels live in one reserved address range that is never given back, and groups in a
- * fixed table, not even at ito_finalize: a handle is checked against the range before it
+ * fixed table, not even at ito_finalize (known limit: the range's 64 KiB chunks keep the kind
+ * of object they first held, so under a tight RLIMIT_AS, where the range is a quarter of
+ * it, a burst of frames or channels destroyed again can leave no room for ULTs: ITO_ENOMEM,
+ * also after a new ito_init; see ARCHITECTURE.md): a handle is checked against the range before it
  * is read, so no stale or forged handle reads freed or foreign memory (each object also
  * holds its handle keyed with a per-process secret; only a program that reads the secret
  * and builds a fake object on purpose is not caught). The generations of thread

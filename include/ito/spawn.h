@@ -53,7 +53,7 @@ typedef enum ito_spawn_scheme {
 /** Attributes of a bulk creation: initialise with ito_spawn_attr_init, then set fields. */
 typedef struct ito_spawn_attr {
     ito_spawn_scheme_t scheme; /**< default SERIAL */
-    int workers;               /**< workers that create (the issuer's included); 0: all */
+    int workers;               /**< workers that create (the issuer's included): 1 .. ito_worker_count(); 0: all */
     size_t stack_size;         /**< 0: the runtime default; else ITO_STACK_MIN .. ITO_STACK_MAX (8 KiB .. 1 GiB, thread.h) */
     unsigned flags;            /**< ITO_ATTR_DETACHED: no handles, nothing to join */
 } ito_spawn_attr_t;

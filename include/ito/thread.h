@@ -120,7 +120,9 @@ typedef struct ito_config {
  * running runtime); ITO_EINVAL for a bad configuration or environment variable (one line
  * on stderr says which); ITO_ENOMEM (memory, threads or file descriptors ran out); ITO_ENOSYS when
  * CET shadow stacks are enabled, or ITO_WSC_BACKEND=uring is asked for and the kernel
- * refuses io_uring.
+ * refuses io_uring; ITO_EIO when the kernel refuses, for another reason than resources, a
+ * call every worker needs (its epoll instance or eventfd: a seccomp or LSM policy's EPERM;
+ * one line on stderr says which).
  * That thread must call ito_finalize before it ends: if it ends first (returns from its
  * start function, pthread_exit), worker 0 and the ULTs waiting on it stop with it and the
  * runtime can no longer be finalized; one line on stderr says so.
@@ -226,7 +228,11 @@ int ito_yield_to(ito_thread_t t);
  * @brief Ends the calling ULT with result retval (its thread-specific destructors run
  * first, on it). Does not return. (pthread_exit in a ULT would end its worker's kernel
  * thread, and with it the worker and its ULTs: the runtime then says so on stderr and
- * aborts rather than let joins and ito_finalize wait for ever.)
+ * aborts rather than let joins and ito_finalize wait for ever.) It does not unwind the
+ * ULT's stack, as glibc's pthread_exit does: destructors of C++ objects on it do not run
+ * (a std::lock_guard's lock stays held, a std::vector's memory leaks), and an exception
+ * being handled when it is called (ito_exit in a catch block) is never freed. From C++,
+ * end a ULT by returning from its function (throw to it to unwind).
  * @return only on error: ITO_EPERM from main (main ends in ito_finalize); ITO_ENOTULT
  * outside a ULT.
  * @contexts a ULT other than main.

@@ -56,7 +56,7 @@ enum ito_mode {
 
 /**
  * @brief Creates a frame of nentries entries (1 .. ITO_FRAME_MAX_ENTRIES, all undefined)
- * and a zeroed data area of data_size bytes.
+ * and a zeroed data area of data_size bytes (0 .. 1 GiB).
  * @return ITO_OK; ITO_EINVAL if out is NULL or a size is out of range; ITO_ESTATE if the
  * runtime is not running; ITO_ENOMEM.
  * @contexts any thread while the runtime runs (ULT, ZWT, foreign thread); not a signal handler.

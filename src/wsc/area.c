@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -221,16 +222,27 @@ itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
         int rc = itoi_uring_setup(w, a);
         if (rc == 0) {
             a->uring = 1;
-        } else if (itoi_env.wsc_backend == ITO_WSC_URING || rc == -EMFILE || rc == -ENFILE || rc == -ENOMEM) {
-            /* Forced and refused now, or no descriptor or memory for the ring at this
-             * moment: this call fails and says why (EMFILE, not ENOSYS), nothing is kept
-             * (the table leaked 256 KiB per call), and the worker's next call tries
-             * again; only io_uring itself refused (EPERM, ENOSYS...) is a lasting
-             * fallback to the sync backend. */
+        } else if (rc == -EMFILE || rc == -ENFILE || (itoi_env.wsc_backend == ITO_WSC_URING && rc == -ENOMEM)) {
+            /* Forced and refused now, or no descriptor for the ring at this moment: this
+             * call fails and says why (EMFILE, not ENOSYS), nothing is kept (the table
+             * leaked 256 KiB per call), and the worker's next call tries again; io_uring
+             * itself refused (EPERM, ENOSYS...) is a lasting fallback to the sync backend,
+             * and so is no memory for the ring (ENOMEM): that is usually lasting too
+             * (RLIMIT_MEMLOCK before Linux 5.12, a memory cgroup at its limit, a sandbox),
+             * and the sync backend needs no ring; until 2026-12-05 every I/O call of the
+             * worker failed with ENOMEM for the rest of the runtime (found by a tester). */
             free((void *)a->fdlive);
             a->fdlive = NULL;
             atomic_store(&area_errno, -rc);
             return NULL;
+        } else if (itoi_env.wsc_backend == ITO_WSC_URING) {
+            /* Forced, checked at ito_init, and refused now (a seccomp filter the program
+             * installed after ito_init, before this worker's first I/O): the worker goes on
+             * as the sync backend (ENVIRONMENT.md), as when io_uring_enter is refused later.
+             * Until 2026-12-05 every I/O call of the worker failed with EPERM (syscall.h's
+             * "not a ULT") for the rest of the runtime (found by a tester). */
+            fprintf(stderr, "ito: io_uring refused (%s) after ito_init: worker %d runs its system calls as the sync backend\n",
+                    strerror(-rc), w->index);
         }
     }
     atomic_store_explicit(&a->init, 1, memory_order_release);
@@ -325,15 +337,10 @@ void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long 
      * preemption). The waiting wrapper runs it again (wrappers.c, call_once). */
     if (ITOI_UNLIKELY(res == -ECANCELED) && r->why == WHY_NONE && r->wait) {
         r->wait->kernel_cancelled = true;
-        if (r->wait->again) { /* a batch's request: posted again by ito_sys_wait_all, nothing delivered */
-            itoi_iowait_t *wt = r->wait;
-            wt->again[r->bidx / 64] |= UINT64_C(1) << (r->bidx % 64);
-            wt->moved = true;
-            ITOI_BUMP(a->st.completed);
-            rec_put(a, r);
-            iowait_done(w, a, wt, r);
-            ITOI_BUMP(w->n_side_run);
-            return;
+        if (r->wait->again) { /* a batch's request: posted again by ito_sys_wait_all */
+            r->wait->again[r->bidx / 64] |= UINT64_C(1) << (r->bidx % 64);
+            r->result = NULL; /* nothing delivered: its result and continuation come from */
+            r->frame = NULL;  /* the run that ends it; the rest is an ordinary completion */
         }
     }
     if (r->why != WHY_NONE) {
@@ -707,18 +714,34 @@ size_t itoi_wsc_cancel_matching(itoi_worker_t *w, itoi_wscw_t *a, bool (*match)(
     if (!n) return 0;
     /* A cancellation may end other records too (a poll's siblings): take a snapshot of
      * the list first. Ended records go back to the pool (state FREE), never to malloc,
-     * and nothing is posted meanwhile, so the snapshot stays valid. */
-    itoi_sysrec_t **snap = malloc(n * sizeof *snap);
-    if (!snap) return 0;
-    for (itoi_sysrec_t *r = a->live.lnext; r != &a->live && k < n; r = r->lnext) snap[k++] = r;
+     * and nothing is posted meanwhile, so the snapshot stays valid. Up to 64 on the
+     * stack; more on the heap. */
+    itoi_sysrec_t *small[64], **snap = n <= 64 ? small : itoi_malloc(n * sizeof *snap);
     size_t hit = 0;
+    if (!snap) {
+        /* No memory for the snapshot: cancel one record at a time, looking again from
+         * the head after each (a cancel sets the record's reason first, so none is taken
+         * twice, and nothing is added meanwhile). Until 2026-12-05 this cancelled
+         * nothing: an ito_close under memory pressure left the descriptor's waiters
+         * waiting on a closed number, for ever on the sync backend (found by a tester). */
+        for (;;) {
+            itoi_sysrec_t *r = a->live.lnext;
+            while (r != &a->live &&
+                   (r->state == REC_FREE || r->state == REC_DONE || r->why != WHY_NONE || !match(r, ctx)))
+                r = r->lnext;
+            if (r == &a->live) return hit;
+            hit++;
+            itoi_wsc_cancel(w, a, r, why);
+        }
+    }
+    for (itoi_sysrec_t *r = a->live.lnext; r != &a->live && k < n; r = r->lnext) snap[k++] = r;
     for (size_t i = 0; i < k; i++) {
         itoi_sysrec_t *r = snap[i];
         if (r->state == REC_FREE || r->state == REC_DONE || !match(r, ctx)) continue;
         hit++;
         itoi_wsc_cancel(w, a, r, why);
     }
-    free(snap);
+    if (snap != small) free(snap);
     return hit;
 }
 
