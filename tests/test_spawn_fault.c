@@ -3,6 +3,7 @@
  * created exactly once and can be joined; nothing is left half-made. */
 #define _GNU_SOURCE
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "ito/ito.h"
@@ -39,6 +40,8 @@ int main(void)
             ito_spawn_attr_init(&a);
             a.scheme = (ito_spawn_scheme_t)scheme;
             atomic_store(&ran, 0);
+            for (int i = 0; i < N; i++) hs[i] = (ito_thread_t)(uintptr_t)0x5a5a; /* a failed one is set to NULL,
+                                                    * not left as it was (h60d: mutation survived) */
             rc = ito_create_many(N, body, NULL, 0, NULL, hs, errs, &a);
             long ok = 0;
             for (int i = 0; i < N; i++) {

@@ -208,7 +208,10 @@ typedef struct ito_preempt_stats_s {
     uint64_t forced;      /**< delays that hit the bound: preempted inside the region */
 } ito_preempt_stats_t;
 /**
- * @brief The whole runtime's counters (also after ito_preempt_disable).
+ * @brief The whole runtime's counters (also after ito_preempt_disable). They count from a
+ * runtime's first ito_preempt_enable: after ito_finalize, and in the next runtime until its
+ * first ito_preempt_enable, they are the last runtime's totals (unlike ito_stats,
+ * ito_wsc_stats and ito_zwt_stats, which start at 0 at ito_init).
  * @return ITO_OK; ITO_EINVAL if out is NULL.
  * @contexts any thread; not a signal handler.
  */

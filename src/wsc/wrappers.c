@@ -827,6 +827,12 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
             return (int)ret(back_home(home, -ECANCELED));
         }
         if (closed) {
+            /* A wait that a close in progress ended is a scheduling point: the closer may be
+             * waiting for its pass on this worker, and a caller that polls the same set again
+             * at once would otherwise find the number still closing, end again without
+             * parking, and keep the worker (and the close) for ever (found by a server
+             * tester, 2026-12-05: sync backend, 2 workers, a 1000-descriptor poll loop). */
+            ito_yield();
             /* ito_close wakes the waiters before it closes: polling again now could find
              * the descriptor still open and wait on it for ever after it is closed. The
              * closed ones answer POLLNVAL (as poll(2) on a closed descriptor), with

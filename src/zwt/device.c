@@ -103,6 +103,9 @@ static int device_poll_mode(int mode)
 {
     if (mode != ITO_DEVICE_SLEEP && mode != ITO_DEVICE_BUSY) return ITO_EINVAL;
     if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
+    /* dev_teardown puts the default back at ito_finalize (registered once per process;
+     * it fails only past the fixed number of clean-ups, which the modules do not reach) */
+    if (mode != ITO_DEVICE_SLEEP) (void)itoi_fini_add(dev_teardown);
     itoi_spin_lock(&tab_lock);
     int old = atomic_exchange(&busy_mode, mode);
     if (tab) busy_update();
@@ -150,6 +153,9 @@ out:
 
 static void dev_teardown(void)
 {
+    /* Each runtime starts in the default mode, also when this one opened no device (the
+     * mode was kept for the next runtime: h60b, 2026-12-05). */
+    atomic_store(&busy_mode, ITO_DEVICE_SLEEP);
     if (!tab) return;
     for (uint32_t i = 0; i < tab_used; i++) {
         struct ito_device *d = &tab[i];
