@@ -24,7 +24,11 @@
  * requests it had queued fail with the refusal's errno (EPERM), and it runs every later
  * request as the sync backend does. Requests the kernel had taken before complete as
  * usual but can no longer be cancelled: a deadline, ito_cancel_io, ito_close and
- * ito_finalize wait for them to end by themselves.
+ * ito_finalize wait for them to end by themselves. A worker whose ring cannot be set up
+ * at its first request goes on as the sync backend too, saying so on stderr when
+ * ITO_WSC_BACKEND=uring was asked for: io_uring_setup refused after ito_init, or out of
+ * memory (ENOMEM: RLIMIT_MEMLOCK before Linux 5.12, a memory cgroup at its limit). Out of
+ * descriptors (EMFILE, ENFILE) only that request fails, and the next one tries again.
  * Descriptors that can be neither (a tty, inotify) wait for readiness in the epoll and
  * are then read on a helper, which asks for no more than is there (FIONREAD): a raw tty's
  * VMIN/VTIME framing is not kept (a read returns the bytes that have come, as io_uring
