@@ -223,11 +223,11 @@ itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
         if (rc == 0) {
             a->uring = 1;
         } else if (rc == -EMFILE || rc == -ENFILE || (itoi_env.wsc_backend == ITO_WSC_URING && rc == -ENOMEM)) {
-            /* Forced and refused now, or no descriptor for the ring at this moment: this
-             * call fails and says why (EMFILE, not ENOSYS), nothing is kept (the table
-             * leaked 256 KiB per call), and the worker's next call tries again; io_uring
-             * itself refused (EPERM, ENOSYS...) is a lasting fallback to the sync backend,
-             * and so is no memory for the ring (ENOMEM): that is usually lasting too
+            /* No descriptor for the ring at this moment (or, with the backend forced, no
+             * memory for it): this call fails and says why (EMFILE, not ENOSYS), nothing
+             * is kept (the table leaked 256 KiB per call), and the worker's next call
+             * tries again; io_uring itself refused (EPERM, ENOSYS...) is a lasting
+             * fallback to the sync backend, and so is no memory for the ring (ENOMEM): that is usually lasting too
              * (RLIMIT_MEMLOCK before Linux 5.12, a memory cgroup at its limit, a sandbox),
              * and the sync backend needs no ring; until 2026-12-05 every I/O call of the
              * worker failed with ENOMEM for the rest of the runtime (found by a tester). */
