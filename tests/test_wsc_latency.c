@@ -1,28 +1,48 @@
-/* test_wsc_latency: the latency bound of the flush policy (src/wsc/area.c) sends a partial
- * bucket that nothing else would send. One worker, threshold 64, bound 300 us: a ULT
- * posts one NOP and then yields to a second ULT, back and forth, so that a thread is
- * always ready and no scheduling point needs the worker's scheduler context: only the
- * bound's timer brings the worker there, where the bucket goes (with the bound off, the
- * NOP waits forever: checked when this test was written). The NOP's result must arrive
- * while they yield, on both backends; three rounds per backend, so the timer's ticks stop
- * and start again between buckets. A wait that never ends fails after 10 s of yielding
- * instead of hanging. */
+/* test_wsc_latency: on a worker whose threads can always run, a partial bucket still goes,
+ * at the scheduler's visit every 64 scheduling points (src/wsc/area.c, the flush policy;
+ * syscall.h, ito_wsc_set_latency_us). One worker, threshold 64: a ULT posts one NOP and
+ * then alternates with a second ULT, each computing about 100 us between its yields, so
+ * that a thread is always ready and the worker never idles. The NOP must complete within
+ * one visit: at most 33 of the poster's yields (64 points shared by two ULTs, plus the
+ * point where it posted), counted, not timed. Five rounds with the latency bound at 300 us
+ * and five with it off: the same, since the bound is a timer and timers are looked at in
+ * the same visits (measured: 31-33 yields, about 6 ms, either way).
+ * Until 2026-12-05 this test's ULTs only yielded and it checked only that the NOP came at
+ * all, and its header said the bound was what sent the bucket; mutation testing (h60e)
+ * showed it passed with the latency rule removed, and the measurement above showed why.
+ * It now fails if the visit stops sending buckets: the bound's own rule needs a second
+ * visit (more than 33 yields), and with it off nothing would send the NOP (10 s, abort).
+ * On both backends. */
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "ito/ito.h"
 #include "ito_test.h"
 
+#define SLICE_NS 100000u /* compute between two yields */
+#define ROUNDS 5
+#define MAX_YIELDS 33 /* one fairness visit (64 scheduling points, sched.c) for two ULTs */
+
 static volatile long result;
 static atomic_int stop;
+static long yields; /* the poster's, until its result came */
 
-static void *yielder(void *arg)
+static void compute(void)
+{
+    uint64_t t0 = ito_test_now_ns();
+    while (ito_test_now_ns() - t0 < SLICE_NS) {
+    }
+}
+
+static void *other(void *arg)
 {
     (void)arg;
-    while (!atomic_load(&stop)) CHECK_OK(ito_yield());
+    while (!atomic_load(&stop)) {
+        compute();
+        CHECK_OK(ito_yield());
+    }
     return NULL;
 }
 
@@ -33,10 +53,12 @@ static void *poster(void *arg)
     result = -9999;
     CHECK_OK(ito_sys_post(&q));
     uint64_t t0 = ito_test_now_ns();
-    long spins = 0;
+    yields = 0;
     while (result == -9999) {
+        compute();
         CHECK_OK(ito_yield());
-        if ((++spins & 1023) == 0 && ito_test_now_ns() - t0 > 10000000000u) {
+        yields++;
+        if (ito_test_now_ns() - t0 > 10000000000u) {
             fprintf(stderr, "test_wsc_latency: the bucket was never flushed\n");
             abort();
         }
@@ -46,21 +68,30 @@ static void *poster(void *arg)
     return NULL;
 }
 
-static void round_(const char *backend)
+static void rounds(const char *backend, unsigned bound_us)
 {
-    (void)backend;
     CHECK_OK(ito_wsc_set_threshold(64));
-    CHECK_OK(ito_wsc_set_latency_us(300));
-    for (int r = 0; r < 3; r++) {
+    CHECK_OK(ito_wsc_set_latency_us(bound_us));
+    for (int r = 0; r < ROUNDS; r++) {
         ito_wsc_stats_t s0, s1;
         CHECK_OK(ito_wsc_stats(&s0));
         atomic_store(&stop, 0);
-        ito_test_run_two(poster, yielder);
+        ito_test_run_two(poster, other);
         CHECK_OK(ito_wsc_stats(&s1));
         CHECK_EQ((long)(s1.completed - s0.completed), 1);
         CHECK_EQ((long)(s1.flush_threshold - s0.flush_threshold), 0);
         CHECK_EQ((long)(s1.flush_explicit - s0.flush_explicit), 0);
+        if (yields > MAX_YIELDS)
+            fprintf(stderr, "%s, bound %u us: the NOP came after %ld of the poster's yields\n", backend, bound_us,
+                    yields);
+        CHECK(yields <= MAX_YIELDS);
     }
+}
+
+static void round_(const char *backend)
+{
+    rounds(backend, 300);
+    rounds(backend, 0);
 }
 
 int main(void)

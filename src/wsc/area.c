@@ -5,10 +5,18 @@
  *   idle       the worker's scheduler context runs its pollers, i.e. no thread of the
  *              worker can run: everything its ULTs and ZWTs posted meanwhile crosses
  *              in one go (the paper's design; the default's main rule). Between two
- *              rounds of ready ZWTs the bucket waits (at most 8 rounds in a row);
+ *              rounds of ready ZWTs the bucket waits (at most 8 rounds in a row). The
+ *              scheduler also visits that context every 64 scheduling points of a busy
+ *              worker (sched.c's fairness rule) and at preemption ticks: the bucket goes
+ *              there too, counted as idle;
  *   threshold  K requests are buffered (ito_wsc_set_threshold; default 32);
- *   latency    the oldest buffered request has waited the bound L (default 50 us), so
- *              CPU-bound threads cannot hold requests back. A timer ticks every L/2
+ *   latency    the oldest buffered request has waited the bound L (default 50 us). Its
+ *              timer is looked at in the scheduler context like every timer, i.e. at the
+ *              visits above, where the poller sends the bucket first: so on a busy worker
+ *              a bucket waits up to 64 scheduling points whatever L, and the rule itself
+ *              sends a bucket only while ready ZWTs hold it back (found by mutation
+ *              testing, 2026-12-05: the test of this rule could not fail; syscall.h says
+ *              so now). A timer ticks every L/2
  *              while requests are buffered, and a bucket found at two ticks in a row
  *              goes: it waited at least L/2 and at most L (a bucket begins after one
  *              tick at the earliest). The timer is armed when a bucket begins and no
