@@ -442,6 +442,65 @@ static void accounting(void)
     CHECK(busmp_new(&p) == NULL);
 }
 
+/* Fair share when a program finishes early: slices after it count among fewer programs
+ * (busmp.h: slice length / number of UNFINISHED programs). A works 500 cycles, B and C 2500:
+ * A [0,500] finished; B [600,1600], C [1700,2700], B [2800,3800], C [3900,4900],
+ * B [5000,5500] finished; C [5600,6100]. B's share: 500/3 + (4 x 1000 + 500)/2;
+ * C's adds its last slice, alone: + 500/1. */
+static void fair_share_after_a_finish(void)
+{
+    reset();
+    for (int i = 0; i < 2; i++) {
+        work(&scr[0][i], 500);
+        ev(&scr[0][i], WL_EV_EXIT);
+    }
+    for (int g = 1; g < 3; g++)
+        for (int i = 0; i < 2; i++) {
+            work(&scr[g][i], 2500);
+            ev(&scr[g][i], WL_EV_EXIT);
+        }
+    busmp_params p = params(BUSMP_PREEMPT);
+    busmp *m = busmp_new(&p);
+    for (int g = 0; g < 3; g++)
+        add(m, g, g == 0 ? "A" : g == 1 ? "B" : "C", 0);
+    CHECK_EQ(busmp_run(m), 0);
+    CHECK_EQ(busmp_stats(m, 0)->finish, 500);
+    CHECK_EQ(busmp_stats(m, 1)->finish, 5500);
+    CHECK_EQ(busmp_stats(m, 2)->finish, 6100);
+    const double b = 500.0 / 3 + 4500.0 / 2, c = 500.0 / 3 + 4500.0 / 2 + 500.0 / 1;
+    CHECK(busmp_stats(m, 1)->fair_cycles > b - 0.01 && busmp_stats(m, 1)->fair_cycles < b + 0.01);
+    CHECK(busmp_stats(m, 2)->fair_cycles > c - 0.01 && busmp_stats(m, 2)->fair_cycles < c + 0.01);
+    busmp_free(m);
+}
+
+/* tick_grid: a turn that starts exactly on a tick (the switch after a finish at 900 ends at
+ * 1000) lasts a whole quantum, to the next tick, not zero cycles. */
+static void tick_grid_start_on_a_tick(void)
+{
+    reset();
+    for (int i = 0; i < 2; i++) {
+        work(&scr[0][i], 900);
+        ev(&scr[0][i], WL_EV_EXIT);
+        work(&scr[1][i], 2500);
+        ev(&scr[1][i], WL_EV_EXIT);
+    }
+    busmp_params p = params(BUSMP_PREEMPT);
+    p.tick_grid = 1;
+    busmp *m = busmp_new(&p);
+    add(m, 0, "A", 0);
+    add(m, 1, "B", 0);
+    CHECK_EQ(busmp_run(m), 0);
+    int n;
+    const busmp_slice *s = busmp_slices(m, &n);
+    CHECK(n >= 2);
+    CHECK_EQ(s[0].end, 900);
+    CHECK_EQ(s[0].reason, BUSMP_END_FINISHED);
+    CHECK_EQ(s[1].prog, 1);
+    CHECK_EQ(s[1].start, 1000);
+    CHECK_EQ(s[1].end, 2000);
+    busmp_free(m);
+}
+
 int main(void)
 {
     round_robin();
@@ -453,5 +512,7 @@ int main(void)
     gang_pending();
     tick_grid();
     accounting();
+    fair_share_after_a_finish();
+    tick_grid_start_on_a_tick();
     TEST_DONE();
 }
