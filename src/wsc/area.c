@@ -18,8 +18,7 @@
  *              testing, 2026-12-05: the test of this rule could not fail; syscall.h says
  *              so now). A timer ticks every L/2
  *              while requests are buffered, and a bucket found at two ticks in a row
- *              goes: it waited at least L/2 and at most L (a bucket begins after one
- *              tick at the earliest). The timer is armed when a bucket begins and no
+ *              goes (when ZWT rounds held it through the visit of the first). The timer is armed when a bucket begins and no
  *              tick is pending, and a flush does not cancel it, so a busy worker reads
  *              the clock and touches its timer heap once per L/2, not once per bucket
  *              (wsc_fig11, K = 4: 0.06 of a getpid per call); a tick that finds nothing
@@ -235,10 +234,11 @@ itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
              * memory for it): this call fails and says why (EMFILE, not ENOSYS), nothing
              * is kept (the table leaked 256 KiB per call), and the worker's next call
              * tries again; io_uring itself refused (EPERM, ENOSYS...) is a lasting
-             * fallback to the sync backend, and so is no memory for the ring (ENOMEM): that is usually lasting too
-             * (RLIMIT_MEMLOCK before Linux 5.12, a memory cgroup at its limit, a sandbox),
-             * and the sync backend needs no ring; until 2026-12-05 every I/O call of the
-             * worker failed with ENOMEM for the rest of the runtime (found by a tester). */
+             * fallback to the sync backend, and so is no memory for the ring (ENOMEM):
+             * that is usually lasting too (RLIMIT_MEMLOCK before Linux 5.12, a memory
+             * cgroup at its limit, a sandbox), and the sync backend needs no ring; until
+             * 2026-12-05 every I/O call of the worker failed with ENOMEM for the rest of
+             * the runtime (found by a tester). */
             free((void *)a->fdlive);
             a->fdlive = NULL;
             atomic_store(&area_errno, -rc);
@@ -715,6 +715,12 @@ static _Atomic size_t fini_found;
 static _Atomic int fini_left;
 static itoi_call_t *fini_calls;
 
+/* A live record that a cancellation by `match` takes. */
+static inline bool may_cancel(const itoi_sysrec_t *r, bool (*match)(const itoi_sysrec_t *, void *), void *ctx)
+{
+    return r->state != REC_FREE && r->state != REC_DONE && match(r, ctx);
+}
+
 size_t itoi_wsc_cancel_matching(itoi_worker_t *w, itoi_wscw_t *a, bool (*match)(const itoi_sysrec_t *, void *),
                                 void *ctx, int why)
 {
@@ -734,9 +740,7 @@ size_t itoi_wsc_cancel_matching(itoi_worker_t *w, itoi_wscw_t *a, bool (*match)(
          * waiting on a closed number, for ever on the sync backend (found by a tester). */
         for (;;) {
             itoi_sysrec_t *r = a->live.lnext;
-            while (r != &a->live &&
-                   (r->state == REC_FREE || r->state == REC_DONE || r->why != WHY_NONE || !match(r, ctx)))
-                r = r->lnext;
+            while (r != &a->live && (r->why != WHY_NONE || !may_cancel(r, match, ctx))) r = r->lnext;
             if (r == &a->live) return hit;
             hit++;
             itoi_wsc_cancel(w, a, r, why);
@@ -745,7 +749,7 @@ size_t itoi_wsc_cancel_matching(itoi_worker_t *w, itoi_wscw_t *a, bool (*match)(
     for (itoi_sysrec_t *r = a->live.lnext; r != &a->live && k < n; r = r->lnext) snap[k++] = r;
     for (size_t i = 0; i < k; i++) {
         itoi_sysrec_t *r = snap[i];
-        if (r->state == REC_FREE || r->state == REC_DONE || !match(r, ctx)) continue;
+        if (!may_cancel(r, match, ctx)) continue;
         hit++;
         itoi_wsc_cancel(w, a, r, why);
     }

@@ -36,6 +36,9 @@
 #include "../zwt/zwt.h"
 
 #define WAIT_ALL_MAX 1024
+/* Runs of a request that io_uring gave up by itself before running it (area.c,
+ * itoi_wsc_complete): then EAGAIN (syscall.h). One count for every wrapper. */
+#define KERNEL_RERUNS 8
 
 
 /* The deadline fired while a ULT waits for I/O: cancel what it waits for; the
@@ -318,7 +321,7 @@ static long call_once(const ito_sysreq_t *q, const char *what)
          * run it again, a few times (a worker thread that can never be started, as under
          * RLIMIT_NPROC, fails as the sync backend's helpers do: EAGAIN). */
         if (ITOI_LIKELY(!(res == -ECANCELED && wt.kernel_cancelled && a->uring))) break;
-        if (tries == 7) {
+        if (tries == KERNEL_RERUNS - 1) {
             res = -EAGAIN;
             break;
         }
@@ -562,7 +565,7 @@ int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n)
             if (batch_end(reqs, n, again, -ECANCELED)) cancelled = true;
             break;
         }
-        if (tries == 7) {
+        if (tries == KERNEL_RERUNS - 1) {
             batch_end(reqs, n, again, -EAGAIN);
             break;
         }
@@ -818,7 +821,7 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
             if (res != res_small) free(res);
             if (atomic_load(&me->io_cancel) && atomic_exchange(&me->io_cancel, 0))
                 return (int)ret(back_home(home, -ECANCELED));
-            if (++kernel_cancels == 8) return (int)ret(back_home(home, -EAGAIN));
+            if (++kernel_cancels == KERNEL_RERUNS) return (int)ret(back_home(home, -EAGAIN));
             continue;
         }
         if (cancelled) {
