@@ -76,6 +76,82 @@ __attribute__((unused)) static uint64_t ito_test_cpu_ns(void)
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+/* Adds to *ran the time since *last when the two looks are close together (< 200 us): the
+ * time a thread that looks often ran, without the time it was switched out. */
+__attribute__((unused)) static inline void ito_test_account(uint64_t *ran, uint64_t *last)
+{
+    uint64_t now = ito_test_now_ns();
+    if (now - *last < 200000) *ran += now - *last;
+    *last = now;
+}
+
+#ifdef _GNU_SOURCE /* cpu_set_t, sched_getcpu, pthread_setaffinity_np */
+#include <sched.h>
+/* CPU hogs: foreign threads that spin on one CPU, so that the OS deschedules a worker's
+ * thread pinned there for longer than a quantum at a time. ito_test_hogs_start makes n (at
+ * most 8), which wait until ito_test_hogs_pin names the CPU; `on` counts those spinning. */
+typedef struct ito_test_hogs {
+    pthread_t t[8];
+    int n;
+    _Atomic int stop, cpu, on;
+} ito_test_hogs_t;
+__attribute__((unused)) static void *ito_test_hog_body(void *arg)
+{
+    ito_test_hogs_t *h = arg;
+    int cpu;
+    while ((cpu = atomic_load(&h->cpu)) < 0 && !atomic_load(&h->stop)) sched_yield();
+    if (cpu >= 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0) abort();
+    }
+    atomic_fetch_add(&h->on, 1);
+    volatile unsigned long k = 0;
+    while (!atomic_load_explicit(&h->stop, memory_order_relaxed)) k++;
+    return NULL;
+}
+__attribute__((unused)) static void ito_test_hogs_start(ito_test_hogs_t *h, int n)
+{
+    h->n = n;
+    atomic_store(&h->stop, 0);
+    atomic_store(&h->cpu, -1);
+    atomic_store(&h->on, 0);
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&h->t[i], NULL, ito_test_hog_body, h) != 0) abort();
+}
+/* Pins the calling thread and the hogs to the CPU it runs on; *old gets its affinity. */
+__attribute__((unused)) static void ito_test_hogs_pin(ito_test_hogs_t *h, cpu_set_t *old)
+{
+    cpu_set_t one;
+    int cpu = sched_getcpu();
+    if (sched_getaffinity(0, sizeof *old, old) != 0 || cpu < 0) abort();
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) abort();
+    atomic_store(&h->cpu, cpu);
+}
+/* Pins the calling thread (and the threads it starts from now on, such as ito_init's
+ * workers) to the first CPU it may run on; *old gets its affinity. */
+__attribute__((unused)) static void ito_test_pin_first_cpu(cpu_set_t *old)
+{
+    cpu_set_t one;
+    if (sched_getaffinity(0, sizeof *old, old) != 0) abort();
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, old)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    if (sched_setaffinity(0, sizeof one, &one) != 0) abort();
+}
+__attribute__((unused)) static void ito_test_hogs_stop(ito_test_hogs_t *h)
+{
+    atomic_store(&h->stop, 1);
+    for (int i = 0; i < h->n; i++) pthread_join(h->t[i], NULL);
+}
+#endif
 #endif
 
 /* Signal-mode preemption is refused in the sanitizer trees (preempt.h). */

@@ -347,7 +347,10 @@ static void post_probe(void *arg)
     /* The real frame (a local could live on ASan's fake stack). */
     const void *here = __builtin_frame_address(0);
     p->ran++;
-    p->ok = in_stack(p->on, here) && *p->saved != NULL && (uintptr_t)*p->saved % 16 == 8;
+    /* and called as the ABI says: the stack 16-byte aligned at the call (the CFA, the
+     * stack pointer before the call, is), so that post may keep SSE values on it */
+    p->ok = in_stack(p->on, here) && *p->saved != NULL && (uintptr_t)*p->saved % 16 == 8 &&
+            (uintptr_t)__builtin_dwarf_cfa() % 16 == 0;
 }
 
 void fresh_body(void);

@@ -1,5 +1,5 @@
 /* test_timer_front: a timed wait on a busy worker ends late by a bounded number of
- * scheduling points (ito/time.h: "on a busy worker, by up to 64 scheduling points"), not
+ * scheduling points (ito/time.h: on a busy worker "by up to 64 of them"), not
  * by the length of the ready queue. 1,000 ULTs bound to worker 0 each spin 10 us and
  * yield; a ULT on the same worker sleeps 1 ms, 80 times: between the sleep's start and
  * its end the others may pass about 100 scheduling points (the millisecond itself) plus

@@ -1,18 +1,19 @@
 /* test_wsc_latency: on a worker whose threads can always run, a partial bucket still goes,
- * at the scheduler's visit every 64 scheduling points (src/wsc/area.c, the flush policy;
+ * at the scheduler's look every 64 scheduling points (src/wsc/area.c, the flush policy;
  * syscall.h, ito_wsc_set_latency_us). One worker, threshold 64: a ULT posts one NOP and
  * then alternates with a second ULT, each computing about 100 us between its yields, so
  * that a thread is always ready and the worker never idles. The NOP must complete within
- * one visit: at most 33 of the poster's yields (64 points shared by two ULTs, plus the
- * point where it posted), counted, not timed. Five rounds with the latency bound at 300 us
- * and five with it off: the same, since the bound is a timer and timers are looked at in
- * the same visits (measured: 31-33 yields, about 6 ms, either way).
- * Until 2026-12-05 this test's ULTs only yielded and it checked only that the NOP came at
- * all, and its header said the bound was what sent the bucket; mutation testing (h60e)
- * showed it passed with the latency rule removed, and the measurement above showed why.
- * It now fails if the visit stops sending buckets: the bound's own rule needs a second
- * visit (more than 33 yields), and with it off nothing would send the NOP (10 s, abort).
- * On both backends. */
+ * one look: at most 33 of the poster's yields (64 points shared by two ULTs, plus the
+ * point where it posted), counted, not timed. Five rounds with the latency bound off, then
+ * five with it at 300 us: the same, since the bound's timer is lazy (it places no look of
+ * its own; measured: 31-33 yields, about 6 ms, either way). On both backends.
+ * History (2026-12-05): the test's ULTs only yielded and it checked only that the NOP came
+ * at all (mutation testing, h60e, showed it passed with the latency rule removed); it fails
+ * now if the look stops sending buckets (the bound's own rule needs a second look, more
+ * than 33 yields, and with it off nothing would send the NOP: 10 s, abort). Its rounds
+ * without the bound used to run after those with it, whose leftover ticks sent the bucket:
+ * that hid that on the sync backend with the bound off a bucket never went (only an
+ * io_uring worker's watched eventfd brought the look's visit; wsc_probe now does). */
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdio.h>
@@ -90,8 +91,8 @@ static void rounds(const char *backend, unsigned bound_us)
 
 static void round_(const char *backend)
 {
+    rounds(backend, 0); /* first: the bound's ticks, left over, would send the bucket */
     rounds(backend, 300);
-    rounds(backend, 0);
 }
 
 int main(void)

@@ -6,7 +6,8 @@
  *              the first runs' page faults of 10,000 fresh stacks are not counted):
  *              thousands of timers in one heap at once, no kernel timer each;
  *   busy       ULTs that keep yielding occupy the worker while one ULT sleeps 1000
- *              times for 100 us .. 2 ms: the timer is seen every 64 scheduling points;
+ *              times for 100 us .. 2 ms: the timer is seen at the scheduler's next look
+ *              (placed by the clock near the deadline, at most 64 points on);
  *   crowd      the same with 1,000 ULTs that each compute 2 us between yields (a long
  *              ready queue, a round of it 2 ms), 200 sleeps: a woken sleeper runs
  *              ahead of the queue, not behind it (ito/time.h);

@@ -9,7 +9,8 @@
  *                        (clang >= 19: declared preserve_none; gcc: use ITO_COOP_YIELD_MIN(),
  *                        an inline asm call that clobbers every register);
  *   ito_coop_yield_abi   the SysV ABI switch (callee-saved GPRs, MXCSR, x87 CW);
- *   ito_coop_yield_full  every GPR and the whole vector state (XSAVE), as preemption pays.
+ *   ito_coop_yield_full  the whole vector state (XSAVE), as preemption pays, and the GPRs
+ *                        of the switch (an ordinary C call: the caller-saved ones are not kept).
  * All three are no-ops outside a ULT. ito_noyield marks functions the plugin must skip.
  */
 #ifndef ITO_COOP_H
@@ -78,8 +79,11 @@ __attribute__((preserve_none)) void ito_coop_yield(void);
  */
 void ito_coop_yield_abi(void);
 /**
- * @brief The full yield: saves every GPR and the whole vector state (XSAVE), as
- * preemption pays; clears ito_coop_flag. A no-op outside a ULT.
+ * @brief The full yield: saves the whole vector state (XSAVE), as preemption pays;
+ * clears ito_coop_flag. A no-op outside a ULT. It is an ordinary C function: like any
+ * call it keeps the callee-saved registers, not the caller-saved ones (rax, rcx, rdx,
+ * rsi, rdi, r8-r11), which it uses before its switch (the yield plugin calls it with the
+ * C convention).
  * @contexts any code (a no-op outside a ULT); not a signal handler.
  */
 void ito_coop_yield_full(void);

@@ -38,9 +38,11 @@
  * quantum, so a jump of the thread's clock without ticks (a virtual CPU the hypervisor
  * preempted, a long stay in the kernel) counts as one: forcing takes at least
  * max_delay_quanta ticks inside the region. A tick that finds the ULT in a
- * system call or just back from one (e.g. waiting for the pthread mutex the region is
- * about to hold) starts the count again: the bound is on the CPU time the region ran
- * since it last waited in the kernel, and the kernel work of a contended wait (the
+ * system call or just back from one, when the thread blocked in the kernel since the
+ * previous tick (e.g. waiting for the pthread mutex the region is about to hold), starts
+ * the count again: the bound is on the CPU time the region ran since it last waited in
+ * the kernel (a call that did not block, such as a read of the thread's CPU clock at whose
+ * return the OS descheduled the thread, is no wait and does not start it again), and the kernel work of a contended wait (the
  * ticks' handling, wake-ups that find the lock taken again) does not use it up.
  * Regions hold off both modes: in ITO_PREEMPT_FLAG mode a tick inside a region
  * leaves ito_coop_flag clear (a flag set just before the region began is taken back),
@@ -99,7 +101,13 @@
  * spinners both stayed on worker 0 and it got half the CPU of the other; found by an
  * outside tester, 2026-12-05). To spread a group over the workers, bind its members one
  * per worker (ito_attr_t.worker). A group whose members are all blocked still takes its
- * turns; the workers idle through them.
+ * turns; the workers idle through them. Turns advance on worker 0's ticks: a worker whose
+ * kernel thread the OS runs in slices of its own (CPUs shared with other processes) can
+ * stay in step with the rotation, and its members of some groups then get nothing for
+ * hundreds of milliseconds while worker 0's share evenly (3 groups of 2 spinners bound one
+ * per worker, 2 workers, load 12-20: 0.5 s windows with 0 for two groups on worker 1;
+ * outside tester h61c, 2026-12-05). Gang scheduling is fair over time on CPUs it has to
+ * itself; not within short windows on CPUs shared with other load.
  */
 #ifndef ITO_PREEMPT_H
 #define ITO_PREEMPT_H

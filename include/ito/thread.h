@@ -53,9 +53,11 @@
  * not published for thieves (the ULTs it created or readied since its last scheduling
  * point), the split-phase requests in its io_uring ring, its timers and the ULTs bound
  * or returning to it (a failing wrapper returns to its home worker, see syscall.h) wait
- * until the call returns. So main should wait with ito_join, ito_sleep_ns, the wrappers
- * or ito's synchronization objects, and leave calls that block to foreign threads
- * (which may feed ULTs through streams, channels, futures and ito_close). Example: main
+ * until the call returns (units a foreign thread makes ready go to an idle worker when
+ * their home worker is busy, so they need not wait). So main should wait with ito_join,
+ * ito_sleep_ns, the wrappers or ito's synchronization objects, and leave calls that block
+ * to foreign threads (which may feed ULTs through streams, channels, futures and
+ * ito_close). Example: main
  * creating a server's accept ULT and then calling pthread_join on client threads stops
  * the server until the clients have given up.
  *

@@ -13,10 +13,14 @@
  * Timers are kept by the runtime, per worker: a ULT that waits with a deadline costs a
  * heap entry and no kernel object or thread, and an idle worker sleeps until its
  * earliest deadline. A timed wait never ends before its deadline; it ends late by the
- * worker's wake-up latency (microseconds when idle) or, on a busy worker, by up to 64
- * scheduling points (a ULT whose wait timed out runs before the worker's other ready
- * ULTs, up to 32 of them per 64 points: more wait behind the queue, which is never
- * starved). While a ULT waits with a deadline it stays on its worker.
+ * worker's wake-up latency (microseconds when idle) or, on a busy worker, by about one
+ * scheduling point while its points last about equally long: the scheduler reads the
+ * clock at its looks and places the next look where the earliest deadline should pass,
+ * judged by how long the points took (one clock read per look). When points suddenly grow
+ * longer, by up to 64 of them (the looks are at most 64 points apart). A ULT whose wait
+ * timed out runs before the worker's other ready ULTs, up to 32 of them per 64 points:
+ * more wait behind the queue, which is never starved. While a ULT waits with a deadline
+ * it stays on its worker.
  */
 #ifndef ITO_TIME_H
 #define ITO_TIME_H

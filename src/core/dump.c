@@ -42,7 +42,7 @@ NO_TSAN static int running_on(const itoi_ult_t *t)
 NO_TSAN static bool take(const itoi_ult_t *t, snap_t *s)
 {
     const volatile itoi_ult_t *v = t;
-    uintptr_t st = atomic_load_explicit(&((itoi_ult_t *)t)->state, memory_order_relaxed);
+    uintptr_t st = itoi_st_kind(atomic_load_explicit(&((itoi_ult_t *)t)->state, memory_order_relaxed));
     if ((!v->fn && !(v->flags & ITOI_F_MAIN)) || st == ITOI_REAPED) return false;
     s->id = v->id;
     for (int i = 0; i < ITOI_NAME_LEN; i++) s->name[i] = v->name[i];

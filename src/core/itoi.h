@@ -88,6 +88,8 @@ struct itoi_timer {
     itoi_timer_fn fire;
     bool armed;
     bool bounds_wait; /* only bounds an I/O wait that finalize cancels: not work of its own */
+    bool lazy;        /* seen at the scheduler's 64-point looks only: no look is placed by it
+                       * (sched.c, look; the WSC latency bound's ticks) */
 };
 
 /* A function to run on a given worker's scheduler context, posted by any thread
@@ -160,7 +162,8 @@ typedef struct itoi_ult {
     };
     void *arg;
     void *ret;
-    _Atomic uintptr_t state;     /* ITOI_LIVE / DONE / DETACHED / joiner */
+    _Atomic uintptr_t state;     /* ITOI_LIVE / DONE / DETACHED / joiner, keyed with the life's
+                                  * generation (itoi_st): see itoi_st */
     _Atomic uint16_t gen;        /* handle generation, bumped at free (read by any thread that
                                   * checks a handle: relaxed loads and stores) */
     int err;                     /* its errno while switched out (ultstate.h): in the hole
@@ -301,12 +304,18 @@ enum {
     ITOI_WORKER_SLOTS
 };
 
+/* The fairness rule (sched.c): a worker's scheduler looks at least every that many
+ * scheduling points. */
+#define ITOI_LOOK_EVERY 64
+
 typedef struct itoi_worker {
     /* owner-only, hot */
     itoi_ult_t *cur;              /* the running ULT, or NULL while in the scheduler context */
     itoi_queue_t rq;              /* private FIFO of ready units */
     uint32_t tick;                /* scheduling points, for the fairness rule */
-    int poll_due;                 /* visit the scheduler context at the next scheduling point */
+    uint16_t look;                /* the (16 low bits of the) tick of the next look (sched.c):
+                                   * at most 64 points away, nearer when a timer is near */
+    uint16_t poll_due;            /* visit the scheduler context at the next scheduling point */
     _Atomic uint64_t n_switches;  /* a counter (below), here in the first line: every switch bumps it */
     itoi_ult_t *prev;             /* the ULT that just switched out (read by post actions) */
     itoi_ult_t *pending;          /* the ULT ito_create made last, not yet queued: a join that
@@ -363,6 +372,10 @@ typedef struct itoi_worker {
                                    * then run before the ready queue, in deadline order) */
     uint32_t front_tick, front_used; /* timer.c: the window of scheduling points in which
                                       * front_used timed-out ULTs went ahead of the queue */
+    uint64_t look_ns;             /* sched.c: the clock at the last look that read it (0: none
+                                   * since the heap was last empty or the worker slept) */
+    uint64_t look_per;            /* sched.c: how long a scheduling point lasts (estimate, ns) */
+    uint32_t look_tick;           /* sched.c: the tick of the look at look_ns */
     _Atomic uint64_t n_timers_fired, n_wakeups;
     /* Wake-ups and completions that only a wrapper's own bound caused (an I/O deadline or
      * ito_poll timeout that ended a wait on which nothing moved): not progress for
@@ -778,7 +791,8 @@ bool itoi_fault_uring_cancel(void);
  * every worker's scheduler context calls the pollers before it picks a unit, steals or
  * sleeps. A poller runs at most `budget` items and returns how many it ran. A ULT leaves
  * its worker to the scheduler context at its next scheduling point when w->poll_due is
- * set (every 64 scheduling points while fds are watched or a timer is due).
+ * set (at the scheduler's look, at most every 64 scheduling points, while fds are watched
+ * or a timer is due).
  * itoi_rt.side_shared counts work that idle workers should poll for (they do not sleep
  * while it is non-zero). */
 /* The registries below share one shape (hooks.c): entries (one function, or a pair) are
@@ -920,6 +934,37 @@ static inline itoi_ult_t *itoi_ult_alloc(itoi_worker_t *w)
         return t;
     }
     return itoi_ult_alloc_slow(w);
+}
+
+/* A thread's state word holds its kind (ITOI_LIVE, DONE, DETACHED, REAPED, or the joiner's
+ * descriptor address) in the low 48 bits and the generation of the life it belongs to in
+ * the top 16, so that a CAS made through a handle (join, detach) can only succeed on the
+ * life that handle names: the tag check and a CAS on the kind alone were two steps, and a
+ * stale handle whose thread ended (detached), was freed and reused by a new ULT in
+ * between joined and freed that new ULT (found by an outside tester, 2026-12-05). A free
+ * descriptor's word is plain ITOI_REAPED (generation 0, which no life has). */
+#define ITOI_ST_KIND_MASK (((uintptr_t)1 << ITOI_HANDLE_PTR_BITS) - 1)
+static inline uintptr_t itoi_st(uint16_t gen, uintptr_t kind) { return kind | (uintptr_t)gen << ITOI_HANDLE_PTR_BITS; }
+static inline uintptr_t itoi_st_kind(uintptr_t st) { return st & ITOI_ST_KIND_MASK; }
+static inline uintptr_t itoi_st_live(itoi_ult_t *t, uintptr_t kind)
+{
+    return itoi_st(atomic_load_explicit(&t->gen, memory_order_relaxed), kind);
+}
+
+/* ito_cancel_io stores the generation of the life its handle names in io_cancel (0:
+ * none), and a ULT takes only a cancellation of its own life: a stale handle checked just
+ * before its thread ended and the descriptor was reused must not cancel the new ULT's next
+ * call (found by an outside tester, 2026-12-05). */
+static inline bool itoi_io_cancelled(itoi_ult_t *me)
+{
+    return atomic_load_explicit(&me->io_cancel, memory_order_acquire) ==
+           (uint32_t)atomic_load_explicit(&me->gen, memory_order_relaxed);
+}
+static inline bool itoi_io_cancel_take(itoi_ult_t *me)
+{
+    uint32_t g = atomic_load_explicit(&me->gen, memory_order_relaxed);
+    return atomic_load_explicit(&me->io_cancel, memory_order_relaxed) == g &&
+           atomic_compare_exchange_strong(&me->io_cancel, &g, 0);
 }
 
 /* Give a descriptor back to w's pool: its handles go stale (the generation moves on,

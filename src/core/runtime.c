@@ -318,6 +318,7 @@ int ito_init(const ito_config_t *cfg)
         w->idle_ep = w->wake_fd = -1;
         atomic_init(&w->timer_next, ITO_FOREVER);
         w->sleep_cap = ITO_FOREVER;
+        w->look = ITOI_LOOK_EVERY; /* the first look, at the 64th point */
         itoi_spin_init(&w->inbox_lock);
         itoi_spin_init(&w->steal_lock);
     }
@@ -361,7 +362,7 @@ int ito_init(const ito_config_t *cfg)
     main_ult->id = 0;
     itoi_ult_init_state(main_ult);
     strcpy(main_ult->name, "main");
-    atomic_store(&main_ult->state, ITOI_LIVE);
+    atomic_store(&main_ult->state, itoi_st_live(main_ult, ITOI_LIVE));
 #if defined(ITOI_TSAN)
     main_ult->tsan_fiber = __tsan_get_current_fiber();
 #endif

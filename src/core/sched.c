@@ -21,11 +21,21 @@
  *  - calls: functions other threads want run on this worker (itoi_worker_call).
  *  - timers (timer.c): the owner's heap; fired in the scheduler context.
  *
- * The one fairness rule: every 64 scheduling points a worker takes back what it
- * published and nobody stole (so a unit in the steal queue, say the holder of a lock
- * that others retry for, cannot starve behind units that keep re-queueing themselves,
- * whatever kind either is), and visits its scheduler context if kernel events may wait
- * (watched fds), a timer is due, or a mechanism's idle probe says its poller has work.
+ * The one fairness rule: at a look, at least every 64 scheduling points, a worker takes
+ * back what it published and nobody stole (so a unit in the steal queue, say the holder
+ * of a lock that others retry for, cannot starve behind units that keep re-queueing
+ * themselves, whatever kind either is), and visits its scheduler context if kernel
+ * events may wait (watched fds), a timer is due, or a mechanism's idle probe says its
+ * poller has work. The next look is w->look (a tick): 64 points on, or, while timers are
+ * armed, the point where the earliest deadline should have passed, judged by the clock
+ * and how long the points since the last such look took (look_gap; one clock read per
+ * look, which the 64-point look paid anyway while timers were armed); arming a new
+ * earliest timer brings it to the next point (timer.c). Before 2026-12-05 the look came
+ * every 64th point whatever the timers: beside two ULTs computing 100 us between yields
+ * a 1 ms sleep took 63-64 points, about 6.3 ms (test_timer_busy_worker). A lazy timer
+ * (itoi_timer_t.lazy: the WSC latency bound's ticks) places no look: it is seen at the
+ * 64-point looks, as before (placed by its ticks, the looks' visits cost a busy echo
+ * server about 10 %).
  * The fast paths (yield, block, exit handing over to the next ULT: head_is_ult) leave
  * the inbox, calls and idle workers to that point too: what other threads post waits at
  * most 63 scheduling points of the worker. A scheduling point that a timer asked for (a
@@ -55,7 +65,8 @@
  * the steal queue at once while some worker wants work and this one has something else
  * to do (a ULT is running, or the queue is not empty: a ZWT chain fired from the
  * scheduler context keeps its next unit instead of bouncing it between workers); from a
- * foreign thread, to an inbox (a ULT's home worker, worker 0 for stackless units).
+ * foreign thread, to an inbox (a ULT's home worker, worker 0 for stackless units; an
+ * unbound unit to an idle worker instead when its home is busy: foreign_target).
  *
  * Mechanisms plug in through hooks, never through fields of this file: pollers (run by
  * the scheduler context), sleep hooks and idle probes (idlewait.c), the switch hook and
@@ -300,16 +311,57 @@ static bool give_stack(itoi_worker_t *w, itoi_ult_t *t)
     return false;
 }
 
+/* How many points after this look the next one comes, while a timer is armed: where
+ * its deadline should pass, judged by the clock and how long a point lasts. That length
+ * (w->look_per) is the longest of what the points since the last look that read the
+ * clock took on average and of the previous estimate less an eighth: it rises at once
+ * when points grow, so that the next look does not overshoot again, and sinks slowly
+ * when they shrink (one look in the points between a 100 us computation and a 2 us
+ * visit of the scheduler context, taken alone, overshot a 150 us deadline by 25
+ * points). 1 while there is no estimate yet (the next point gives one) and when the
+ * deadline has passed (this look's visit fires it; the next look places itself by the
+ * timer after it). The division is paid once per look, never on the fast paths. */
+static uint32_t look_gap(itoi_worker_t *w, uint64_t now, uint64_t next)
+{
+    uint32_t points = w->tick - w->look_tick;
+    if (w->look_ns != 0 && now > w->look_ns && points != 0) {
+        uint64_t per = (now - w->look_ns) / points, keep = w->look_per - w->look_per / 8;
+        w->look_per = per > keep ? per : keep;
+    }
+    w->look_ns = now;
+    w->look_tick = w->tick;
+    uint64_t gap = now < next && w->look_per != 0 ? (next - now) / w->look_per : 1;
+    return gap < 1 ? 1 : gap > ITOI_LOOK_EVERY ? ITOI_LOOK_EVERY : (uint32_t)gap;
+}
+
+/* The look (the fairness rule's point): take back what was published and nobody stole;
+ * look at the scheduler context's sources (kernel events, timers) and the mechanisms'
+ * idle probes; place the next look. */
+static void look(itoi_worker_t *w)
+{
+    if (atomic_load_explicit(&w->steal_n, memory_order_relaxed)) reclaim(w);
+    uint32_t gap = ITOI_LOOK_EVERY;
+    bool due = atomic_load_explicit(&w->watched, memory_order_relaxed) > 0;
+    uint64_t next = atomic_load_explicit(&w->timer_next, memory_order_relaxed);
+    if (next != ITO_FOREVER && w->timers->lazy) {
+        /* as before timers placed looks: no clock read when the visit is due anyway */
+        if (!due && itoi_now_ns() >= next) due = true;
+    } else if (next != ITO_FOREVER) {
+        uint64_t now = itoi_now_ns();
+        if (now >= next) due = true;
+        gap = look_gap(w, now, next);
+    } else {
+        w->look_ns = 0;
+    }
+    if (due || itoi_idle_probe(w)) w->poll_due = 1;
+    w->look = (uint16_t)(w->tick + gap);
+}
+
 /* The next unit to run on w, or NULL; the slow part of pick (rarely taken). */
 static itoi_unit_t *pick_slow(itoi_worker_t *w)
 {
     if (atomic_load_explicit(&w->inbox_n, memory_order_relaxed) != 0) drain_inbox(w);
-    /* The fairness rule: take back what was published and nobody stole; look at the
-     * scheduler context's sources (kernel events, timers) now and then. */
-    if ((w->tick & 63) == 0) {
-        if (atomic_load_explicit(&w->steal_n, memory_order_relaxed)) reclaim(w);
-        if (sources_due(w) || itoi_idle_probe(w)) w->poll_due = 1;
-    }
+    if ((uint16_t)w->tick == w->look) look(w);
     itoi_unit_t *u = itoi_queue_pop(&w->rq);
     if (!u && atomic_load_explicit(&w->steal_n, memory_order_relaxed) != 0) {
         reclaim(w);
@@ -332,7 +384,7 @@ static inline bool ult_runnable(itoi_worker_t *w, itoi_ult_t *t)
 static inline itoi_unit_t *pick_unit(itoi_worker_t *w)
 {
     itoi_unit_t *u;
-    if (ITOI_LIKELY((++w->tick & 63) != 0 &&
+    if (ITOI_LIKELY((uint16_t)++w->tick != w->look &&
                     atomic_load_explicit(&w->inbox_n, memory_order_relaxed) == 0 && (u = itoi_queue_pop(&w->rq))))
         ;
     else
@@ -371,10 +423,10 @@ static __attribute__((noinline)) itoi_ult_t *pick_ult_slow(itoi_worker_t *w)
  * processes; a path with no checks at all, 7.4.) */
 static inline bool head_is_ult(itoi_worker_t *w, itoi_unit_t *u)
 {
-    /* The tick moves only when the head is taken here: a point that is the fairness
-     * rule's (every 64th) is refused without being used up, so the general path that
+    /* The tick moves only when the head is taken here: a point that is a look (the
+     * fairness rule's) is refused without being used up, so the general path that
      * follows (pick_unit) reaches it. */
-    if (u != NULL && w->pending == NULL && u->run == NULL && ((w->tick + 1) & 63) != 0 && !w->poll_due &&
+    if (u != NULL && w->pending == NULL && u->run == NULL && (uint16_t)(w->tick + 1) != w->look && !w->poll_due &&
         atomic_load_explicit(&itoi_hooked, memory_order_relaxed) == 0) {
         w->tick++;
         return true;
@@ -466,6 +518,22 @@ static void to_inbox(itoi_worker_t *to, itoi_unit_t *u)
     itoi_wake_worker(to);
 }
 
+/* Where an unbound unit that a foreign thread made ready goes: its home worker (worker 0
+ * for stackless units), unless that one is busy and another idles: then the idle one.
+ * Inboxes are drained only by their owners and never stolen from, so while the home
+ * worker ran a ULT that did not yield, the unit waited for it with the other workers idle
+ * (a ZWT continued from a foreign thread beside a CPU-bound main on 4 workers: 888 ms;
+ * found by an outside tester, h61b, 2026-12-05; test_foreign_ready_idle). The idling
+ * flags are hints: a worker that has just stopped idling still drains its inbox at its
+ * next look. */
+static itoi_worker_t *foreign_target(itoi_worker_t *home)
+{
+    if (atomic_load_explicit(&home->idling, memory_order_relaxed)) return home;
+    for (int i = 0; i < itoi_rt.nworkers; i++)
+        if (atomic_load_explicit(&itoi_rt.workers[i].idling, memory_order_relaxed)) return &itoi_rt.workers[i];
+    return home;
+}
+
 void itoi_ready(itoi_ult_t *t)
 {
     itoi_worker_t *w = itoi_self_worker();
@@ -475,7 +543,11 @@ void itoi_ready(itoi_ult_t *t)
         itoi_ready_local(w, &t->u);
         return;
     }
-    to_inbox(&itoi_rt.workers[t->bound >= 0 ? t->bound : (int)(t->id % (uint64_t)itoi_rt.nworkers)], &t->u);
+    if (t->bound >= 0) {
+        to_inbox(&itoi_rt.workers[t->bound], &t->u);
+        return;
+    }
+    to_inbox(foreign_target(&itoi_rt.workers[(int)(t->id % (uint64_t)itoi_rt.nworkers)]), &t->u);
 }
 
 void itoi_unit_ready(itoi_unit_t *u)
@@ -486,9 +558,10 @@ void itoi_unit_ready(itoi_unit_t *u)
         itoi_ready_local(w, u);
         return;
     }
-    /* A foreign thread: counted as live work at once (finalize), queued on worker 0. */
+    /* A foreign thread: counted as live work at once (finalize), queued on worker 0 (or
+     * an idle one). */
     atomic_fetch_add_explicit(&itoi_rt.foreign_units, 1, memory_order_relaxed);
-    to_inbox(&itoi_rt.workers[0], u);
+    to_inbox(foreign_target(&itoi_rt.workers[0]), u);
 }
 
 /* ---- switching ---- */
@@ -625,7 +698,7 @@ void itoi_visit_sched(itoi_worker_t *w)
 /* The public yield lives here so that the whole path is one function. Its fast path
  * covers the common case, a ULT first in the private queue and nothing of this worker's
  * own pending (head_is_ult): one pop, one push, the switch. Everything else (the
- * fairness rule every 64 points, which also serves the inbox, calls and idle workers;
+ * fairness rule's look, which also serves the inbox, calls and idle workers;
  * a hook; a unit without a stack or a stackless one) takes the general path. */
 int ito_yield(void)
 {
@@ -715,9 +788,10 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
          * by that joiner. After this CAS a joiner may free t at any moment: t is not
          * touched again. */
         uintptr_t old = atomic_load_explicit(&t->state, memory_order_relaxed), nv;
-        do nv = old == ITOI_LIVE ? ITOI_DONE : ITOI_REAPED;
+        do nv = (old & ~ITOI_ST_KIND_MASK) | (itoi_st_kind(old) == ITOI_LIVE ? ITOI_DONE : ITOI_REAPED);
         while (!atomic_compare_exchange_weak_explicit(&t->state, &old, nv, memory_order_acq_rel,
                                                       memory_order_relaxed));
+        old = itoi_st_kind(old);
         if (old == ITOI_DETACHED) itoi_ult_free(w, t);
         else if (old != ITOI_LIVE) itoi_ready((itoi_ult_t *)old);
     }
@@ -868,6 +942,7 @@ static void idle(itoi_worker_t *w)
     }
     atomic_store(&w->sleep_state, ITOI_AWAKE);
 out:
+    w->look_ns = 0; /* time spent idle is no scheduling point's length (look_gap) */
     /* idling stays set until the loop finds something to run (busy polling leaves here
      * at once and comes back, running nothing) */
     atomic_fetch_sub(&itoi_rt.want_work, 1);

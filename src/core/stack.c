@@ -411,8 +411,11 @@ static int handler_installed;
  * can jump over the guard). */
 static bool near_end(const itoi_stack_t *s, const void *a, const char *hi)
 {
-    const char *p = a;
-    return p >= s->map - 16 * itoi_rt.page && p < hi;
+    /* In integers: main's stack (not ito's) has no map, and NULL - 64 KiB is undefined
+     * behaviour (UBSan ended a program whose own SIGSEGV handler was to take a fault in
+     * main; found by an outside tester, h61d). Main's stack has no guard of ours. */
+    uintptr_t p = (uintptr_t)a, lo = (uintptr_t)s->map, slack = 16 * itoi_rt.page;
+    return lo != 0 && p >= (lo > slack ? lo - slack : 0) && p < (uintptr_t)hi;
 }
 
 int itoi_stack_guard_owner(void *addr, itoi_stack_t **out)

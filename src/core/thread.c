@@ -14,7 +14,10 @@
  *   LIVE --join (post action CAS)--> joiner --exit--> REAPED, joiner woken, frees it.
  * Only DONE can be taken by a join or detach, and only by one CAS: the exit of a ULT
  * that is detached or has its joiner goes straight to REAPED (through DONE a second
- * joiner could take it as well: both freed it). */
+ * joiner could take it as well: both freed it). Every one of these words carries its
+ * life's generation in the top 16 bits (itoi_st, itoi.h) and every CAS made through a
+ * handle expects the handle's generation: the handle's tag check and the CAS are then one
+ * step, and a stale handle cannot take a later life of the descriptor. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -258,7 +261,7 @@ static inline __attribute__((always_inline)) itoi_ult_t *handle_tagged(ito_threa
 static inline __attribute__((always_inline)) itoi_ult_t *handle_get(ito_thread_t h)
 {
     itoi_ult_t *t = handle_tagged(h);
-    if (t && atomic_load_explicit(&t->state, memory_order_acquire) == ITOI_REAPED) return NULL;
+    if (t && itoi_st_kind(atomic_load_explicit(&t->state, memory_order_acquire)) == ITOI_REAPED) return NULL;
     return t;
 }
 
@@ -335,12 +338,12 @@ static inline int create_fast(itoi_worker_t *w, ito_thread_t *out, ito_fn_t fn, 
     t->arg = arg;
     t->ret = NULL;
     t->stack_size = itoi_rt.default_stack;
-    t->flags = 0;
+    __atomic_store_n(&t->flags, 0, __ATOMIC_RELAXED); /* a stale join or detach may read it (ito_join_until) */
     t->bound = -1;
     t->on_exit = NULL;
     t->id = w->next_id++ * ITOI_MAX_WORKERS + (uint64_t)w->index;
     itoi_ult_init_state(t);
-    atomic_store_explicit(&t->state, ITOI_LIVE, memory_order_relaxed);
+    atomic_store_explicit(&t->state, itoi_st_live(t, ITOI_LIVE), memory_order_relaxed);
     ITOI_BUMP(w->n_created);
     *out = itoi_handle_of(t);
     create_queue(w, t);
@@ -398,7 +401,7 @@ static __attribute__((noinline)) int create_general(ito_thread_t *out, ito_fn_t 
     t->fn = fn;
     t->arg = arg;
     t->ret = NULL;
-    t->flags = flags & ITO_ATTR_DETACHED ? ITOI_F_DETACHED : 0;
+    __atomic_store_n(&t->flags, flags & ITO_ATTR_DETACHED ? ITOI_F_DETACHED : 0, __ATOMIC_RELAXED); /* see create_fast */
     t->bound = (int16_t)bound;
     t->id = home->next_id++ * ITOI_MAX_WORKERS + (uint64_t)home->index;
     t->on_exit = NULL;
@@ -407,7 +410,7 @@ static __attribute__((noinline)) int create_general(ito_thread_t *out, ito_fn_t 
         strncpy(t->name, attr->name, ITOI_NAME_LEN - 1);
         t->name[ITOI_NAME_LEN - 1] = 0;
     }
-    atomic_store_explicit(&t->state, (flags & ITO_ATTR_DETACHED) ? ITOI_DETACHED : ITOI_LIVE,
+    atomic_store_explicit(&t->state, itoi_st_live(t, (flags & ITO_ATTR_DETACHED) ? ITOI_DETACHED : ITOI_LIVE),
                           memory_order_relaxed);
     ITOI_BUMP(home->n_created);
     if (out) *out = itoi_handle_of(t);
@@ -422,20 +425,29 @@ static __attribute__((noinline)) int create_general(ito_thread_t *out, ito_fn_t 
     return ITO_OK;
 }
 
+/* What a join that waits passes to its post action and unlink: the thread and the
+ * generation of the life its handle names (on the joiner's stack, live while it waits). */
+typedef struct join_arg {
+    itoi_ult_t *t;
+    uint16_t gen;
+} join_arg_t;
+
 /* Post action of a join that must wait: runs once the joiner's context is saved. */
 static void join_post(void *arg)
 {
-    itoi_ult_t *t = arg;
+    join_arg_t *ja = arg;
+    itoi_ult_t *t = ja->t;
+    uint16_t g = ja->gen;
     itoi_worker_t *w = itoi_self_worker();
     itoi_ult_t *me = w->prev;
-    uintptr_t expect = ITOI_LIVE;
-    if (atomic_compare_exchange_strong_explicit(&t->state, &expect, (uintptr_t)me,
+    uintptr_t expect = itoi_st(g, ITOI_LIVE);
+    if (atomic_compare_exchange_strong_explicit(&t->state, &expect, itoi_st(g, (uintptr_t)me),
                                                 memory_order_acq_rel, memory_order_acquire))
         return; /* t's exit will wake us */
     /* t finished meanwhile (DONE: we reap it if no other join or detach takes it
-     * first), or another joiner/detacher got there first. */
-    me->wait_result = expect == ITOI_DONE && atomic_compare_exchange_strong_explicit(
-                                                 &t->state, &expect, ITOI_REAPED, memory_order_acq_rel,
+     * first), or another joiner/detacher got there first, or it is another life. */
+    me->wait_result = expect == itoi_st(g, ITOI_DONE) && atomic_compare_exchange_strong_explicit(
+                                                 &t->state, &expect, itoi_st(g, ITOI_REAPED), memory_order_acq_rel,
                                                  memory_order_acquire)
                           ? ITO_OK
                           : ITO_EJOINED;
@@ -453,10 +465,10 @@ static int reap(itoi_worker_t *w, itoi_ult_t *t, void **retval)
  * state word first (then the exit readies it, and the join succeeds). */
 static bool join_unlink(itoi_ult_t *me, void *obj)
 {
-    itoi_ult_t *t = obj;
-    uintptr_t expect = (uintptr_t)me;
-    return atomic_compare_exchange_strong_explicit(&t->state, &expect, ITOI_LIVE, memory_order_acq_rel,
-                                                   memory_order_acquire);
+    join_arg_t *ja = obj;
+    uintptr_t expect = itoi_st(ja->gen, (uintptr_t)me);
+    return atomic_compare_exchange_strong_explicit(&ja->t->state, &expect, itoi_st(ja->gen, ITOI_LIVE),
+                                                   memory_order_acq_rel, memory_order_acquire);
 }
 
 /* Join of a ULT that has never run and is still this worker's pending one (ito_create
@@ -518,19 +530,24 @@ int ito_join_until(ito_thread_t h, void **retval, uint64_t deadline)
     itoi_ult_t *t = handle_tagged(h); /* a free one is REAPED: refused below */
     if (ITOI_UNLIKELY(!t)) return itoi_handle_err(h);
     if (ITOI_UNLIKELY(t == w->cur)) return ITO_EDEADLK;
-    if (ITOI_UNLIKELY(t->flags & ITOI_F_MAIN)) return ITO_EPERM; /* main ends in ito_finalize, never here */
+    /* (the flags of another life, if t was reused since the tag check: the CAS below refuses it) */
+    if (ITOI_UNLIKELY(__atomic_load_n(&t->flags, __ATOMIC_RELAXED) & ITOI_F_MAIN))
+        return ITO_EPERM; /* main ends in ito_finalize, never here */
+    /* Every CAS below expects the generation of h's life (itoi_st): t may have ended, been
+     * freed and reused since the tag check. */
+    uint16_t g = (uint16_t)((uintptr_t)h >> ITOI_HANDLE_PTR_BITS);
     uintptr_t s = atomic_load_explicit(&t->state, memory_order_acquire);
-    if (s == ITOI_DONE) {
-        if (!atomic_compare_exchange_strong_explicit(&t->state, &s, ITOI_REAPED, memory_order_acq_rel,
+    if (s == itoi_st(g, ITOI_DONE)) {
+        if (!atomic_compare_exchange_strong_explicit(&t->state, &s, itoi_st(g, ITOI_REAPED), memory_order_acq_rel,
                                                      memory_order_acquire))
             return ITO_EJOINED;
         return reap(w, t, retval);
     }
-    if (s != ITOI_LIVE) return ITO_EJOINED;
+    if (s != itoi_st(g, ITOI_LIVE)) return ITO_EJOINED;
     itoi_stack_t *stack;
     if (deadline == ITO_FOREVER && join_inline_ok(w, t) && (stack = itoi_stack_get(w, t->stack_size)) != NULL) {
         itoi_ult_t *me = w->cur; /* (a run inline cannot time out) */
-        if (!atomic_compare_exchange_strong_explicit(&t->state, &s, (uintptr_t)me, memory_order_acq_rel,
+        if (!atomic_compare_exchange_strong_explicit(&t->state, &s, itoi_st(g, (uintptr_t)me), memory_order_acq_rel,
                                                      memory_order_acquire)) {
             itoi_stack_put(w, stack);
             return ITO_EJOINED; /* detached meanwhile */
@@ -541,7 +558,8 @@ int ito_join_until(ito_thread_t h, void **retval, uint64_t deadline)
     }
     if (deadline != ITO_FOREVER && itoi_now_ns() >= deadline) return ITO_ETIMEDOUT;
     w->cur->wait_result = ITO_OK;
-    int rc = itoi_block_until(w, join_post, t, deadline, NULL, join_unlink, t, "join");
+    join_arg_t ja = {t, g};
+    int rc = itoi_block_until(w, join_post, &ja, deadline, NULL, join_unlink, &ja, "join");
     w = itoi_self_worker();
     if (rc != ITO_OK) return rc;
     /* We are the registered joiner and t is DONE: nobody else can touch it. */
@@ -599,15 +617,17 @@ static int detach(ito_thread_t h)
     if (!running()) return ITO_ESTATE;
     itoi_ult_t *t = handle_get(h);
     if (!t) return itoi_handle_err(h);
-    if (t->flags & ITOI_F_MAIN) return ITO_EPERM;
-    if (t->flags & ITOI_F_DETACHED) return ITO_EJOINED; /* created detached: its state is its own */
-    uintptr_t s = ITOI_LIVE;
-    if (atomic_compare_exchange_strong(&t->state, &s, ITOI_DETACHED)) return ITO_OK;
-    if (s == ITOI_DONE) {
+    uint32_t fl = __atomic_load_n(&t->flags, __ATOMIC_RELAXED); /* maybe another life's: see below */
+    if (fl & ITOI_F_MAIN) return ITO_EPERM;
+    if (fl & ITOI_F_DETACHED) return ITO_EJOINED; /* created detached: its state is its own */
+    uint16_t g = (uint16_t)((uintptr_t)h >> ITOI_HANDLE_PTR_BITS); /* h's life only (itoi_st) */
+    uintptr_t s = itoi_st(g, ITOI_LIVE);
+    if (atomic_compare_exchange_strong(&t->state, &s, itoi_st(g, ITOI_DETACHED))) return ITO_OK;
+    if (s == itoi_st(g, ITOI_DONE)) {
         /* Finished: detaching frees it now, into the caller's worker's pool. */
         itoi_worker_t *w = itoi_self_worker();
         if (!w) return ITO_ENOTULT; /* state untouched: it can still be joined or detached */
-        if (!atomic_compare_exchange_strong(&t->state, &s, ITOI_REAPED)) return ITO_EJOINED;
+        if (!atomic_compare_exchange_strong(&t->state, &s, itoi_st(g, ITOI_REAPED))) return ITO_EJOINED;
         itoi_ult_free(w, t);
         return ITO_OK;
     }
@@ -660,7 +680,12 @@ int ito_thread_id(ito_thread_t h, uint64_t *id)
     bool foreign;
     int rc = desc_enter(h, &t, &foreign);
     if (rc != ITO_OK) return rc;
-    *id = t->id;
+    uint64_t v = t->id;
+    /* t may have ended and been reused since the check: then the read was the new
+     * life's, and h is stale (checked again after the read, as a seqlock reader) */
+    atomic_thread_fence(memory_order_acquire);
+    if (handle_get(h) != t) return itoi_any_leave(foreign, ITO_EJOINED);
+    *id = v;
     return itoi_any_leave(foreign, ITO_OK);
 }
 
@@ -690,5 +715,10 @@ int ito_thread_name(ito_thread_t h, char *buf, size_t len)
     int rc = desc_enter(h, &t, &foreign);
     if (rc != ITO_OK) return rc;
     itoi_ult_name(t, buf, len);
+    atomic_thread_fence(memory_order_acquire);
+    if (handle_get(h) != t) { /* reused meanwhile: that was another life's name (see ito_thread_id) */
+        buf[0] = 0;
+        return itoi_any_leave(foreign, ITO_EJOINED);
+    }
     return itoi_any_leave(foreign, ITO_OK);
 }

@@ -18,10 +18,14 @@
  *    lock of the object it parks on until its switch completes, and a firing timer may
  *    need that same lock.
  *  - A timer never fires before its deadline: it fires when CLOCK_MONOTONIC read in the
- *    scheduler context is >= the deadline. Busy workers look at w->timer_next every 64
- *    scheduling points (one clock read, only when timers are armed), so a timer fires
- *    late by at most that many switches on a busy worker, and by the kernel's wake-up
- *    latency on an idle one (bench_ito --only timer reports the distribution).
+ *    scheduler context is >= the deadline. A busy worker looks at w->timer_next at its
+ *    scheduler's looks (sched.c): at most 64 scheduling points apart, and, while timers
+ *    are armed, placed by the clock (one read per look) at the point where the earliest
+ *    deadline should have passed, judged by how long the points since the last look
+ *    took; arming a new earliest timer brings the next look to the next point. So on a
+ *    busy worker whose points are of about equal length a timer fires late by about one
+ *    point, and by at most 64 points when they suddenly grow; on an idle one by the
+ *    kernel's wake-up latency (bench_timer reports the distribution).
  *  - w->timer_next is the earliest deadline (ITO_FOREVER when the heap is empty); it is
  *    owner-written and read relaxed by others.
  *  - w->ntimers_work counts the armed timers that are work of their own: all but those
@@ -111,6 +115,9 @@ void itoi_timer_arm(itoi_worker_t *w, itoi_timer_t *t, uint64_t deadline, itoi_t
     w->ntimers++;
     if (!t->bounds_wait) work_count(w, 1);
     update_next(w);
+    /* the earliest now: the scheduler's next look, placed for a later deadline (or none),
+     * comes at the next scheduling point instead, and places the one after (sched.c) */
+    if (w->timers == t && !t->lazy) w->look = (uint16_t)(w->tick + 1);
 }
 
 bool itoi_timer_cancel(itoi_worker_t *w, itoi_timer_t *t)

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <link.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -185,6 +186,26 @@ __attribute__((no_sanitize("address", "thread", "undefined"))) static int in_sys
     return off >= 2 && ip[-2] == 0x0f && ip[-1] == 0x05;
 }
 
+/* Whether the ULT waited in the kernel since this worker's previous tick inside a region:
+ * a tick in or just past a system call, and the thread has been switched out voluntarily
+ * (blocked: a futex, a read, a sleep) since. A tick just past a call that never waited is
+ * not one: under CPU contention the kernel deschedules a thread at a system call's return
+ * (on EEVDF a call that reads the thread's CPU clock ends a used-up slice there), and the
+ * expirations that passed meanwhile are delivered right past `syscall`. Taken for a wait,
+ * they started the count again at every descheduling: a region that read its CPU clock once
+ * per 4096 compiled yield points was never forced, and with gangs the other group got
+ * nothing for the whole region (test_psafe_syscall_bound; h61c). One getrusage per tick
+ * inside a region. */
+static int waited_in_kernel(itoi_pworker_t *pw, const ucontext_t *uc)
+{
+    struct rusage ru;
+    if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) != 0) return in_syscall(uc); /* as before */
+    uint64_t v = (uint64_t)ru.ru_nvcsw;
+    int waited = v != pw->nvcsw;
+    pw->nvcsw = v;
+    return waited && in_syscall(uc);
+}
+
 static void on_tick(int sig, siginfo_t *si, void *ucv)
 {
     (void)sig;
@@ -216,7 +237,7 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
         pw->flag_set = 0;
         /* Inside a preemption-safe region the flag stays clear (the region's end
          * switches) until the bound: then it is set, and the next check switches. */
-        if (w->cur && ITOI_PSAFE(w->cur) && psafe_delay(pw, w->cur, in_syscall(ucv))) goto out;
+        if (w->cur && ITOI_PSAFE(w->cur) && psafe_delay(pw, w->cur, waited_in_kernel(pw, ucv))) goto out;
         pw->flag_set = 1;
         pw->flag_group = w->cur ? itoi_group_of(w->cur) : NULL;
         if (pw->flag_group) pw->flag_gen = atomic_load_explicit(&pw->flag_group->gen, memory_order_relaxed);
@@ -245,7 +266,7 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
         leave = 1;
     }
     if (ITOI_PSAFE(t)) {
-        if (psafe_delay_at(pw, t, now, in_syscall(ucv))) goto out;
+        if (psafe_delay_at(pw, t, now, waited_in_kernel(pw, ucv))) goto out;
         forced = 1; /* the bound is reached: preempt anyway */
     }
 preempt:;
@@ -588,7 +609,20 @@ int ito_psafe_end(void)
         itoi_group_t *g = itoi_group_of(t);
         /* FLAG mode delays a gang ULT's own switch too (the tick's psafe_delay): its time
          * is the group's delay, while the turn's compensation stays gang.c's. */
-        if (ITOI_UNLIKELY(ITOI_PSAFE_PENDING(t))) atomic_fetch_add(&g->st.delay_ns, settle_pending(w, t));
+        if (ITOI_UNLIKELY(ITOI_PSAFE_PENDING(t))) {
+            uint64_t extra = settle_pending(w, t);
+            /* In signal mode a gang ULT's own switch is delayed only once its group's turn
+             * is over (on_tick leaves the running group's regions to the turn), so all of
+             * this is time it kept its worker in other groups' turns: charged like any
+             * delayed switch. Counted only, the group with 14 ms regions at a 2 ms quantum
+             * (bound 4) got about 4 times the other group's CPU: its turn was charged for the
+             * extension, then its ULT ran on through the turns that paid that debt back
+             * (test_preempt_gang_region_hold; h61c). In FLAG mode the tick delays the switch
+             * from the region's first tick on, while the turn's extension is charged in
+             * gang.c: counted only. */
+            if (ITOI_PRE_GET(mode) == ITO_PREEMPT_SIGNAL) charge(t, extra, 0);
+            else atomic_fetch_add(&g->st.delay_ns, extra);
+        }
         if (atomic_load_explicit(&g->turn_delayed, memory_order_relaxed)) itoi_gang_region_ended(g);
         /* Its turn is over (ended by the region's end above, or forced while the ULT was
          * inside, which kept it here): leave now. */

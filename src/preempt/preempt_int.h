@@ -24,6 +24,7 @@ typedef struct itoi_pworker {
     itoi_pstats_t st;
     itoi_queue_t parked;        /* gang scheduling: ULTs whose group's turn it is not */
     uint64_t gang_seen;         /* the group epoch the parked ULTs were set aside for */
+    uint64_t nvcsw;             /* the thread's voluntary switches at its last tick inside a region (preempt.c) */
 } itoi_pworker_t;
 
 static inline itoi_pworker_t *itoi_pworker(itoi_worker_t *w)
@@ -62,6 +63,9 @@ static inline itoi_pworker_t *itoi_pworker(itoi_worker_t *w)
  *  - a tick that finds the ULT waiting in a system call (in_kernel) starts afresh too: a
  *    ULT that waited long for a pthread mutex had used its bound up on the ticks' own
  *    handling by the time it got the lock, and the next tick forced it out holding it.
+ *    Waiting means blocked (a voluntary switch since the previous tick), not merely just
+ *    back from a call: a call that the kernel only descheduled the thread at is no wait
+ *    (preempt.c, waited_in_kernel).
  * The bound is on CPU time spent running the region since it last waited. */
 static inline int itoi_psafe_count(itoi_ult_t *t, uint64_t cpu, int in_kernel, uint64_t quantum, uint64_t bound)
 {
@@ -88,6 +92,8 @@ typedef struct itoi_group {
     _Atomic int members;
     _Atomic int turn_delayed;   /* its turn was extended for a preemption-safe region (written under turn_lock, read without) */
     uint64_t delay_since;       /* when the turn should have ended (ns) */
+    int turn_ticks;             /* the ticks that extended it (under turn_lock): the extension is
+                                 * charged at most a quantum per tick (gang.c, advance) */
     _Atomic uint64_t debt_ns;   /* time to sit out: the compensation of delayed switches */
     itoi_pstats_t st;
     int slot;

@@ -141,7 +141,7 @@ static inline int make_one(itoi_worker_t *w, bulk_t *b, size_t i, int use_templa
     } else {
         t->fn = b->tmpl.fn;
         t->stack_size = b->tmpl.stack_size;
-        t->flags = b->tmpl.flags;
+        __atomic_store_n(&t->flags, b->tmpl.flags, __ATOMIC_RELAXED); /* see thread.c create_fast */
         t->bound = -1;
         t->on_exit = on_exit_bulk;
     }
@@ -166,7 +166,7 @@ static inline int make_one(itoi_worker_t *w, bulk_t *b, size_t i, int use_templa
     itoi_ult_init_state(t);
     t->slot[ITOI_USLOT_BULK].p = b;
     t->slot[ITOI_USLOT_BULK_INDEX].w = i;
-    atomic_store_explicit(&t->state, (b->tmpl.flags & ITOI_F_DETACHED) ? ITOI_DETACHED : ITOI_LIVE,
+    atomic_store_explicit(&t->state, itoi_st_live(t, (b->tmpl.flags & ITOI_F_DETACHED) ? ITOI_DETACHED : ITOI_LIVE),
                           memory_order_relaxed);
     ITOI_BUMP(w->n_created);
     if (b->out) b->out[i] = itoi_handle_of(t);

@@ -6,17 +6,20 @@
  *              worker can run: everything its ULTs and ZWTs posted meanwhile crosses
  *              in one go (the paper's design; the default's main rule). Between two
  *              rounds of ready ZWTs the bucket waits (at most 8 rounds in a row). The
- *              scheduler also visits that context every 64 scheduling points of a busy
- *              worker (sched.c's fairness rule) and at preemption ticks: the bucket goes
- *              there too, counted as idle;
+ *              scheduler also visits that context at its looks on a busy worker (at
+ *              least every 64 scheduling points, sched.c's fairness rule: wsc_probe says
+ *              a bucket waits) and at preemption ticks: the bucket goes there too,
+ *              counted as idle;
  *   threshold  K requests are buffered (ito_wsc_set_threshold; default 32);
  *   latency    the oldest buffered request has waited the bound L (default 50 us). Its
- *              timer is looked at in the scheduler context like every timer, i.e. at the
- *              visits above, where the poller sends the bucket first: so on a busy worker
- *              a bucket waits up to 64 scheduling points whatever L, and the rule itself
- *              sends a bucket only while ready ZWTs hold it back (found by mutation
- *              testing, 2026-12-05: the test of this rule could not fail; syscall.h says
- *              so now). A timer ticks every L/2
+ *              timer is lazy (sched.c: no look is placed by it), so on a busy worker it
+ *              is looked at at the 64-point looks, where the poller sends the bucket
+ *              first: a bucket waits up to 64 scheduling points whatever L, and the rule
+ *              itself sends a bucket only while ready ZWTs hold it back (found by
+ *              mutation testing, 2026-12-05: the test of this rule could not fail;
+ *              syscall.h says so). Looks placed by its ticks, as other timers place
+ *              theirs, held a bucket about L but cost the echo server about 10 %
+ *              (2026-12-05): not done. A timer ticks every L/2
  *              while requests are buffered, and a bucket found at two ticks in a row
  *              goes (when ZWT rounds held it through the visit of the first). The timer is armed when a bucket begins and no
  *              tick is pending, and a flush does not cancel it, so a busy worker reads
@@ -56,6 +59,7 @@ static _Atomic int k_set, latency_set;
 
 static size_t wsc_poll(itoi_worker_t *w, size_t budget);
 static bool wsc_before_sleep(itoi_worker_t *w);
+static bool wsc_probe(itoi_worker_t *w);
 static size_t wsc_fini_cancel(void);
 static void wsc_fini_resume(void);
 static const itoi_fini_ops_t fini_ops = {.cancel = wsc_fini_cancel, .resume = wsc_fini_resume};
@@ -188,7 +192,7 @@ static int areas_setup(void)
         itoi_wscw_t *p = itoi_fault_alloc() ? NULL : aligned_alloc(_Alignof(itoi_wscw_t), bytes);
         if (p) memset(p, 0, bytes);
         if (!p || itoi_poller_add(wsc_poll) != ITO_OK || itoi_fini_add(wsc_teardown) != ITO_OK ||
-            itoi_sleep_hooks_add(wsc_before_sleep, NULL) != ITO_OK ||
+            itoi_sleep_hooks_add(wsc_before_sleep, NULL) != ITO_OK || itoi_idle_probe_add(wsc_probe) != ITO_OK ||
             itoi_fini_ops_add(&fini_ops) != ITO_OK)
             rc = ITO_ENOMEM;
         if (rc == ITO_OK) atomic_store_explicit(&areas, p, memory_order_release);
@@ -221,6 +225,11 @@ itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
      * their own: not work for finalize either (armed whenever a ULT had just re-posted a
      * wait, it kept a looping waiter's finalize from reaching its grace period). */
     a->flush_timer.bounds_wait = true;
+    /* Seen at the scheduler's 64-point looks only, where the poller sends the bucket anyway
+     * (see the flush policy above): looks placed by its ticks cost the echo server about 10 %
+     * of its messages per second (measured 2026-12-05, Intel host: a visit of the
+     * scheduler context near every tick, each flushing a partial bucket). */
+    a->flush_timer.lazy = true;
     a->live.lnext = a->live.lprev = &a->live;
     /* Lazily zero (calloc maps it): only the pages of the fds in use are touched. */
     a->fdlive = itoi_fault_alloc() ? NULL : calloc(ITOI_WSC_FD_SLOTS, sizeof *a->fdlive);
@@ -555,6 +564,19 @@ static void flush_timer_fire(itoi_worker_t *w, itoi_timer_t *t)
     }
     a->tick_flushes = a->flushes;
     itoi_timer_arm(w, &a->flush_timer, itoi_now_ns() + half_bound_ns(), flush_timer_fire);
+}
+
+/* Buffered requests are work for the scheduler context: the scheduler's look (at most
+ * every 64 points of a busy worker) visits it for them, so that the poller sends the
+ * bucket there, on either backend. Until 2026-12-05 only an io_uring worker's watched
+ * eventfd brought that visit: on the sync backend with the latency bound off
+ * (ITO_WSC_LATENCY_US=0), a bucket of a worker whose threads could always run never went
+ * (test_wsc_latency, whose rounds without the bound had run after rounds with it and
+ * were flushed by the bound's leftover ticks). */
+static bool wsc_probe(itoi_worker_t *w)
+{
+    itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
+    return a && (a->bucket_n || a->sq_pending);
 }
 
 /* A worker going to sleep has flushed (the idle rule): a tick still pending would only

@@ -200,7 +200,7 @@ static void io_park(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, uint64_
     if (wt->left == 0) return; /* completed inside the post */
     atomic_store_explicit(&me->io_owner, (int16_t)w->index, memory_order_relaxed);
     atomic_store_explicit(&me->io_wait, wt, memory_order_release);
-    if (atomic_load_explicit(&me->io_cancel, memory_order_acquire)) /* came before the park */
+    if (itoi_io_cancelled(me)) /* came before the park */
         itoi_wsc_cancel_wait(w, a, wt, WHY_CANCEL);
     if (wt->left) end_closing_waits(w, a, wt);
     if (wt->left == 0) {
@@ -263,8 +263,7 @@ static long call_once(const ito_sysreq_t *q, const char *what)
     itoi_worker_t *w = itoi_self_worker();
     if (ITOI_UNLIKELY(!w || !w->cur)) return -EPERM;
     itoi_ult_t *me = w->cur;
-    if (ITOI_UNLIKELY(atomic_load_explicit(&me->io_cancel, memory_order_relaxed)) &&
-        atomic_exchange(&me->io_cancel, 0))
+    if (ITOI_UNLIKELY(itoi_io_cancel_take(me)))
         return -ECANCELED;
     itoi_wscw_t *a = itoi_wsc_area(w);
     if (ITOI_UNLIKELY(!a)) return -itoi_wsc_area_errno();
@@ -527,8 +526,7 @@ int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n)
     itoi_ult_t *me = w->cur;
     itoi_wscw_t *a = itoi_wsc_area(w);
     if (!a) return itoi_wsc_area_error();
-    if (ITOI_UNLIKELY(atomic_load_explicit(&me->io_cancel, memory_order_relaxed)) && n > 0 &&
-        atomic_exchange(&me->io_cancel, 0)) {
+    if (ITOI_UNLIKELY(n > 0 && itoi_io_cancel_take(me))) {
         /* A cancellation kept from before the call: the batch ends at once with nothing
          * posted, every request -ECANCELED (its continuation sent with it), as a single
          * call fails at once. No record is made: nothing is in flight for finalize's
@@ -561,7 +559,7 @@ int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n)
         if (ITOI_LIKELY(!wt.kernel_cancelled) || !wt.again) break;
         /* Not posted again once the batch was cancelled (or a cancellation is kept), nor after
          * 8 tries: those requests end as a single call would. */
-        if (cancelled || atomic_load_explicit(&me->io_cancel, memory_order_relaxed)) {
+        if (cancelled || itoi_io_cancelled(me)) {
             if (batch_end(reqs, n, again, -ECANCELED)) cancelled = true;
             break;
         }
@@ -602,7 +600,7 @@ static void cancel_on_owner(itoi_worker_t *w, itoi_call_t *c)
     /* Consumed already: the ULT's next call took it at its entry (ECANCELED at once) before
      * this ran. A wait found now is a later call's, which no cancellation asked to end
      * (until 2026-12-03 it was cancelled too: one ito_cancel_io ended two calls). */
-    if (!atomic_load_explicit(&t->io_cancel, memory_order_acquire)) return;
+    if (atomic_load_explicit(&t->io_cancel, memory_order_acquire) != gen) return;
     itoi_iowait_t *wt = atomic_load_explicit(&t->io_wait, memory_order_acquire);
     if (!wt) return; /* not waiting: io_cancel stays set for its next call */
     int owner = atomic_load_explicit(&t->io_owner, memory_order_relaxed);
@@ -620,15 +618,18 @@ int ito_cancel_io(ito_thread_t h)
     if (foreign ? itoi_foreign_enter() != ITO_OK : atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
     int rc = ITO_OK;
     itoi_ult_t *t = itoi_handle_get(h);
-    uintptr_t st = t ? atomic_load(&t->state) : 0;
+    uintptr_t st = t ? itoi_st_kind(atomic_load(&t->state)) : 0;
     if (!t) {
         rc = itoi_handle_err(h);
     } else if (st == ITOI_DONE || st == ITOI_REAPED) {
         rc = ITO_EJOINED; /* ended (syscall.h): nothing left to cancel */
     } else {
-        atomic_store(&t->io_cancel, 1);
+        /* the generation of h's life, not 1: t may have ended and been reused since the
+         * check (itoi_io_cancelled) */
+        uint16_t g = (uint16_t)((uintptr_t)h >> ITOI_HANDLE_PTR_BITS);
+        atomic_store(&t->io_cancel, g);
         if (!atomic_exchange(&t->io_call_busy, 1)) {
-            atomic_store(&t->io_call_gen, atomic_load_explicit(&t->gen, memory_order_relaxed));
+            atomic_store(&t->io_call_gen, g);
             t->io_call.fn = cancel_on_owner;
             int owner = atomic_load_explicit(&t->io_owner, memory_order_relaxed);
             itoi_worker_call(&itoi_rt.workers[owner >= 0 && owner < itoi_rt.nworkers ? owner : 0], &t->io_call);
@@ -751,7 +752,7 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
         while (i < nfds && fds[i].fd < 0) i++;
         if (i == nfds) return (int)ret(-EINVAL);
     }
-    if (atomic_load(&me->io_cancel) && atomic_exchange(&me->io_cancel, 0)) return (int)ret(-ECANCELED);
+    if (itoi_io_cancel_take(me)) return (int)ret(-ECANCELED);
     itoi_wscw_t *a = itoi_wsc_area(w);
     if (!a) return (int)ret(-itoi_wsc_area_errno());
     const ito_sysreq_t fin_probe = {.op = ITO_SYS_POLL, .fd = -1}; /* finalize has cancelled */
@@ -819,7 +820,7 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
              * ITO_FAULT_URING_CANCEL). Finalize is seen at the top of the loop, a
              * cancellation that came meanwhile here. */
             if (res != res_small) free(res);
-            if (atomic_load(&me->io_cancel) && atomic_exchange(&me->io_cancel, 0))
+            if (itoi_io_cancel_take(me))
                 return (int)ret(back_home(home, -ECANCELED));
             if (++kernel_cancels == KERNEL_RERUNS) return (int)ret(back_home(home, -EAGAIN));
             continue;

@@ -40,6 +40,7 @@ KIND_ULT = 2       # ITOI_ARENA_ULT
 STATE_DONE = 1     # ITOI_DONE
 STATE_REAPED = 3   # ITOI_REAPED (thread.c): a free descriptor
 F_MAIN = 1         # ITOI_F_MAIN
+STATE_KIND_MASK = (1 << 48) - 1  # the state word's kind; the life's generation above (itoi_st)
 
 
 def _u64(addr: int) -> int:
@@ -105,7 +106,7 @@ class Ult:
         self.name = u["name"].string() or f"ult-{self.id}"
         bound = int(u["bound"])
         self.waits = "-"
-        state = int(u["state"])
+        state = int(u["state"]) & STATE_KIND_MASK
         if state == STATE_DONE:
             self.state, self.worker = "finished", -1
         elif (w := _running_on(rt, t)) >= 0:
@@ -124,7 +125,7 @@ def live_ults() -> list[Ult]:
     out = []
     for t in _descriptors():
         u = t.dereference()
-        if int(u["state"]) == STATE_REAPED:
+        if int(u["state"]) & STATE_KIND_MASK == STATE_REAPED:
             continue
         if int(u["fn"]) == 0 and not int(u["flags"]) & F_MAIN:
             continue
