@@ -6,6 +6,11 @@
            [--ito-check=flag|budget]
            [--ito-allow-va-regions] [--ito-report]
            [--ito-probe] [--ito-off] [--ito-no-fallback] <clang arguments>
+    ito-cc --ito-help
+
+--ito-help prints this usage and where the options are described; --help prints clang's help
+and then a line naming --ito-help (clang's help alone listed none of ito's options: found by
+an outside tester, h61a, 2026-12-05).
 
 Response files (@file) are expanded first (cmdline.py), so ito options may be in them.
 --ito-off compiles without the plugin (the "no threading" build from the same sources). The
@@ -529,10 +534,22 @@ def tls_for_shared(ito: list[str], rest: list[str]) -> list[str]:
     return [plugin_option("-ito-yield-tls=initial-exec")[-1] if w == le[-1] else w for w in ito]
 
 
+ITO_HELP = (__doc__.split("\n\n")[1] + "\n\nThe options are described in compiler/README.md "
+            "(\"ito-cc\"); every other argument is clang's.")
+
+
 def main(argv: list[str], clang: str, plugins: list[str]) -> int:
     scratch = Scratch()
     try:
+        if "--ito-help" in argv:
+            print(ITO_HELP)
+            return 0
         ito, variant, off, rest, stubset, fb = split_args(expand_response_files(argv))
+        if "--help" in rest:
+            sys.stdout.flush()
+            rc = subprocess.call([clang, *rest])  # not exec'd: the line below comes after
+            print("\nito-cc: ito's own options (--ito-*): ito-cc --ito-help")
+            return rc
         ito = tls_for_shared(ito, rest)
         args = parse(rest)
         compiles = any(a.kind in ("code", "other") for a in args)

@@ -141,8 +141,12 @@ def archive(clang: str, target: list[str], scratch: Callable[[], Path]) -> str |
     cache = cache_dir()
     if cache is not None:
         path = cache / name
-        if path.is_file():
+        if path.is_file() and sound_archive(path):
             return str(path)
+        # missing, or damaged from outside (emptied, truncated, overwritten): built again. A
+        # damaged one used to break every later link with messages that never named the
+        # cache ("undefined reference to ito_coop_flag", "file not recognized"; found by an
+        # outside tester, h61a, 2026-12-05)
         try:
             cache.mkdir(parents=True, exist_ok=True)
             work = Path(tempfile.mkdtemp(dir=cache))
@@ -157,6 +161,30 @@ def archive(clang: str, target: list[str], scratch: Callable[[], Path]) -> str |
             pass
     work = scratch()
     return str(work / name) if _build(clang, target, work, work / name) else None
+
+
+def sound_archive(path: Path) -> bool:
+    """Whether path holds a whole ar archive of at least two entries (the symbol index and
+    the member ar_archive writes): the magic, then headers whose sizes account for every
+    byte of the file."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    if not data.startswith(b"!<arch>\n"):
+        return False
+    pos, entries = 8, 0
+    while pos < len(data):
+        header = data[pos:pos + 60]
+        if len(header) < 60 or header[58:60] != b"`\n":
+            return False
+        try:
+            size = int(header[48:58])
+        except ValueError:
+            return False
+        pos += 60 + size + size % 2
+        entries += 1
+    return pos == len(data) and entries >= 2
 
 
 def _build(clang: str, target: list[str], work: Path, out: Path) -> bool:

@@ -209,7 +209,7 @@ int ito_group_add(ito_group_t *g, ito_thread_t t);
 /** Preemption counters (ito_preempt_stats, ito_group_stats). */
 typedef struct ito_preempt_stats_s {
     uint64_t ticks;       /**< quanta that ended on a worker that was not asleep */
-    uint64_t preemptions; /**< ULTs switched out by a quantum's end (FLAG mode: quanta whose flag a compiled yield point took, counted at the next tick) */
+    uint64_t preemptions; /**< ULTs switched out by a quantum's end (FLAG mode: quanta whose flag a compiled yield point took, counted at the next tick; a yield of code built with --ito-check=budget clears the flag too, so beside such code nearly every tick counts. SIGNAL mode: switches made in the handler only; a tick deferred outside the program's own code, whose compiled yield points then switch, counts as deferred) */
     uint64_t deferred;    /**< switches put off: not at a safe point */
     uint64_t delayed;     /**< switches delayed by preemption-safe regions */
     uint64_t delay_ns;    /**< the time they were delayed, in total */

@@ -875,3 +875,34 @@ def test_local_exec_gives_way_in_shared_objects(itocc, tmp_path):
     itocc.ok("-shared", "pic.o", "-o", "p2.so")
     write(tmp_path, {"f.c": F})  # no data: links into a shared object without -fPIC
     itocc.ok(*STUB, "-O0", "-Wl,-shared", "f.c", "-o", "p3.so")  # -shared given to the linker
+
+
+def test_a_damaged_cached_fallback_is_built_again(tmp_path):
+    """A fallback archive in the cache that was damaged from outside (emptied, cut to its
+    magic, overwritten, truncated) is built again, not used: it broke every later link with
+    messages that did not name the cache (found by an outside tester, h61a, 2026-12-05)."""
+    cache = tmp_path / "cache"
+    cc = ItoCC(tmp_path, cache)
+    big = "int f(int n){ int s=0; for(int i=0;i<n;i++) s+=i%7; return s; }\n"
+    write_files(tmp_path, {"f.c": big, "m.c": '#include <stdio.h>\nint f(int);\n'
+                                             'int main(void){ printf("%d\\n", f(300000)); return 0; }\n'})
+    cc.ok("--ito-check=budget", "m.c", "f.c", "-o", "p")
+    [arch] = list((cache / "ito-cc").glob("fallback-*.a"))
+    good = arch.read_bytes()
+    assert fallback.sound_archive(arch)
+    for damage in (b"", b"!<arch>\n", b"garbage, not an archive\n", good[:len(good) // 2]):
+        arch.write_bytes(damage)
+        assert not fallback.sound_archive(arch)
+        cc.ok("--ito-check=budget", "m.c", "f.c", "-o", "p")
+        assert run(tmp_path / "p") == "899997\n"
+        assert arch.read_bytes() == good
+
+
+def test_help_names_ito_options(itocc):
+    """--ito-help prints ito-cc's own options; --help (clang's) names --ito-help (h61a)."""
+    cp = itocc("--ito-help")
+    out = cp.stdout.decode()
+    assert cp.returncode == 0 and "--ito-variant=min|abi|full|stub" in out and "compiler/README.md" in out
+    cp = itocc("--help")
+    out = cp.stdout.decode()
+    assert cp.returncode == 0 and "OVERVIEW: clang" in out and "ito-cc --ito-help" in out
