@@ -86,8 +86,32 @@ __attribute__((unused)) static inline void ito_test_account(uint64_t *ran, uint6
     *last = now;
 }
 
-#ifdef _GNU_SOURCE /* cpu_set_t, sched_getcpu, pthread_setaffinity_np */
+#ifdef _GNU_SOURCE /* cpu_set_t, sched_getcpu, pthread_setaffinity_np, opendir */
+#include <dirent.h>
 #include <sched.h>
+/* The entries of a folder, "." and ".." not counted (/proc/self/fd: open descriptors;
+ * /proc/self/task: threads); -1 if it cannot be read. */
+__attribute__((unused)) static int ito_test_count_dir(const char *path)
+{
+    DIR *d = opendir(path);
+    int n = 0;
+    if (!d) return -1;
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n;
+}
+/* The process's address space in bytes (VmSize), -1 if unknown. */
+__attribute__((unused)) static long ito_test_vm_bytes(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmSize:", 7)) sscanf(line + 7, "%ld", &v);
+    if (f) fclose(f);
+    return v < 0 ? -1 : v * 1024;
+}
 /* CPU hogs: foreign threads that spin on one CPU, so that the OS deschedules a worker's
  * thread pinned there for longer than a quantum at a time. ito_test_hogs_start makes n (at
  * most 8), which wait until ito_test_hogs_pin names the CPU; `on` counts those spinning. */

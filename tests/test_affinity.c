@@ -1,6 +1,10 @@
 /* test_affinity: ITO_AFFINITY=on runs worker i on the i-th CPU the process may use
  * (wrapping around), and gives the calling thread its own CPU mask back at ito_finalize;
- * off (the default) leaves every worker on the process's mask; other values are refused. */
+ * off (the default) leaves every worker on the process's mask; other values are refused.
+ * The wrap is checked with 2n + 1 workers for n CPUs: with one worker more than CPUs (as
+ * this test had) the wrapped worker (n -> CPU 0) was right even when the runtime did not
+ * wrap, since it inherits worker 0's mask; workers n+1 .. 2n tell the difference
+ * (mutation testing, h61d, 2026-12-05). */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdlib.h>
@@ -57,7 +61,8 @@ int main(void)
     CHECK_OK(ito_finalize());
 
     CHECK_OK(setenv("ITO_AFFINITY", "on", 1));
-    CHECK_OK(ito_init(&(ito_config_t){.workers = 3})); /* more workers than CPUs wraps */
+    int n = 2 * CPU_COUNT(&all) + 1; /* more workers than CPUs wraps */
+    CHECK_OK(ito_init(&(ito_config_t){.workers = n > 256 ? 256 : n}));
     check_workers(1);
     CHECK_OK(ito_finalize());
     cpu_set_t after;

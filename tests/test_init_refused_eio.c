@@ -6,7 +6,6 @@
  * a filter cannot be removed. */
 #define _GNU_SOURCE
 #define ITO_TEST_SECCOMP
-#include <dirent.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,23 +13,13 @@
 #include "ito/ito.h"
 #include "ito_test.h"
 
-static int open_fds(void)
-{
-    int n = 0;
-    DIR *d = opendir("/proc/self/fd");
-    CHECK(d != NULL);
-    while (readdir(d)) n++;
-    closedir(d);
-    return n;
-}
-
 static void child(unsigned nr)
 {
-    int fds = open_fds();
+    int fds = ito_test_count_dir("/proc/self/fd");
     ito_test_deny_syscall(nr);
     CHECK_EQ(ito_init(&(ito_config_t){.workers = 2}), ITO_EIO);
     CHECK_EQ(ito_initialized(), 0);
-    CHECK_EQ(open_fds(), fds);
+    CHECK_EQ(ito_test_count_dir("/proc/self/fd"), fds);
     CHECK_EQ(ito_init(&(ito_config_t){.workers = 2}), ITO_EIO); /* the same again: nothing kept */
     _exit(0);
 }

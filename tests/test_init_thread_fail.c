@@ -8,7 +8,6 @@
  * workers kept running, and the descriptors leaked. Release tree only (the sanitizers
  * reserve terabytes of shadow: no RLIMIT_AS there). */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -16,46 +15,24 @@
 #include "ito/ito.h"
 #include "ito_test.h"
 
-__attribute__((unused)) static int count_dir(const char *path)
-{
-    DIR *d = opendir(path);
-    int n = 0;
-    if (!d) return -1;
-    for (struct dirent *e; (e = readdir(d));)
-        if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n;
-}
-
-__attribute__((unused)) static long vm_bytes(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long v = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmSize:", 7)) sscanf(line + 7, "%ld", &v);
-    if (f) fclose(f);
-    return v * 1024;
-}
-
 int main(void)
 {
 #if defined(ITOI_ASAN) || defined(ITOI_TSAN)
     printf("sanitizer tree: no RLIMIT_AS, nothing to check\n");
     TEST_DONE();
 #else
-    int fds0 = count_dir("/proc/self/fd");
+    int fds0 = ito_test_count_dir("/proc/self/fd");
     ito_config_t cfg = {0};
     cfg.workers = 16; /* 16 thread stacks of 8 MiB do not fit in what is left */
     struct rlimit old, lim;
     CHECK_OK(getrlimit(RLIMIT_AS, &old));
-    long want = vm_bytes() + (40L << 20);
+    long want = ito_test_vm_bytes() + (40L << 20);
     if (want < (68L << 20)) want = 68L << 20; /* the arena takes a quarter, at least 16 MiB */
     lim.rlim_cur = (rlim_t)want;
     lim.rlim_max = old.rlim_max;
     CHECK_OK(setrlimit(RLIMIT_AS, &lim));
     int rc = ito_init(&cfg);
-    int threads = count_dir("/proc/self/task");
+    int threads = ito_test_count_dir("/proc/self/task");
     CHECK_OK(setrlimit(RLIMIT_AS, &old));
     if (rc == ITO_OK) {
         printf("all 16 workers fitted under the limit: nothing to check\n");
@@ -65,12 +42,12 @@ int main(void)
     CHECK_EQ(rc, ITO_ENOMEM);
     CHECK_EQ(ito_initialized(), 0);
     CHECK_EQ(threads, 1);                          /* the workers started were stopped */
-    CHECK_EQ(count_dir("/proc/self/fd"), fds0);    /* and their epoll fds and eventfds closed */
+    CHECK_EQ(ito_test_count_dir("/proc/self/fd"), fds0);    /* and their epoll fds and eventfds closed */
     cfg.workers = 2;
     CHECK_OK(ito_init(&cfg));
     CHECK_EQ(ito_worker_count(), 2);
     CHECK_OK(ito_finalize());
-    CHECK_EQ(count_dir("/proc/self/task"), 1);
+    CHECK_EQ(ito_test_count_dir("/proc/self/task"), 1);
     TEST_DONE();
 #endif
 }

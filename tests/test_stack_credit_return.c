@@ -15,17 +15,6 @@
 #define BURST 2000
 #define ROUNDS 60
 
-static long vm_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long v = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmSize:", 7)) sscanf(line + 7, "%ld", &v);
-    if (f) fclose(f);
-    return v;
-}
-
 static void *nothing(void *arg) { return arg; }
 
 static void burst(void)
@@ -45,9 +34,9 @@ int main(void)
     CHECK_OK(ito_init(&cfg));
     burst();
     burst();
-    long before = vm_kib();
+    long before = ito_test_vm_bytes() / 1024;
     for (int r = 0; r < ROUNDS; r++) burst();
-    long after = vm_kib();
+    long after = ito_test_vm_bytes() / 1024;
     long grew_mib = (after - before) / 1024;
     printf("address space grew by %ld MiB over %d bursts of %d\n", grew_mib, ROUNDS, BURST);
     CHECK(before > 0 && after > 0);

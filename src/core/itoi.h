@@ -946,6 +946,8 @@ static inline itoi_ult_t *itoi_ult_alloc(itoi_worker_t *w)
 #define ITOI_ST_KIND_MASK (((uintptr_t)1 << ITOI_HANDLE_PTR_BITS) - 1)
 static inline uintptr_t itoi_st(uint16_t gen, uintptr_t kind) { return kind | (uintptr_t)gen << ITOI_HANDLE_PTR_BITS; }
 static inline uintptr_t itoi_st_kind(uintptr_t st) { return st & ITOI_ST_KIND_MASK; }
+/* The generation of the life a thread handle names (its top bits). */
+static inline uint16_t itoi_handle_gen(ito_thread_t h) { return (uint16_t)((uintptr_t)h >> ITOI_HANDLE_PTR_BITS); }
 static inline uintptr_t itoi_st_live(itoi_ult_t *t, uintptr_t kind)
 {
     return itoi_st(atomic_load_explicit(&t->gen, memory_order_relaxed), kind);

@@ -343,15 +343,14 @@ static void look(itoi_worker_t *w)
     uint32_t gap = ITOI_LOOK_EVERY;
     bool due = atomic_load_explicit(&w->watched, memory_order_relaxed) > 0;
     uint64_t next = atomic_load_explicit(&w->timer_next, memory_order_relaxed);
-    if (next != ITO_FOREVER && w->timers->lazy) {
-        /* as before timers placed looks: no clock read when the visit is due anyway */
-        if (!due && itoi_now_ns() >= next) due = true;
-    } else if (next != ITO_FOREVER) {
-        uint64_t now = itoi_now_ns();
-        if (now >= next) due = true;
-        gap = look_gap(w, now, next);
-    } else {
+    if (next == ITO_FOREVER) {
         w->look_ns = 0;
+    } else if (w->timers->lazy) {
+        due = due || timer_due(w); /* as before timers placed looks: no clock read when due anyway */
+    } else {
+        uint64_t now = itoi_now_ns();
+        due = due || now >= next;
+        gap = look_gap(w, now, next);
     }
     if (due || itoi_idle_probe(w)) w->poll_due = 1;
     w->look = (uint16_t)(w->tick + gap);

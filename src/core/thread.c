@@ -535,7 +535,7 @@ int ito_join_until(ito_thread_t h, void **retval, uint64_t deadline)
         return ITO_EPERM; /* main ends in ito_finalize, never here */
     /* Every CAS below expects the generation of h's life (itoi_st): t may have ended, been
      * freed and reused since the tag check. */
-    uint16_t g = (uint16_t)((uintptr_t)h >> ITOI_HANDLE_PTR_BITS);
+    uint16_t g = itoi_handle_gen(h);
     uintptr_t s = atomic_load_explicit(&t->state, memory_order_acquire);
     if (s == itoi_st(g, ITOI_DONE)) {
         if (!atomic_compare_exchange_strong_explicit(&t->state, &s, itoi_st(g, ITOI_REAPED), memory_order_acq_rel,
@@ -620,7 +620,7 @@ static int detach(ito_thread_t h)
     uint32_t fl = __atomic_load_n(&t->flags, __ATOMIC_RELAXED); /* maybe another life's: see below */
     if (fl & ITOI_F_MAIN) return ITO_EPERM;
     if (fl & ITOI_F_DETACHED) return ITO_EJOINED; /* created detached: its state is its own */
-    uint16_t g = (uint16_t)((uintptr_t)h >> ITOI_HANDLE_PTR_BITS); /* h's life only (itoi_st) */
+    uint16_t g = itoi_handle_gen(h); /* h's life only (itoi_st) */
     uintptr_t s = itoi_st(g, ITOI_LIVE);
     if (atomic_compare_exchange_strong(&t->state, &s, itoi_st(g, ITOI_DETACHED))) return ITO_OK;
     if (s == itoi_st(g, ITOI_DONE)) {

@@ -413,7 +413,7 @@ static void advance(uint64_t now, int forced)
          * quantum per turn: in wall time, an extension during which the OS had worker 0's
          * thread descheduled was charged many quanta while a sat-out turn stretched the same
          * way paid back one, and under CPU contention the group with regions got a fraction
-         * of the other's CPU (ratio 0.06-0.45 instead of about 1: test_gang_debt_contended). */
+         * of the other's CPU (ratio 0.06-0.45 instead of about 1: test_gang_debt, its run with hogs). */
         uint64_t extra = now - cur->delay_since, cap = (uint64_t)cur->turn_ticks * ITOI_PRE_GET(quantum_ns);
         if (extra > cap) extra = cap;
         atomic_fetch_add(&cur->st.delay_ns, extra);

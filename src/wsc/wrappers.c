@@ -626,7 +626,7 @@ int ito_cancel_io(ito_thread_t h)
     } else {
         /* the generation of h's life, not 1: t may have ended and been reused since the
          * check (itoi_io_cancelled) */
-        uint16_t g = (uint16_t)((uintptr_t)h >> ITOI_HANDLE_PTR_BITS);
+        uint16_t g = itoi_handle_gen(h);
         atomic_store(&t->io_cancel, g);
         if (!atomic_exchange(&t->io_call_busy, 1)) {
             atomic_store(&t->io_call_gen, g);
