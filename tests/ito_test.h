@@ -86,6 +86,27 @@ __attribute__((unused)) static inline void ito_test_account(uint64_t *ran, uint6
     *last = now;
 }
 
+/* A thread that acts once per round (rounds 1, 2, ... published in *go by the test's
+ * main): waits until *go moves past *seen and returns the new round, or 0 once *stop is set. */
+__attribute__((unused)) static inline int ito_test_next_round(atomic_int *go, atomic_int *stop, int *seen)
+{
+    while (!atomic_load(stop)) {
+        int r = atomic_load(go);
+        if (r != *seen) return *seen = r;
+    }
+    return 0;
+}
+
+#ifdef ITO_SYNC_H /* (the simulators' tests use this header without ito) */
+/* A ULT body that waits on the ito_sem_t its argument points to (a thread that stays
+ * blocked until the test posts it). */
+__attribute__((unused)) static void *ito_test_sem_waiter(void *sem)
+{
+    CHECK_OK(ito_sem_wait((ito_sem_t *)sem));
+    return NULL;
+}
+#endif
+
 #ifdef _GNU_SOURCE /* cpu_set_t, sched_getcpu, pthread_setaffinity_np, opendir */
 #include <dirent.h>
 #include <sched.h>

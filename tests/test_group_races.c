@@ -27,13 +27,6 @@
 
 static ito_sem_t gate;
 
-static void *blocker(void *arg)
-{
-    (void)arg;
-    CHECK_OK(ito_sem_wait(&gate));
-    return NULL;
-}
-
 static void *joiner(void *arg)
 {
     CHECK_OK(ito_join((ito_thread_t)arg, NULL));
@@ -45,7 +38,7 @@ static void joined_member(void)
     ito_group_t *g;
     ito_thread_t t, j;
     CHECK_OK(ito_group_create(&g));
-    CHECK_OK(ito_create(&t, blocker, NULL, NULL));
+    CHECK_OK(ito_create(&t, ito_test_sem_waiter, &gate, NULL));
     CHECK_OK(ito_create(&j, joiner, t, NULL));
     CHECK_OK(ito_sleep_ns(2 * 1000 * 1000)); /* t waits on the semaphore, j in ito_join(t) */
     CHECK_OK(ito_group_add(g, t));
@@ -63,10 +56,7 @@ static void *adder(void *arg)
 {
     (void)arg;
     int seen = 0;
-    while (!atomic_load(&stop)) {
-        int r = atomic_load(&go);
-        if (r == seen) continue;
-        seen = r;
+    for (int r; (r = ito_test_next_round(&go, &stop, &seen)) != 0;) {
         for (volatile int k = 0; k < (r * 7919) % 300; k++) {
         }
         atomic_store(&add_rc, ito_group_add(atomic_load(&G), atomic_load(&T)) + 100);
@@ -83,7 +73,7 @@ static void add_vs_destroy(void)
         ito_thread_t t;
         CHECK_OK(ito_group_create(&g));
         atomic_store(&G, g);
-        CHECK_OK(ito_create(&t, blocker, NULL, NULL));
+        CHECK_OK(ito_create(&t, ito_test_sem_waiter, &gate, NULL));
         atomic_store(&T, t);
         atomic_store(&add_rc, 0);
         atomic_store(&go, i);
@@ -122,7 +112,7 @@ static void double_add(void)
         CHECK_OK(ito_group_create(&G2[0]));
         CHECK_OK(ito_group_create(&G2[1]));
         ito_thread_t t;
-        CHECK_OK(ito_create(&t, blocker, NULL, NULL));
+        CHECK_OK(ito_create(&t, ito_test_sem_waiter, &gate, NULL));
         atomic_store(&T, t);
         atomic_store(&go2, 0);
         atomic_store(&ready2, 0);

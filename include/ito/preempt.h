@@ -193,15 +193,19 @@ int ito_group_create(ito_group_t **out);
  */
 int ito_group_destroy(ito_group_t *g);
 /**
- * @brief Puts t into g (it leaves g when it ends). One group per ULT. Add t while it cannot
- * be ending (from t itself, or before it can run to its end, e.g. created with
- * ito_attr_t.worker on a busy worker or waiting on an object): an add that races t's own
- * end is not synchronized with it, and g may go on counting t (ito_group_destroy then
- * says ITO_EBUSY). Known limit, 2026-12-03.
+ * @brief Puts t into g (it leaves g when it ends). One group per ULT. An add racing t's
+ * end is ordered with it (one atomic step on t's state): either t leaves g at its end, or
+ * the add says ITO_ESTATE (t has finished) or ITO_EJOINED (the handle is stale: a handle of
+ * an ended thread whose descriptor a new thread uses now never adds that new thread). A
+ * ULT created detached (ITO_ATTR_DETACHED) may only add itself, as its end takes no such
+ * step: to add one from another thread, create it joinable, add it, then ito_detach it.
+ * While a joiner runs t in place (an ito_join of a ULT that had not started may run it on
+ * the spot), only t itself may add it.
  * @return ITO_OK; ITO_EINVAL if g or t is NULL or g is not a live group; ITO_EJOINED for a
- * stale thread handle; ITO_ESTATE if the runtime is not running;
- * ITO_EBUSY if t is in a group already or was created by ito_create_many; ITO_ESTATE if
- * t has finished.
+ * stale thread handle; ITO_ESTATE if the runtime is not running or t has finished;
+ * ITO_EBUSY if t is in a group already, if its joiner is running it in place (from another
+ * thread), or if t, created detached by ito_create_many, adds itself; ITO_EPERM if t was
+ * created detached and the caller is not t.
  * @contexts any thread; not a signal handler.
  */
 int ito_group_add(ito_group_t *g, ito_thread_t t);

@@ -159,7 +159,9 @@ int ito_zwt_retry(void);
  * has fired since it was armed).
  * @return ITO_OK; ITO_EINVAL for a bad frame or an entry with code; ITO_ERANGE for a bad
  * entry; ITO_ESTATE for an entry not defined; ITO_EBUSY if another ULT already waits on
- * it; ITO_ENOTULT outside a ULT.
+ * it; ITO_ENOTULT outside a ULT. A wait racing the frame's destroy (the entry fired, then
+ * another thread destroyed the frame and perhaps created another in its memory) ends:
+ * ITO_OK, or ITO_EINVAL if the destroy came first; it never waits in another frame.
  * @contexts ULT only.
  */
 int ito_frame_wait(ito_frame_t *f, int entry);

@@ -129,7 +129,8 @@ enum {
     ITOI_USLOT_PSAFE_PENDING,    /* src/preempt: a switch was delayed by a region */
     ITOI_USLOT_PSAFE_SINCE,      /* src/preempt: when the delayed switch was due */
     ITOI_USLOT_PSAFE_RAN,        /* src/preempt: CPU time the region ran since */
-    ITOI_USLOT_GROUP,            /* src/preempt: the ULT's group */
+    ITOI_USLOT_GROUP,            /* src/preempt: the ULT's group, while its state has
+                                  * ITOI_ST_MEMBER (never cleared at creation) */
     ITOI_USLOT_GANG_RAN,         /* src/preempt: the gang epoch in which it last began to run */
     ITOI_USLOT_BULK,             /* src/spawn: the bulk creation it belongs to */
     ITOI_USLOT_BULK_INDEX,       /* src/spawn: its index there */
@@ -227,10 +228,14 @@ static inline bool itoi_waiter_claim(itoi_ult_t *t)
                                                    memory_order_relaxed);
 }
 
-/* The per-thread state every new ULT starts with (ito_create and bulk creation). */
+/* The per-thread state every new ULT starts with (ito_create and bulk creation). Not the
+ * group slot: it counts only while the state word has ITOI_ST_MEMBER, and ito_group_add
+ * (any thread) may write it, with an atomic store, into a descriptor that has just been
+ * reused (itoi_group_of, src/preempt/preempt_int.h). */
 static inline void itoi_ult_init_state(itoi_ult_t *t)
 {
-    for (int i = 0; i < ITOI_ULT_SLOTS; i++) t->slot[i].w = 0;
+    for (int i = 0; i < ITOI_ULT_SLOTS; i++)
+        if (i != ITOI_USLOT_GROUP) t->slot[i].w = 0;
     t->store = NULL;
     t->wait_result = 0;
     atomic_store_explicit(&t->wait_claim, ITOI_CLAIM_NONE, memory_order_relaxed);
@@ -518,6 +523,13 @@ static inline bool itoi_coop_due(itoi_worker_t *w)
 itoi_ult_t *itoi_ult_alloc_slow(itoi_worker_t *w);
 void itoi_ult_free_slow(itoi_worker_t *w);
 itoi_ult_t *itoi_handle_get(ito_thread_t h);    /* NULL when stale or invalid */
+/* The end of a ULT whose state has ITOI_ST_MEMBER: it leaves its group (src/preempt/gang.c).
+ * Called before the state word says DONE or REAPED, while t cannot be freed. A hook, as
+ * every mechanism's (the core does not depend on src/preempt: a static link of a program
+ * without groups takes no gang.o, preempt.o); set by ito_group_add before the CAS that sets
+ * the first ITOI_ST_MEMBER, so it is set whenever a state word has the bit. */
+typedef void (*itoi_member_exit_fn)(itoi_ult_t *t);
+extern _Atomic(itoi_member_exit_fn) itoi_member_exit;
 int itoi_handle_err(ito_thread_t h);            /* why it was NULL: ITO_EJOINED stale, ITO_EINVAL forged */
 ito_thread_t itoi_handle_of(itoi_ult_t *t);
 /* A ULT's identity: its descriptor's address with the generation in the top 16 bits (user
@@ -943,7 +955,29 @@ static inline itoi_ult_t *itoi_ult_alloc(itoi_worker_t *w)
  * stale handle whose thread ended (detached), was freed and reused by a new ULT in
  * between joined and freed that new ULT (found by an outside tester, 2026-12-05). A free
  * descriptor's word is plain ITOI_REAPED (generation 0, which no life has). */
-#define ITOI_ST_KIND_MASK (((uintptr_t)1 << ITOI_HANDLE_PTR_BITS) - 1)
+/* Two flags sit in the kind's low bits, free in every kind (0..3 use bits 0 and 1, a
+ * joiner's descriptor is aligned to a cache line):
+ *  - ITOI_ST_MEMBER: the life is in a gang group (src/preempt/gang.c). Set only by
+ *    ito_group_add, by a CAS that expects the generation of its handle's life and an
+ *    unfinished kind (so a stale handle, or a thread that finished, is refused in the same
+ *    atomic step); cleared only by the life's end, which leaves the group first. A ULT's
+ *    final state CAS (itoi_exit_current) thus sees every add that came before it, and an
+ *    add after it finds DONE, REAPED or another generation. A ULT created detached has no
+ *    final CAS: only it may add itself, and it leaves through its on_exit (gang.c).
+ *    Invariant: a life with ITOI_ST_MEMBER leaves its group exactly once, before its state
+ *    says DONE or REAPED (or, ending without a CAS, before it is freed).
+ *  - ITOI_ST_INLINE: with a joiner's address, the joiner runs the ULT in place (thread.c,
+ *    run_inline), which ends it without a CAS: ito_group_add from another thread refuses it
+ *    (ITO_EBUSY); the ULT itself may add itself, and leaves through its on_exit. A member
+ *    is never run in place.
+ * Join, detach and a join's unlink keep ITOI_ST_MEMBER as they change the kind; DONE and
+ * REAPED never carry a flag. itoi_st_kind strips them. */
+#define ITOI_ST_MEMBER ((uintptr_t)4)
+#define ITOI_ST_INLINE ((uintptr_t)8)
+#define ITOI_ST_FLAGS (ITOI_ST_MEMBER | ITOI_ST_INLINE)
+#define ITOI_ST_GEN_MASK (~(((uintptr_t)1 << ITOI_HANDLE_PTR_BITS) - 1))
+#define ITOI_ST_KIND_MASK ((((uintptr_t)1 << ITOI_HANDLE_PTR_BITS) - 1) & ~ITOI_ST_FLAGS)
+_Static_assert(_Alignof(itoi_ult_t) > ITOI_ST_FLAGS, "a joiner's address leaves the state flags clear");
 static inline uintptr_t itoi_st(uint16_t gen, uintptr_t kind) { return kind | (uintptr_t)gen << ITOI_HANDLE_PTR_BITS; }
 static inline uintptr_t itoi_st_kind(uintptr_t st) { return st & ITOI_ST_KIND_MASK; }
 /* The generation of the life a thread handle names (its top bits). */

@@ -760,6 +760,35 @@ static void exit_post(void *stack)
     itoi_stack_put(w, stack);
 }
 
+/* A joinable ULT's final state (itoi_exit_current): DONE if nobody joins it yet, REAPED
+ * if it was detached or a joiner waits; its generation kept, the flags cleared. */
+static inline uintptr_t exit_state(uintptr_t old)
+{
+    return (old & ITOI_ST_GEN_MASK) | (itoi_st_kind(old) == ITOI_LIVE ? ITOI_DONE : ITOI_REAPED);
+}
+
+/* ... when it is in a group (ITOI_ST_MEMBER) or the state changed under the first CAS (a
+ * join, a detach, an ito_group_add): a member leaves its group before the CAS that
+ * publishes the end, as a joiner may free t right after it. The bit stays set until that
+ * CAS (only the end clears it), so the group is left once. Returns the state replaced. */
+_Atomic(itoi_member_exit_fn) itoi_member_exit;
+
+static __attribute__((noinline)) uintptr_t exit_state_slow(itoi_ult_t *t, uintptr_t old)
+{
+    bool left = false;
+    for (;;) {
+        if ((old & ITOI_ST_MEMBER) && !left) {
+            /* the bit was read relaxed: the add's release CAS published the hook */
+            atomic_thread_fence(memory_order_acquire);
+            atomic_load_explicit(&itoi_member_exit, memory_order_relaxed)(t);
+            left = true;
+        }
+        if (atomic_compare_exchange_weak_explicit(&t->state, &old, exit_state(old), memory_order_acq_rel,
+                                                  memory_order_relaxed))
+            return old;
+    }
+}
+
 _Noreturn void itoi_exit_current(itoi_worker_t *w)
 {
     itoi_ult_t *t = w->cur;
@@ -778,18 +807,25 @@ _Noreturn void itoi_exit_current(itoi_worker_t *w)
     __atomic_store_n(&w->cur, NULL, __ATOMIC_RELAXED);
     if (t->flags & ITOI_F_DETACHED) {
         /* Created detached: nobody else ever writes its state (join and detach only read
-         * it and refuse), so no atomic is needed to end it. */
+         * it and refuse; ito_group_add only from the ULT itself, which then leaves its
+         * group through on_exit above), so no atomic is needed to end it. */
         itoi_ult_free(w, t);
     } else {
         /* Nobody joining: DONE, for a join or detach to reap. Detached, or a joiner
          * registered: REAPED at once, so that no other join or detach can take it (with
          * DONE there, a second joiner reaped it too: a double free), then freed here or
          * by that joiner. After this CAS a joiner may free t at any moment: t is not
-         * touched again. */
-        uintptr_t old = atomic_load_explicit(&t->state, memory_order_relaxed), nv;
-        do nv = (old & ~ITOI_ST_KIND_MASK) | (itoi_st_kind(old) == ITOI_LIVE ? ITOI_DONE : ITOI_REAPED);
-        while (!atomic_compare_exchange_weak_explicit(&t->state, &old, nv, memory_order_acq_rel,
-                                                      memory_order_relaxed));
+         * touched again.
+         * A member of a group (ITOI_ST_MEMBER, set by ito_group_add's CAS on this same
+         * word) leaves it before that CAS, which clears the bit: an add that came first is
+         * seen here (in the load, or as a failed CAS), an add after it finds DONE/REAPED and
+         * refuses. The bit stays set until this CAS (nothing else clears it), so it is
+         * left once. */
+        uintptr_t old = atomic_load_explicit(&t->state, memory_order_relaxed);
+        if (ITOI_UNLIKELY((old & ITOI_ST_MEMBER) ||
+                          !atomic_compare_exchange_strong_explicit(&t->state, &old, exit_state(old),
+                                                                   memory_order_acq_rel, memory_order_relaxed)))
+            old = exit_state_slow(t, old);
         old = itoi_st_kind(old);
         if (old == ITOI_DETACHED) itoi_ult_free(w, t);
         else if (old != ITOI_LIVE) itoi_ready((itoi_ult_t *)old);

@@ -17,7 +17,11 @@
  * joiner could take it as well: both freed it). Every one of these words carries its
  * life's generation in the top 16 bits (itoi_st, itoi.h) and every CAS made through a
  * handle expects the handle's generation: the handle's tag check and the CAS are then one
- * step, and a stale handle cannot take a later life of the descriptor. */
+ * step, and a stale handle cannot take a later life of the descriptor. Two flags ride in
+ * the low bits of LIVE, DETACHED and a joiner's word (never in DONE or REAPED):
+ * ITOI_ST_MEMBER (the life is in a gang group; set by ito_group_add's CAS, kept by join,
+ * detach and a join's unlink, cleared by the exit's CAS, which leaves the group first) and
+ * ITOI_ST_INLINE (the joiner runs the ULT in place); itoi_st_kind strips both (itoi.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -441,9 +445,12 @@ static void join_post(void *arg)
     itoi_worker_t *w = itoi_self_worker();
     itoi_ult_t *me = w->prev;
     uintptr_t expect = itoi_st(g, ITOI_LIVE);
-    if (atomic_compare_exchange_strong_explicit(&t->state, &expect, itoi_st(g, (uintptr_t)me),
-                                                memory_order_acq_rel, memory_order_acquire))
-        return; /* t's exit will wake us */
+    /* (again with ITOI_ST_MEMBER if t is in a group, or an add set it meanwhile: kept) */
+    while (!atomic_compare_exchange_strong_explicit(&t->state, &expect,
+                                                    itoi_st(g, (uintptr_t)me) | (expect & ITOI_ST_MEMBER),
+                                                    memory_order_acq_rel, memory_order_acquire))
+        if ((expect & ~ITOI_ST_MEMBER) != itoi_st(g, ITOI_LIVE)) break;
+    if ((expect & ~ITOI_ST_MEMBER) == itoi_st(g, ITOI_LIVE)) return; /* t's exit will wake us */
     /* t finished meanwhile (DONE: we reap it if no other join or detach takes it
      * first), or another joiner/detacher got there first, or it is another life. */
     me->wait_result = expect == itoi_st(g, ITOI_DONE) && atomic_compare_exchange_strong_explicit(
@@ -467,8 +474,11 @@ static bool join_unlink(itoi_ult_t *me, void *obj)
 {
     join_arg_t *ja = obj;
     uintptr_t expect = itoi_st(ja->gen, (uintptr_t)me);
-    return atomic_compare_exchange_strong_explicit(&ja->t->state, &expect, itoi_st(ja->gen, ITOI_LIVE),
-                                                   memory_order_acq_rel, memory_order_acquire);
+    while (!atomic_compare_exchange_strong_explicit(&ja->t->state, &expect,
+                                                    itoi_st(ja->gen, ITOI_LIVE) | (expect & ITOI_ST_MEMBER),
+                                                    memory_order_acq_rel, memory_order_acquire))
+        if ((expect & ~ITOI_ST_MEMBER) != itoi_st(ja->gen, (uintptr_t)me)) return false; /* (an add: again) */
+    return true;
 }
 
 /* Join of a ULT that has never run and is still this worker's pending one (ito_create
@@ -509,6 +519,11 @@ static __attribute__((noinline)) void run_inline(itoi_worker_t *w, itoi_ult_t *m
     if (ITOI_UNLIKELY(me->bound >= 0 && me->bound != w->index)) itoi_migrate(w, me->bound);
 }
 
+static int join_wait(itoi_worker_t *w, itoi_ult_t *t, uint16_t g, void **retval, uint64_t deadline);
+
+/* Run in place only a ULT in no group, and (ITOI_ST_INLINE in its state while it runs)
+ * only it may then add itself to one (gang.c: through its on_exit, called above), as it
+ * ends without a state CAS, in reap. */
 static inline bool join_inline_ok(itoi_worker_t *w, itoi_ult_t *t)
 {
 #if defined(ITOI_ASAN) || defined(ITOI_TSAN)
@@ -543,19 +558,29 @@ int ito_join_until(ito_thread_t h, void **retval, uint64_t deadline)
             return ITO_EJOINED;
         return reap(w, t, retval);
     }
-    if (s != itoi_st(g, ITOI_LIVE)) return ITO_EJOINED;
     itoi_stack_t *stack;
-    if (deadline == ITO_FOREVER && join_inline_ok(w, t) && (stack = itoi_stack_get(w, t->stack_size)) != NULL) {
+    if (ITOI_UNLIKELY(s != itoi_st(g, ITOI_LIVE))) {
+        if ((s & ~ITOI_ST_MEMBER) != itoi_st(g, ITOI_LIVE)) return ITO_EJOINED;
+        /* a member of a group: joinable, not in place (below: it leaves at its exit) */
+    } else if (deadline == ITO_FOREVER && join_inline_ok(w, t) && (stack = itoi_stack_get(w, t->stack_size)) != NULL) {
         itoi_ult_t *me = w->cur; /* (a run inline cannot time out) */
-        if (!atomic_compare_exchange_strong_explicit(&t->state, &s, itoi_st(g, (uintptr_t)me), memory_order_acq_rel,
-                                                     memory_order_acquire)) {
+        /* ITOI_ST_INLINE: ito_group_add refuses t from now on, but from t itself (gang.c) */
+        if (!atomic_compare_exchange_strong_explicit(&t->state, &s, itoi_st(g, (uintptr_t)me | ITOI_ST_INLINE),
+                                                     memory_order_acq_rel, memory_order_acquire)) {
             itoi_stack_put(w, stack);
-            return ITO_EJOINED; /* detached meanwhile */
+            if (s != itoi_st(g, ITOI_LIVE | ITOI_ST_MEMBER)) return ITO_EJOINED; /* detached meanwhile */
+            return join_wait(w, t, g, retval, deadline); /* added to a group meanwhile */
         }
         w->pending = NULL;
         run_inline(w, me, t, stack);
         return reap(itoi_self_worker(), t, retval); /* we are its joiner: nobody else touches it */
     }
+    return join_wait(w, t, g, retval, deadline);
+}
+
+/* ito_join_until's general case: the joiner registers in t's state and waits for its end. */
+static int join_wait(itoi_worker_t *w, itoi_ult_t *t, uint16_t g, void **retval, uint64_t deadline)
+{
     if (deadline != ITO_FOREVER && itoi_now_ns() >= deadline) return ITO_ETIMEDOUT;
     w->cur->wait_result = ITO_OK;
     join_arg_t ja = {t, g};
@@ -622,7 +647,9 @@ static int detach(ito_thread_t h)
     if (fl & ITOI_F_DETACHED) return ITO_EJOINED; /* created detached: its state is its own */
     uint16_t g = itoi_handle_gen(h); /* h's life only (itoi_st) */
     uintptr_t s = itoi_st(g, ITOI_LIVE);
-    if (atomic_compare_exchange_strong(&t->state, &s, itoi_st(g, ITOI_DETACHED))) return ITO_OK;
+    while (!atomic_compare_exchange_strong(&t->state, &s, itoi_st(g, ITOI_DETACHED) | (s & ITOI_ST_MEMBER)))
+        if ((s & ~ITOI_ST_MEMBER) != itoi_st(g, ITOI_LIVE)) break; /* (an add set the bit: again, keeping it) */
+    if ((s & ~ITOI_ST_MEMBER) == itoi_st(g, ITOI_LIVE)) return ITO_OK;
     if (s == itoi_st(g, ITOI_DONE)) {
         /* Finished: detaching frees it now, into the caller's worker's pool. */
         itoi_worker_t *w = itoi_self_worker();

@@ -146,11 +146,45 @@ static int group_destroy(ito_group_t *gp)
     return ITO_OK;
 }
 
-static void leave_group(itoi_worker_t *w, itoi_ult_t *t)
+/* Membership (the invariant; itoi.h, ITOI_ST_MEMBER): a life is in group g iff its state
+ * word has ITOI_ST_MEMBER, and then its group slot holds g; g->members counts the lives
+ * with the bit and the slot on g, plus, for a moment, an add under groups_lock that has
+ * not yet tried its CAS. The bit is set only here, by a CAS expecting the generation of
+ * the handle's life and an unfinished kind, under groups_lock, after the slot was stored
+ * (the slot is written only under the lock and only while the descriptor's bit is clear;
+ * creation never writes it, so a slot store that lands on a life reused meanwhile is a
+ * clear-bit slot nobody reads, and that add's CAS fails on the generation). The bit goes
+ * only with the life's end, which leaves g first (group_member_exit, through the core's
+ * hook itoi_member_exit, before the ULT's final state CAS, sched.c). Hence
+ * a stale handle never adds another life, an add either precedes the end (and the end
+ * sees it) or finds the life finished (ITO_ESTATE) or gone (ITO_EJOINED), and members
+ * comes back to 0 once every member has ended.
+ * Two kinds of end take no state CAS, which a concurrent CAS here could not be ordered
+ * against (and both paths are hot): a ULT created detached (sched.c frees it with a plain
+ * store) and one its joiner runs in place (thread.c, run_inline: ITOI_ST_INLINE in its
+ * state). Only the ULT itself may add such a one (it cannot be ending meanwhile), and it
+ * leaves through its on_exit, which both ends call (a ULT run in place is never in a group
+ * before: ito_join runs only one without ITOI_ST_MEMBER in place). From another thread:
+ * ITO_EPERM for one created detached (create it joinable, add it, then ito_detach it),
+ * ITO_EBUSY for one run in place (it ends before its joiner's ito_join returns). */
+static void group_member_exit(itoi_ult_t *t)
+{
+    /* acquire: the slot stored before the add's CAS (a release, followed only by RMWs) */
+    (void)atomic_load_explicit(&t->state, memory_order_acquire);
+    itoi_group_t *g = __atomic_load_n(&t->slot[ITOI_USLOT_GROUP].p, __ATOMIC_RELAXED);
+    atomic_fetch_sub(&g->members, 1);
+}
+
+static void leave_on_exit(itoi_worker_t *w, itoi_ult_t *t)
 {
     (void)w;
-    itoi_group_t *g = itoi_group_of(t);
-    if (g) atomic_fetch_sub(&g->members, 1);
+    group_member_exit(t);
+}
+
+/* t (the caller itself, or the flags may be another life's) ends without a state CAS */
+static bool no_cas_end(itoi_ult_t *t, uintptr_t s)
+{
+    return (s & ITOI_ST_INLINE) || (__atomic_load_n(&t->flags, __ATOMIC_RELAXED) & ITOI_F_DETACHED);
 }
 
 static int group_add(ito_group_t *gp, ito_thread_t h)
@@ -159,20 +193,45 @@ static int group_add(ito_group_t *gp, ito_thread_t h)
     if (!g) return ITO_EINVAL;
     itoi_ult_t *t = itoi_handle_get(h);
     if (!t) return itoi_handle_err(h);
-    uintptr_t st = itoi_st_kind(atomic_load(&t->state)); /* not finished: live, detached, or being joined */
-    if (st == ITOI_DONE || st == ITOI_REAPED) return ITO_ESTATE;
+    uint16_t hg = itoi_handle_gen(h);
+    itoi_worker_t *w = itoi_self_worker();
     /* Under groups_lock, while the group is still the handle's: a destroy that raced us
      * either saw the member (ITO_EBUSY) or ended the group first (ITO_EINVAL here), and of
      * two adds of one ULT one says ITO_EBUSY (both returned ITO_OK: a member in two groups,
-     * one of them never destroyable). */
-    int rc = ITO_OK;
+     * one of them never destroyable). Everything about t is decided from its state word,
+     * read here and then the expected value of the CAS (the handle check above may be
+     * stale by now: the life ended, the descriptor was reused). */
+    int rc;
     itoi_spin_lock(&groups_lock);
-    if (group_get_locked(gp) != g) rc = ITO_EINVAL;
-    else if (itoi_group_of(t) || t->on_exit) rc = ITO_EBUSY; /* one group per ULT; not for bulk-created ones */
-    else {
-        atomic_fetch_add(&g->members, 1);
-        __atomic_store_n(&t->slot[ITOI_USLOT_GROUP].p, (void *)g, __ATOMIC_RELAXED); /* read by t's worker (preempt_int.h) */
-        t->on_exit = leave_group;
+    uintptr_t s = atomic_load_explicit(&t->state, memory_order_acquire);
+    for (;;) {
+        uintptr_t kind = itoi_st_kind(s);
+        /* (t is the caller, in this life: it cannot be ending meanwhile) */
+        bool self = w && __atomic_load_n(&w->cur, __ATOMIC_RELAXED) == t;
+        if (group_get_locked(gp) != g) rc = ITO_EINVAL;
+        else if ((s & ITOI_ST_GEN_MASK) != itoi_st(hg, 0)) rc = ITO_EJOINED; /* another life: stale */
+        else if (kind == ITOI_DONE || kind == ITOI_REAPED) rc = ITO_ESTATE; /* finished */
+        else if (s & ITOI_ST_MEMBER) rc = ITO_EBUSY;                         /* one group per ULT */
+        else if ((s & ITOI_ST_INLINE) && !self) rc = ITO_EBUSY; /* run by its joiner: ends without a CAS */
+        else if ((__atomic_load_n(&t->flags, __ATOMIC_RELAXED) & ITOI_F_DETACHED) && !self)
+            rc = ITO_EPERM; /* created detached: ends without a CAS */
+        else if (no_cas_end(t, s) && t->on_exit)
+            rc = ITO_EBUSY; /* (itself, created detached in bulk: its on_exit is the bulk's) */
+        else {
+            atomic_fetch_add(&g->members, 1);
+            __atomic_store_n(&t->slot[ITOI_USLOT_GROUP].p, (void *)g, __ATOMIC_RELAXED);
+            atomic_store_explicit(&itoi_member_exit, group_member_exit, memory_order_relaxed); /* (the CAS publishes it) */
+            if (atomic_compare_exchange_strong_explicit(&t->state, &s, s | ITOI_ST_MEMBER, memory_order_acq_rel,
+                                                        memory_order_acquire)) {
+                /* (t itself, so this write is ordered with its end) */
+                if (no_cas_end(t, s)) t->on_exit = leave_on_exit;
+                rc = ITO_OK;
+                break;
+            }
+            atomic_fetch_sub(&g->members, 1); /* the state moved (a join, detach, end, reuse): again */
+            continue;
+        }
+        break;
     }
     itoi_spin_unlock(&groups_lock);
     return rc;

@@ -80,10 +80,14 @@ static inline int itoi_psafe_count(itoi_ult_t *t, uint64_t cpu, int in_kernel, u
     return ITOI_PSAFE_RAN(t) < bound;
 }
 
-/* Relaxed atomics: ito_group_add may set it from another thread while t runs and its
- * worker's pick filter and tick read it (test_group_add_running). */
+/* Atomics: ito_group_add may set it from another thread while t runs and its worker's
+ * pick filter and tick read it (test_group_add_running). The slot counts only while the
+ * state word has ITOI_ST_MEMBER (itoi.h): group_add stores it before the CAS that sets
+ * the bit (acquire here: that store is seen), and may store it into a descriptor reused
+ * meanwhile, whose bit is then clear (gang.c, group_add). */
 static inline struct itoi_group *itoi_group_of(const itoi_ult_t *t)
 {
+    if (!(atomic_load_explicit(&((itoi_ult_t *)t)->state, memory_order_acquire) & ITOI_ST_MEMBER)) return NULL;
     return (struct itoi_group *)__atomic_load_n(&t->slot[ITOI_USLOT_GROUP].p, __ATOMIC_RELAXED);
 }
 

@@ -358,6 +358,21 @@ void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long 
             r->wait->again[r->bidx / 64] |= UINT64_C(1) << (r->bidx % 64);
             r->result = NULL; /* nothing delivered: its result and continuation come from */
             r->frame = NULL;  /* the run that ends it; the rest is an ordinary completion */
+            if (!r->wait->again_id) r->wait->again_id = itoi_calloc(1024, sizeof(uint32_t));
+            if (r->wait->again_id && r->fd >= 0) r->wait->again_id[r->bidx] = itoi_wsc_file_identity(r->fd);
+        } else if (r->wait->any && r->wait->again_id) {
+            /* ito_poll: every descriptor of the wait (the others end now as siblings) is
+             * looked at again before the next round, as below (found by an outside tester,
+             * h62b: the next round polled the pipe that took a closed socket's number). */
+            r->wait->again_id[r->bidx] = r->fd >= 0 ? itoi_wsc_file_identity(r->fd) : 0;
+            for (const itoi_sysrec_t *o = r->wait->recs; o; o = o->wnext)
+                if (o != r && o->fd >= 0) r->wait->again_id[o->bidx] = itoi_wsc_file_identity(o->fd);
+        } else if (r->fd >= 0) {
+            /* No ito_close has reached the record (why), and one cannot close the number
+             * before its pass here: the number still names the file the request was
+             * posted for. The wrapper compares before it posts it again (a close may come
+             * before the ULT runs; wrappers.c, call_once and ito_sys_wait_all). */
+            r->wait->id_at = itoi_wsc_file_identity(r->fd);
         }
     }
     if (r->why != WHY_NONE) {
@@ -427,7 +442,7 @@ void itoi_wsc_cancel(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, int why
         return;
     case REC_POOL:
         if (itoi_helpers_unqueue(r)) itoi_wsc_complete(w, a, r, -ECANCELED);
-        else atomic_store_explicit(&r->abandon, 1, memory_order_relaxed); /* running: it ends by
+        else atomic_store_explicit(&r->abandon, 1, memory_order_seq_cst); /* running: it ends by
                                           * itself (a regular file always does; a helper waiting for
                                           * a descriptor's readiness stops: helpers.c) */
         return;

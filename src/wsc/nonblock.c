@@ -199,12 +199,12 @@ long itoi_wsc_run_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *event
  * cancellation). A write after it can still block if another writer fills the room
  * first, as a blocking write(2) by two threads does; reads see helper_read. */
 #define HELPER_POLL_MS 20
-static long helper_wait_ready(itoi_sysrec_t *r, short events)
+static long helper_wait_ready(itoi_sysrec_t *r, int fd, short events)
 {
-    if (is_file(r->req.fd)) return 0;
+    if (is_file(fd)) return 0;
     for (;;) {
         if (atomic_load_explicit(&r->abandon, memory_order_relaxed)) return -ECANCELED;
-        struct pollfd p = {.fd = r->req.fd, .events = events};
+        struct pollfd p = {.fd = fd, .events = events};
         int n = poll(&p, 1, HELPER_POLL_MS);
         if (n > 0) return 0; /* ready, or an error the call reports */
         if (n < 0 && errno != EINTR) return -errno;
@@ -266,6 +266,35 @@ static bool read_lock_take(itoi_sysrec_t *r)
     }
 }
 
+/* The descriptor a helper's call uses: a duplicate of the request's number, taken before
+ * the record's cancellation is looked at. ito_close cancels (abandons) a request before it
+ * closes the number, and does not wait for a call a helper has started, so a call made on
+ * the bare number could come after the close and a new open that took the number: a
+ * write went into the new file, an openat relative to a directory created its file in the
+ * new directory (found by an outside tester, h62b, 2026-12-05; reads had the duplicate
+ * already). Taken before the close, the duplicate holds the file the request was posted
+ * for; taken after it, the abandon mark is seen (-ECANCELED: the closer's reason, EBADF,
+ * is reported). *own: the caller closes the result. Out of descriptors (EMFILE, ENFILE)
+ * the bare number is used, as before: the call must not fail where write(2) cannot. */
+static int helper_pin(itoi_sysrec_t *r, int fd, bool *own)
+{
+    *own = false;
+    int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (d < 0 && errno != EMFILE && errno != ENFILE) return atomic_load(&r->abandon) ? -ECANCELED : -errno;
+    if (atomic_load_explicit(&r->abandon, memory_order_seq_cst)) {
+        if (d >= 0) close(d);
+        return -ECANCELED; /* cancelled (closed) before it started */
+    }
+    if (d < 0) return fd;
+    *own = true;
+    return d;
+}
+
+static void helper_unpin(int fd, bool own)
+{
+    if (own) close(fd);
+}
+
 static long helper_read(itoi_sysrec_t *r)
 {
     const ito_sysreq_t *q = &r->req;
@@ -275,12 +304,11 @@ static long helper_read(itoi_sysrec_t *r)
     int64_t off = offset_of(q);
     /* Everything on a duplicate checked against the cancellation (see above): a regular
      * file at a reused number must not be read either. */
-    int fd = fcntl(q->fd, F_DUPFD_CLOEXEC, 0);
-    if (fd < 0) return -errno;
-    long res = -ECANCELED;
-    if (atomic_load_explicit(&r->abandon, memory_order_seq_cst)) {
-        /* cancelled (closed) before it started */
-    } else if (is_file(fd)) {
+    bool own;
+    int fd = helper_pin(r, q->fd, &own);
+    if (fd < 0) return fd;
+    long res;
+    if (is_file(fd)) {
         res = neg_errno(off < 0 ? readv(fd, iov, cnt) : preadv(fd, iov, cnt, off));
     } else if (read_lock_take(r)) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -295,8 +323,10 @@ static long helper_read(itoi_sysrec_t *r)
             res = neg_errno(off < 0 ? readv(fd, iov, cnt) : preadv(fd, iov, cnt, off));
         }
         pthread_mutex_unlock(&read_lock);
+    } else {
+        res = -ECANCELED;
     }
-    close(fd);
+    helper_unpin(fd, own);
     return res;
 }
 
@@ -311,13 +341,21 @@ static long helper_openat(itoi_sysrec_t *r)
     const ito_sysreq_t *q = &r->req;
     struct stat st;
     int at = (q->flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
-    if ((q->flags & (O_NONBLOCK | O_PATH)) || fstatat(q->fd, q->path, &st, at) != 0 || !S_ISFIFO(st.st_mode))
-        return neg_errno(openat(q->fd, q->path, q->flags, q->mode));
-    int fd = openat(q->fd, q->path, q->flags | O_NONBLOCK, q->mode);
-    if (fd < 0) return -errno;
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    return fd;
+    /* a directory descriptor (not AT_FDCWD; an absolute path ignores it) is pinned */
+    bool own = false;
+    int dir = q->fd;
+    if (dir >= 0 && q->path[0] != '/' && (dir = helper_pin(r, q->fd, &own)) < 0) return dir;
+    long res;
+    if ((q->flags & (O_NONBLOCK | O_PATH)) || fstatat(dir, q->path, &st, at) != 0 || !S_ISFIFO(st.st_mode)) {
+        res = neg_errno(openat(dir, q->path, q->flags, q->mode));
+    } else {
+        int fd = openat(dir, q->path, q->flags | O_NONBLOCK, q->mode);
+        res = fd < 0 ? -errno : fd;
+        int fl = fd < 0 ? -1 : fcntl(fd, F_GETFL);
+        if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    }
+    helper_unpin(dir, own);
+    return res;
 }
 
 long itoi_wsc_run_blocking(itoi_sysrec_t *r)
@@ -328,13 +366,26 @@ long itoi_wsc_run_blocking(itoi_sysrec_t *r)
     long w;
     switch (q->op) {
     case ITO_SYS_OPENAT: return helper_openat(r);
-    case ITO_SYS_FSYNC: return neg_errno(q->flags ? fdatasync(q->fd) : fsync(q->fd));
+    case ITO_SYS_FSYNC: {
+        bool own;
+        int fd = helper_pin(r, q->fd, &own);
+        if (fd < 0) return fd;
+        w = neg_errno(q->flags ? fdatasync(fd) : fsync(fd));
+        helper_unpin(fd, own);
+        return w;
+    }
     case ITO_SYS_READ: case ITO_SYS_PREAD: case ITO_SYS_READV: return helper_read(r);
     case ITO_SYS_WRITE: case ITO_SYS_PWRITE: case ITO_SYS_WRITEV: {
-        if ((w = helper_wait_ready(r, POLLOUT)) != 0) return w;
-        const struct iovec *iov = vec_of(q, &one, &cnt);
-        int64_t off = offset_of(q);
-        return neg_errno(off < 0 ? writev(q->fd, iov, cnt) : pwritev(q->fd, iov, cnt, off));
+        bool own;
+        int fd = helper_pin(r, q->fd, &own); /* the file it was posted for (see helper_pin) */
+        if (fd < 0) return fd;
+        if ((w = helper_wait_ready(r, fd, POLLOUT)) == 0) {
+            const struct iovec *iov = vec_of(q, &one, &cnt);
+            int64_t off = offset_of(q);
+            w = neg_errno(off < 0 ? writev(fd, iov, cnt) : pwritev(fd, iov, cnt, off));
+        }
+        helper_unpin(fd, own);
+        return w;
     }
     default: {
         uint32_t ev;

@@ -258,6 +258,15 @@ long itoi_wsc_call(const ito_sysreq_t *q, const char *what)
     return r;
 }
 
+/* Whether the number of a request that io_uring gave up names another file now than when
+ * it was reaped (id: itoi_wsc_file_identity then; 0: not known): an ito_close came in
+ * between, and the request must not run again on what took the number (a rare path: a
+ * system call). */
+static bool rerun_elsewhere(const ito_sysreq_t *q, uint32_t id)
+{
+    return q->op != ITO_SYS_NOP && q->op != ITO_SYS_GETPID && q->fd >= 0 && id && itoi_wsc_file_identity(q->fd) != id;
+}
+
 static long call_once(const ito_sysreq_t *q, const char *what)
 {
     itoi_worker_t *w = itoi_self_worker();
@@ -320,6 +329,15 @@ static long call_once(const ito_sysreq_t *q, const char *what)
          * run it again, a few times (a worker thread that can never be started, as under
          * RLIMIT_NPROC, fails as the sync backend's helpers do: EAGAIN). */
         if (ITOI_LIKELY(!(res == -ECANCELED && wt.kernel_cancelled && a->uring))) break;
+        /* Another ULT's ito_close may have come between the reap and now (the record was
+         * done, so its pass did not see it) and a new open taken the number: the request
+         * is not run again on that file, it ends as a wait that a close ended (EBADF).
+         * Until 2026-12-05 it was, and an ito_pwrite went into the new file (found by an
+         * outside tester, h62b; tests/test_io_uring_rerun_closed.c). */
+        if (rerun_elsewhere(q, wt.id_at)) {
+            res = -EBADF;
+            break;
+        }
         if (tries == KERNEL_RERUNS - 1) {
             res = -EAGAIN;
             break;
@@ -425,11 +443,19 @@ int ito_connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_CONNECT, .fd = fd, .addr = (struct sockaddr *)addr, .addr_len = len};
     if (!itoi_wsc_op_valid(&q)) return (int)ret(itoi_wsc_op_errno(&q));
+    /* The socket's identity, for the loop below: its pauses wait on no descriptor, so an
+     * ito_close of fd meanwhile does not end them, and the loop went on with the socket
+     * that took the number (connecting it; found by an outside tester, h62b, 2026-12-05:
+     * tests/test_io_connect_closed_loop.c). Taken before the first attempt (connect is
+     * no hot path; an fstat beside it). */
+    uint32_t id = itoi_wsc_file_identity(fd);
     long r = itoi_wsc_call(&q, "connect");
     for (int pause_ms = 0; r == -EALREADY; pause_ms = pause_ms ? (pause_ms < 64 ? 2 * pause_ms : 64) : 1) {
         struct pollfd p = {.fd = fd, .events = POLLOUT};
         if (pause_ms && ito_poll(NULL, 0, pause_ms) < 0) return -1; /* its errno: ETIMEDOUT, ECANCELED */
+        if (itoi_wsc_file_identity(fd) != id) return (int)ret(-EBADF); /* closed meanwhile (ito_close) */
         if (ito_poll(&p, 1, -1) < 0) return -1;
+        if ((p.revents & POLLNVAL) || itoi_wsc_file_identity(fd) != id) return (int)ret(-EBADF);
         q = (ito_sysreq_t){.op = ITO_SYS_CONNECT, .fd = fd, .addr = (struct sockaddr *)addr, .addr_len = len};
         r = itoi_wsc_call(&q, "connect");
     }
@@ -556,16 +582,40 @@ int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n)
         }
         io_park(w, a, &wt, me->io_deadline, "sys_wait_all");
         cancelled |= wt.cancelled;
-        if (ITOI_LIKELY(!wt.kernel_cancelled) || !wt.again) break;
+        uint32_t *ids = wt.again_id; /* (set at a give-up's reap; freed on every path) */
+        if (ITOI_LIKELY(!wt.kernel_cancelled) || !wt.again) {
+            free(ids);
+            break;
+        }
         /* Not posted again once the batch was cancelled (or a cancellation is kept), nor after
          * 8 tries: those requests end as a single call would. */
         if (cancelled || itoi_io_cancelled(me)) {
+            free(ids);
             if (batch_end(reqs, n, again, -ECANCELED)) cancelled = true;
             break;
         }
         if (tries == KERNEL_RERUNS - 1) {
+            free(ids);
             batch_end(reqs, n, again, -EAGAIN);
             break;
+        }
+        /* Not posted again on a file that took the number after an ito_close (see call_once):
+         * those end as waits a close ended (until 2026-12-05 they went to the new file; found
+         * by an outside tester, h62b). */
+        if (ids) {
+            uint64_t gone[WAIT_ALL_MAX / 64] = {0};
+            bool any = false;
+            for (size_t i = 0; i < n; i++) {
+                if (!(again[i / 64] >> (i % 64) & 1) || !rerun_elsewhere(&reqs[i], ids[i])) continue;
+                gone[i / 64] |= UINT64_C(1) << (i % 64);
+                again[i / 64] &= ~(UINT64_C(1) << (i % 64));
+                any = true;
+            }
+            free(ids);
+            if (any) batch_end(reqs, n, gone, -EBADF);
+            bool left = false;
+            for (size_t k = 0; k < words; k++) left |= again[k] != 0;
+            if (!left) break;
         }
         w = itoi_self_worker();
         a = itoi_wsc_area(w);
@@ -773,7 +823,12 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
         /* Every descriptor waits (a readiness missed among many would end the wait only
          * at the timeout): results on the stack for up to 64, else on the heap. */
         long res_small[64], *res = res_small;
-        if (nfds > 64 && !(res = itoi_malloc(nfds * sizeof *res))) return (int)ret(back_home(home, -ENOMEM));
+        uint32_t ids_small[64], *ids = ids_small; /* the files at a give-up (area.c) */
+        if (nfds > 64) {
+            if (!(res = itoi_malloc(nfds * (sizeof *res + sizeof *ids)))) return (int)ret(back_home(home, -ENOMEM));
+            ids = (uint32_t *)(res + nfds);
+        }
+        wt.again_id = ids;
         nfds_t done = 0;
         for (nfds_t i = 0; i < nfds; i++) {
             if (fds[i].fd < 0) continue;
@@ -784,6 +839,8 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
                 if (res != res_small) free(res);
                 return (int)ret(back_home(home, -ENOMEM));
             }
+            ids[done] = 0;
+            rec->bidx = (uint16_t)done;
             rec->req = (ito_sysreq_t){.op = ITO_SYS_POLL, .fd = fds[i].fd,
                                       .events = (short)(fds[i].events | POLLERR | POLLHUP),
                                       .result = &res[done++]};
@@ -800,6 +857,8 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
                 if (res != res_small) free(res);
                 return (int)ret(back_home(home, until == ITO_FOREVER ? -EINVAL : -ENOMEM));
             }
+            ids[done] = 0;
+            rec->bidx = (uint16_t)done;
             rec->req = (ito_sysreq_t){.op = ITO_SYS_POLL, .fd = -1, .result = &res[done++]};
             itoi_wsc_rec_fill(a, rec, &rec->req);
             wait_add(&wt, rec);
@@ -811,6 +870,23 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
             timed |= res[i] == -ETIMEDOUT;
             cancelled |= res[i] == -ECANCELED; /* ito_cancel_io or finalize (siblings get -EALREADY) */
             closed |= res[i] == -EBADF;        /* ito_close of one of them */
+        }
+        if (cancelled && wt.kernel_cancelled && !wt.cancelled) {
+            /* A descriptor of the set closed (ito_close) between the give-up's reap and now,
+             * its number perhaps taken by a new file: the next round would wait on that file.
+             * Such a wait ends as one a close ended (POLLNVAL, below). Until 2026-12-05 the
+             * next round polled the new file (found by an outside tester, h62b;
+             * test_io_poll_rerun_closed). */
+            nfds_t k = 0;
+            for (nfds_t i = 0; i < nfds; i++) {
+                if (fds[i].fd < 0) continue;
+                if (ids[k] && itoi_wsc_file_identity(fds[i].fd) != ids[k]) {
+                    res[k] = -EBADF;
+                    closed = true;
+                }
+                k++;
+            }
+            if (closed) cancelled = false; /* (io_uring's give-up: nobody asked to cancel) */
         }
         if (cancelled && wt.kernel_cancelled && !wt.cancelled) {
             /* Ended by io_uring itself, not by ito_cancel_io (area.c, itoi_wsc_complete):

@@ -63,6 +63,12 @@ typedef struct itoi_iowait {
                                  * deadline or poll timeout): the wake-up is progress */
     bool kernel_cancelled;      /* a record ended -ECANCELED that ito never asked to cancel:
                                  * io_uring gave up on it before it ran (call_once runs it again) */
+    uint32_t id_at;             /* a single call's record that io_uring gave up: its number's file
+                                 * identity when it was reaped (call_once posts it again only on
+                                 * that file) */
+    uint32_t *again_id;         /* the same for a batch, by `bidx` (ito_poll: its own array, every
+                                 * record's file at the give-up; a batch: 1024 entries, allocated at the
+                                 * first give-up; ito_sys_wait_all frees it) */
     uint64_t *again;            /* ito_sys_wait_all on io_uring: a bit per request (the record's
                                  * `bidx`) that io_uring gave up that way; its result and
                                  * continuation are not delivered, the batch posts it again */
@@ -90,7 +96,8 @@ typedef struct itoi_sysrec {
     /* second line on: waits, readiness, helpers */
     struct itoi_sysrec *wnext;           /* the iowait's list */
     uint32_t events;                     /* readiness wanted (POLL*), while READY */
-    uint16_t bidx;                       /* its index in an ito_sys_wait_all batch (wait->again) */
+    uint16_t bidx;                       /* its index in an ito_sys_wait_all batch (wait->again) or
+                                          * among an ito_poll's records (wait->again_id) */
     long res;
     itoi_call_t call;                    /* a helper thread's completion, back to the owner */
     ito_sysreq_t req;                    /* the whole request, when ito runs it itself */

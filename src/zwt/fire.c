@@ -38,12 +38,25 @@ void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u)
  * wiped: that wait never ended (found by a reviewer of 70d7f7d). */
 static void wake_waiter(itoi_zentry_t *e)
 {
-    uintptr_t old = atomic_load_explicit(&e->waiter, memory_order_acquire);
+    uintptr_t old = atomic_load_explicit(&e->waiter, memory_order_acquire), to;
     do {
-        if (old == ITOI_ZW_SETTING) return;
-    } while (!atomic_compare_exchange_weak_explicit(&e->waiter, &old, ITOI_ZW_FIRED, memory_order_acq_rel,
+        if (old == ITOI_ZW_SETTING || old == ITOI_ZW_DEAD1) return;
+        to = old == ITOI_ZW_DEAD0 ? ITOI_ZW_DEAD1 : ITOI_ZW_FIRED; /* a destroy that fails puts FIRED back */
+    } while (!atomic_compare_exchange_weak_explicit(&e->waiter, &old, to, memory_order_acq_rel,
                                                     memory_order_acquire));
-    if (old > ITOI_ZW_SETTING) itoi_ready((itoi_ult_t *)old);
+    if (itoi_zw_is_ult(old)) itoi_ready((itoi_ult_t *)old);
+}
+
+/* A re-arm clears the firing's mark: FIRED to 0, or, while a destroy holds the word, the
+ * mark it would put back (DEAD1 to DEAD0). */
+static void clear_fired(itoi_zentry_t *e)
+{
+    uintptr_t v = atomic_load_explicit(&e->waiter, memory_order_acquire), to;
+    do {
+        if (v == ITOI_ZW_FIRED) to = 0;
+        else if (v == ITOI_ZW_DEAD1) to = ITOI_ZW_DEAD0;
+        else return;
+    } while (!atomic_compare_exchange_weak_explicit(&e->waiter, &v, to, memory_order_acq_rel, memory_order_acquire));
 }
 
 /* `take` (the worker's own completion path, itoi_zwt_fire_take): an entry that becomes
@@ -140,10 +153,7 @@ static int rearm_in(ito_frame_t *f, int entry, uint32_t count)
     for (;;) {
         int32_t s = itoi_zentry_settle(e); /* never SETTING */
         if (s == ITOI_ZS_QUEUED) return ITO_EBUSY;
-        if (!ITOI_ZGET(e->code)) {
-            uintptr_t fired = ITOI_ZW_FIRED;
-            atomic_compare_exchange_strong_explicit(&e->waiter, &fired, 0, memory_order_acq_rel, memory_order_acquire);
-        }
+        if (!ITOI_ZGET(e->code)) clear_fired(e);
 #ifdef ITOI_FAULT_INJECTION
         itoi_fault_window_rearm(); /* ITO_FAULT_REARM: tests race other threads into the window */
 #endif
@@ -215,10 +225,19 @@ int ito_zwt_retry(void)
     return ito_continue(f, entry);
 }
 
+/* A wait on a code-less entry: the entry, and the handle it came through (its frame's
+ * life). On the waiting ULT's stack while it is parked. */
+typedef struct zwait {
+    itoi_zentry_t *e;
+    struct ito_frame *f;
+    ito_frame_t *h;
+} zwait_t;
+
 /* Post action of ito_frame_wait: the waiting ULT's context is saved. */
 static void wait_post(void *arg)
 {
-    itoi_zentry_t *e = arg;
+    zwait_t *zw = arg;
+    itoi_zentry_t *e = zw->e;
     itoi_worker_t *w = itoi_self_worker();
     itoi_ult_t *me = w->prev;
     uintptr_t expect = 0;
@@ -230,16 +249,21 @@ static void wait_post(void *arg)
         expect = 0;
     }
     if (installed) {
-        if (ITOI_LIKELY(!ITOI_ZGET(e->code))) return; /* the firing continuation will ready us */
-        /* a set gave the entry code after our look (it released the waiter word after
-         * writing the code, which our CAS read): its firings run code and wake nobody */
+        /* Our frame's life still (a destroy holds every word of the frame before it ends
+         * it, so after our CAS it can end only through us): else we looked before its
+         * destroy and installed ourselves in the next life's entry (its creator moves the
+         * generation before it releases the entries' words), which nobody of ours fires.
+         * Then the entry's code: a set gave it code after our look (it released the waiter
+         * word after writing the code, which our CAS read): its firings wake nobody. */
+        bool stale = !itoi_frame_same_life(zw->f, zw->h);
+        if (ITOI_LIKELY(!stale && !ITOI_ZGET(e->code))) return; /* the firing continuation will ready us */
         expect = (uintptr_t)me;
         if (!atomic_compare_exchange_strong_explicit(&e->waiter, &expect, 0, memory_order_acq_rel,
                                                      memory_order_acquire))
-            return; /* fired meanwhile (the old definition's last continuation): readied */
-        me->wait_result = ITO_EINVAL; /* as a wait on an entry with code */
+            return; /* fired meanwhile (the old definition's last continuation, or the next life's): readied */
+        me->wait_result = ITO_EINVAL; /* as a wait on an entry with code, or on a destroyed frame */
     } else {
-        me->wait_result = expect == ITOI_ZW_FIRED ? ITO_OK : ITO_EBUSY;
+        me->wait_result = expect == ITOI_ZW_FIRED ? ITO_OK : itoi_zw_dead(expect) ? ITO_EINVAL : ITO_EBUSY;
     }
     itoi_ready_local(w, &me->u);
 }
@@ -247,7 +271,7 @@ static void wait_post(void *arg)
 /* A timed wait gives up: still the registered waiter unless the firing exchanged it. */
 static bool wait_unlink(itoi_ult_t *me, void *obj)
 {
-    itoi_zentry_t *e = obj;
+    itoi_zentry_t *e = ((zwait_t *)obj)->e;
     uintptr_t expect = (uintptr_t)me;
     return atomic_compare_exchange_strong_explicit(&e->waiter, &expect, 0, memory_order_acq_rel,
                                                    memory_order_acquire);
@@ -265,11 +289,13 @@ int ito_frame_wait_until(ito_frame_t *f, int entry, uint64_t deadline)
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return ITO_ENOTULT;
     uintptr_t v = itoi_zentry_waiter(e);
+    zwait_t zw = {.e = e, .f = itoi_frame_get(f), .h = f};
+    if (!zw.f || itoi_zw_dead(v)) return ITO_EINVAL; /* destroyed meanwhile (its next life's word is not ours) */
     if (v == ITOI_ZW_FIRED) return ITO_OK;
     if (v != 0) return ITO_EBUSY; /* another waiter */
     if (deadline != ITO_FOREVER && itoi_now_ns() >= deadline) return ITO_ETIMEDOUT;
     w->cur->wait_result = ITO_OK;
-    return itoi_block_until(w, wait_post, e, deadline, NULL, wait_unlink, e, "frame");
+    return itoi_block_until(w, wait_post, &zw, deadline, NULL, wait_unlink, &zw, "frame");
 }
 
 int ito_zwt_stats(uint64_t *fired, uint64_t *stolen)

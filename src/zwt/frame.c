@@ -115,6 +115,32 @@ static struct ito_frame *frame_alloc(itoi_worker_t *w, size_t bytes, uint32_t cl
 
 static int frame_create(ito_frame_t **out, int nentries, size_t data_size);
 
+/* A slot's new life. Field by field, not a memset: a thread still holding the old life may
+ * read the fields shared with other threads (the sync and waiter words, the definition,
+ * the value: atomics, zwt.h) at this moment, e.g. a waiter's post action re-reading the
+ * code after it installed itself (fire.c, wait_post) while the firing's thread destroyed
+ * the frame and created this one (a plain memset there was a data race under TSan,
+ * test_zwt_wait_reuse). Those stores are atomic; the rest is the creator's alone. The
+ * firing count goes on from the slot's last life (any bytes there will do): a re-arm of
+ * the destroyed frame's entry still in its window (the caller's error) cannot match a
+ * firing of the new one (zwt.h, found by a reviewer). */
+static void entry_reset(itoi_zentry_t *e, struct ito_frame *f, int i)
+{
+    memset(&e->u, 0, sizeof e->u);
+    e->u.run = itoi_zwt_run;
+    atomic_store_explicit(&e->sync, 0, memory_order_relaxed);
+    ITOI_ZSET(e->fan_in, 0u);
+    ITOI_ZSET(e->code, (ito_zwt_fn)NULL);
+    atomic_store_explicit(&e->lock, 0, memory_order_relaxed);
+    ITOI_ZSET(e->mode, (uint16_t)0);
+    ITOI_ZSET(e->defined, (uint16_t)0);
+    e->index = i;
+    e->fgen = e->fgen + 1; /* written by a firing only while QUEUED, which a destroy refused */
+    atomic_store_explicit(&e->value, 0, memory_order_relaxed);
+    e->frame = f;
+    atomic_store_explicit(&e->waiter, 0, memory_order_release); /* after the generation (frame_create) */
+}
+
 /* Any thread. A foreign caller creates inside the runtime's door (itoi_any_enter), so that
  * ito_finalize's teardown (itoi_zwt_teardown: the pools reset, the worker pools freed) waits
  * for it instead of racing it (a data race under TSan with a pthread creating frames while
@@ -165,23 +191,16 @@ static int frame_create(ito_frame_t **out, int nentries, size_t data_size)
         if (!f) f = frame_alloc(NULL, bytes, ITOI_NCLASSES);
     }
     if (!f) return ITO_ENOMEM;
-    f->nentries = (uint32_t)nentries;
+    __atomic_store_n(&f->nentries, (uint32_t)nentries, __ATOMIC_RELAXED); /* a stale handle's bound check may read it */
     f->data_size = data_size;
     atomic_store_explicit(&f->data, (unsigned char *)f + head, memory_order_relaxed);
     f->next_free = NULL;
-    for (int i = 0; i < nentries; i++) {
-        /* The firing count goes on from the slot's last life (any bytes there will do): a
-         * re-arm of the destroyed frame's entry still in its window (the caller's error)
-         * cannot match a firing of the new one (zwt.h, found by a reviewer). */
-        uint32_t g = f->e[i].fgen;
-        memset(&f->e[i], 0, sizeof f->e[i]);
-        f->e[i].fgen = g + 1;
-        f->e[i].u.run = itoi_zwt_run;
-        f->e[i].frame = f;
-        f->e[i].index = i;
-    }
-    memset((unsigned char *)f + head, 0, data_size);
+    /* The new generation before the entries: a waiter of the last life that installs
+     * itself in a reset entry (it looked before the destroy) reads it there and leaves
+     * (fire.c, wait_post; the reset's waiter store releases it). */
     atomic_store_explicit(&f->gen, atomic_load_explicit(&f->gen, memory_order_relaxed) + 1, memory_order_relaxed);
+    for (int i = 0; i < nentries; i++) entry_reset(&f->e[i], f, i);
+    memset((unsigned char *)f + head, 0, data_size);
     atomic_store_explicit(&f->magic, ITOI_FRAME_LIVE, memory_order_release);
     *out = itoi_frame_handle(f);
     atomic_store_explicit(&f->tag, (uintptr_t)*out ^ itoi_arena.key, memory_order_release);
@@ -201,9 +220,37 @@ static int frame_destroy(ito_frame_t *h)
 {
     struct ito_frame *f = itoi_frame_get(h);
     if (!f) return ITO_EINVAL;
-    for (uint32_t i = 0; i < f->nentries; i++) {
-        uintptr_t wt = itoi_zentry_waiter(&f->e[i]);
-        if (itoi_zentry_queued(&f->e[i]) || wt > ITOI_ZW_FIRED) return ITO_EBUSY;
+    /* Every entry's waiter word goes from 0 or FIRED to DEAD by a CAS, so that no ULT can
+     * install itself between this look and the end of the frame (a look and then the
+     * magic's CAS let a waiter that had looked before the destroy install itself after
+     * it: in the next life's entry, where it waited for ever; found with
+     * test_zwt_wait_reuse, 2026-12-05). A waiter or a set there: the words taken go back,
+     * ITO_EBUSY. Another destroy's DEAD in the first word: it is deciding; wait for it. */
+    uint32_t n = f->nentries;
+    for (uint32_t i = 0; i < n; i++) {
+        itoi_zentry_t *e = &f->e[i];
+        uintptr_t wt = itoi_zentry_waiter(e);
+        bool taken = false;
+        while (!itoi_zentry_queued(e) && (wt == 0 || wt == ITOI_ZW_FIRED)) {
+            if (atomic_compare_exchange_strong_explicit(&e->waiter, &wt, wt ? ITOI_ZW_DEAD1 : ITOI_ZW_DEAD0,
+                                                        memory_order_acq_rel, memory_order_acquire)) {
+                taken = true;
+                break;
+            }
+            if (wt == ITOI_ZW_SETTING) wt = itoi_zentry_waiter(e);
+        }
+        if (taken) continue;
+        if (i == 0 && itoi_zw_dead(wt)) { /* another destroy: its outcome decides ours */
+            while (itoi_zw_dead(itoi_zentry_waiter(e)) &&
+                   atomic_load_explicit(&f->magic, memory_order_acquire) == ITOI_FRAME_LIVE)
+                itoi_spin_pause();
+            return itoi_frame_get(h) == f ? frame_destroy(h) : ITO_EINVAL;
+        }
+        while (i-- > 0) { /* a waiter, a queued firing or a set: the words go back, the first last */
+            uintptr_t was = atomic_load_explicit(&f->e[i].waiter, memory_order_relaxed) == ITOI_ZW_DEAD1 ? ITOI_ZW_FIRED : 0;
+            atomic_store_explicit(&f->e[i].waiter, was, memory_order_release);
+        }
+        return ITO_EBUSY;
     }
     uint32_t expect = ITOI_FRAME_LIVE;
     if (!atomic_compare_exchange_strong(&f->magic, &expect, ITOI_FRAME_FREE)) return ITO_EINVAL;

@@ -35,6 +35,16 @@
  *    then the sync word (queued: it gives the waiter word back, ITO_EBUSY): a set that
  *    fails has refused no continuation. Only the set changes a word it holds: a firing
  *    meanwhile leaves SETTING alone (the set's arming supersedes it).
+ *  - A destroy holds every entry's waiter word before it ends the frame: 0 becomes DEAD0
+ *    and FIRED DEAD1 (CAS each; a waiter or a set found: the words go back, ITO_EBUSY).
+ *    A waiter's CAS from 0 then fails (ITO_EINVAL); a firing meanwhile turns DEAD0 into
+ *    DEAD1 and a re-arm DEAD1 into DEAD0, so that a destroy that fails puts back what
+ *    they did. The next life's creator moves the frame's generation before it releases
+ *    the reset words (all fields by atomic stores, no memset: an old life's waiter may
+ *    still read them), and a waiter that installed itself checks the generation of the
+ *    handle it came through (fire.c, wait_post). (Until 2026-12-05 a destroy looked and
+ *    then ended the frame: a waiter that had looked before the destroy installed itself
+ *    in the next life's entry and waited for ever; test_zwt_wait_reuse.)
  *  - A code-less entry's firing is QUEUED only while the firing thread wakes the waiter
  *    (FIRED, unless a set holds the word) and then stores 0: a few instructions in libito, where no
  *    preemption switches. Re-arms, sets and destroys wait that out (itoi_zentry_settle)
@@ -65,6 +75,13 @@
 #define ITOI_ZS_QUEUED INT32_MIN /* sync word: ready, not yet running (see above) */
 #define ITOI_ZS_SETTING (INT32_MIN + 1) /* sync word: ito_entry_set is changing the definition */
 #define ITOI_ZW_SETTING ((uintptr_t)2) /* waiter word: ito_entry_set is changing the definition */
+/* waiter word: ito_frame_destroy is ending the frame (see the top); the word was 0 (DEAD0)
+ * or FIRED (DEAD1), which a destroy that fails puts back */
+#define ITOI_ZW_DEAD0 ((uintptr_t)3)
+#define ITOI_ZW_DEAD1 ((uintptr_t)4)
+static inline bool itoi_zw_dead(uintptr_t v) { return v == ITOI_ZW_DEAD0 || v == ITOI_ZW_DEAD1; }
+/* Whether a waiter word names a waiting ULT (not 0, FIRED, SETTING or DEAD). */
+static inline bool itoi_zw_is_ult(uintptr_t v) { return v > ITOI_ZW_DEAD1; }
 /* sync word of a code-less entry just fired: its g-th firing (0 .. -(2^30 - 1), never a
  * count, QUEUED or SETTING), so that the words of two firings differ (see the top). */
 static inline int32_t itoi_zs_fired(uint32_t g) { return -(int32_t)(g & 0x3fffffffu); }
@@ -160,6 +177,12 @@ static inline ito_frame_t *itoi_frame_handle(struct ito_frame *f)
     return (ito_frame_t *)((uintptr_t)f | (g << ITOI_FRAME_PTR_BITS));
 }
 
+/* Whether the frame f is still in the life the handle h names (its generation). */
+static inline bool itoi_frame_same_life(struct ito_frame *f, ito_frame_t *h)
+{
+    return (atomic_load_explicit(&f->gen, memory_order_acquire) & 0xffffu) == (uintptr_t)h >> ITOI_FRAME_PTR_BITS;
+}
+
 /* The live frame a handle names, or NULL (NULL, destroyed, another life of the frame). */
 static inline struct ito_frame *itoi_frame_get(ito_frame_t *h)
 {
@@ -186,7 +209,7 @@ static inline itoi_zentry_t *itoi_zwt_entry(ito_frame_t *h, int entry, int *rc)
         *rc = ITO_EINVAL;
         return NULL;
     }
-    if (ITOI_UNLIKELY(entry < 0 || (uint32_t)entry >= f->nentries)) {
+    if (ITOI_UNLIKELY(entry < 0 || (uint32_t)entry >= __atomic_load_n(&f->nentries, __ATOMIC_RELAXED))) {
         *rc = ITO_ERANGE;
         return NULL;
     }

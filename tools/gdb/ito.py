@@ -40,7 +40,7 @@ KIND_ULT = 2       # ITOI_ARENA_ULT
 STATE_DONE = 1     # ITOI_DONE
 STATE_REAPED = 3   # ITOI_REAPED (thread.c): a free descriptor
 F_MAIN = 1         # ITOI_F_MAIN
-STATE_KIND_MASK = (1 << 48) - 1  # the state word's kind; the life's generation above (itoi_st)
+STATE_KIND_MASK = ((1 << 48) - 1) & ~(4 | 8)  # the kind; the generation above, two flags (MEMBER, INLINE) in bits 2-3 (itoi_st)
 
 
 def _u64(addr: int) -> int:
