@@ -55,9 +55,19 @@ static void advance(uint64_t now, int forced);
  * changed under groups_lock, read without it by the tick (preempt.c). */
 static uint32_t slot_gen(int slot) { return atomic_load_explicit(&group_tab[slot].gen, memory_order_relaxed); }
 
+/* Handles are keyed with the process's secret, as thread, frame, stream and channel
+ * handles are: a small integer or another guess names no live group. (Until 2026-12-05 the
+ * first group's handle was (void *)1, and ito_group_destroy((void *)1) ended it; found by
+ * an outside tester, h62d.) The top bit is set in the key and never in a raw handle (slot
+ * and a 32-bit generation): a keyed handle is never NULL. */
+static inline uintptr_t group_key(void)
+{
+    return (itoi_arena.key * (uintptr_t)0x9e3779b97f4a7c15u) | ((uintptr_t)1 << 63);
+}
+
 static ito_group_t *group_handle(int slot)
 {
-    return (ito_group_t *)(((uintptr_t)slot_gen(slot) << 8) | (uintptr_t)(slot + 1));
+    return (ito_group_t *)((((uintptr_t)slot_gen(slot) << 8) | (uintptr_t)(slot + 1)) ^ group_key());
 }
 
 /* The live group a handle names, or NULL (stale, forged, destroyed, other runtime); the
@@ -66,7 +76,7 @@ static ito_group_t *group_handle(int slot)
  * before the lock was taken again let a late destroy of the old handle end the new group). */
 static itoi_group_t *group_get_locked(ito_group_t *h)
 {
-    uintptr_t v = (uintptr_t)h;
+    uintptr_t v = (uintptr_t)h ^ group_key();
     int slot = (int)(v & 0xff) - 1;
     if (slot < 0 || slot >= ITOI_MAX_GROUPS) return NULL;
     /* The whole handle: a value whose bits above the generation are not 0 was never handed

@@ -38,10 +38,9 @@ int ito_barrier_destroy(ito_barrier_t *b)
     barrier_impl_t *x = (barrier_impl_t *)b;
     itoi_spin_lock(&x->lock);
     int busy = x->arrived != 0;
+    int rc = busy ? ITO_EBUSY : itoi_mark_clear(&x->mark) ? ITO_OK : ITO_EINVAL;
     itoi_spin_unlock(&x->lock);
-    if (busy) return ITO_EBUSY;
-    x->mark = 0;
-    return ITO_OK;
+    return rc;
 }
 
 int ito_barrier_wait(ito_barrier_t *b)

@@ -48,7 +48,8 @@ int ito_cond_wait_until(ito_cond_t *c, ito_mutex_t *m, uint64_t deadline)
     if (!w) return ITO_ENOTULT;
     cond_impl_t *x = (cond_impl_t *)c;
     itoi_spin_lock(&x->lock);
-    int rc = ito_mutex_unlock(m); /* lock order: condition, then mutex */
+    /* destroyed meanwhile: see ito_sem_wait_until */
+    int rc = itoi_marked(c, ITOI_MARK_COND) ? ito_mutex_unlock(m) : ITO_EINVAL; /* lock order: condition, then mutex */
     if (rc != ITO_OK) {
         itoi_spin_unlock(&x->lock);
         return rc;

@@ -72,11 +72,10 @@ int ito_future_destroy(ito_future_t *f)
         free(c);
     }
     int busy = x->waiters.head != NULL || x->conts != NULL;
+    int rc = busy ? ITO_EBUSY : itoi_mark_clear(&x->mark) ? ITO_OK : ITO_EINVAL;
     itoi_spin_unlock(&x->lock);
     if (running) itoi_any_leave(foreign, ITO_OK);
-    if (busy) return ITO_EBUSY;
-    x->mark = 0;
-    return ITO_OK;
+    return rc;
 }
 
 /* Fire the continuations of list c, oldest first; the first error, or ITO_OK. */
@@ -142,6 +141,10 @@ int ito_future_wait_until(ito_future_t *f, uint64_t *value, uint64_t deadline)
         itoi_worker_t *w = itoi_ult_worker();
         if (!w) return ITO_ENOTULT;
         itoi_spin_lock(&x->lock);
+        if (!itoi_marked(f, ITOI_MARK_FUTURE)) { /* destroyed meanwhile: see ito_sem_wait_until */
+            itoi_spin_unlock(&x->lock);
+            return ITO_EINVAL;
+        }
         if (!atomic_load_explicit(&x->set, memory_order_relaxed)) {
             if (itoi_deadline_passed(deadline)) {
                 itoi_spin_unlock(&x->lock);

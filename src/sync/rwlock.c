@@ -51,10 +51,9 @@ int ito_rwlock_destroy(ito_rwlock_t *l)
     rw_impl_t *x = (rw_impl_t *)l;
     itoi_spin_lock(&x->lock);
     int busy = x->readers || x->writer || x->rq.head || x->wq.head;
+    int rc = busy ? ITO_EBUSY : itoi_mark_clear(&x->mark) ? ITO_OK : ITO_EINVAL;
     itoi_spin_unlock(&x->lock);
-    if (busy) return ITO_EBUSY;
-    x->mark = 0;
-    return ITO_OK;
+    return rc;
 }
 
 /* Admit every waiting reader (lock held, no writer). */

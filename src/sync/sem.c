@@ -49,6 +49,14 @@ int ito_sem_wait_until(ito_sem_t *s, uint64_t deadline)
     if (!w) return ITO_ENOTULT;
     sem_impl_t *x = (sem_impl_t *)s;
     itoi_spin_lock(&x->lock);
+    /* A destroy that came between the check above and the lock (it clears the mark under
+     * the lock, itoi_mark_clear) leaves a dead object: parking in it waited for ever, or was
+     * dropped by a new init of the storage (test_sync_enter_destroy, found by an outside
+     * tester, h62d, 2026-12-05). */
+    if (!itoi_marked(s, ITOI_MARK_SEM)) {
+        itoi_spin_unlock(&x->lock);
+        return ITO_EINVAL;
+    }
     if (x->count > 0) {
         x->count--;
         itoi_spin_unlock(&x->lock);

@@ -68,7 +68,8 @@ int ito_waitgroup_wait_until(ito_waitgroup_t *g, uint64_t deadline)
     wg_impl_t *x = (wg_impl_t *)g;
     itoi_spin_lock(&x->lock);
     int rc = ITO_OK;
-    if (x->count != 0) {
+    if (!itoi_marked(g, ITOI_MARK_WAITGROUP)) rc = ITO_EINVAL; /* destroyed meanwhile: see ito_sem_wait_until */
+    else if (x->count != 0) {
         if (!itoi_deadline_passed(deadline))
             return itoi_wait_on_until(w, &x->waiters, &x->lock, deadline, itoi_waitq_unlink, &x->waiters,
                                       "waitgroup");

@@ -35,7 +35,21 @@ enum {
 /* Whether obj is an object of the type `want`: false for NULL. */
 static inline bool itoi_marked(const void *obj, uint32_t want)
 {
-    return obj != NULL && *(const uint32_t *)((const char *)obj + ITOI_MARK_OFFSET) == want;
+    /* Relaxed atomic: a destroy clears the mark under the object's lock while a call of
+     * another thread may be checking it (itoi_mark_clear). */
+    return obj != NULL && __atomic_load_n((const uint32_t *)((const char *)obj + ITOI_MARK_OFFSET), __ATOMIC_RELAXED) == want;
+}
+
+/* Destroy's last step, with the object's lock held: clear the mark if no other destroy
+ * has (false then: that destroy said ITO_OK, this one says ITO_EINVAL). Checked and cleared
+ * under the lock: two destroys racing both passed itoi_marked before either cleared it,
+ * and both said ITO_OK (sync.h promises ITO_EINVAL for "a second destroy too"; found by an
+ * outside tester, h62d, 2026-12-05, test_sync_double_destroy). */
+static inline bool itoi_mark_clear(uint32_t *mark)
+{
+    if (__atomic_load_n(mark, __ATOMIC_RELAXED) == 0) return false;
+    __atomic_store_n(mark, 0, __ATOMIC_RELAXED);
+    return true;
 }
 
 /* The running ULT's worker, or NULL when the caller is not a ULT. */
@@ -116,11 +130,9 @@ static inline bool itoi_waitq_unlink(itoi_ult_t *t, void *queue)
 static inline int itoi_destroy_check(itoi_spinlock_t *l, const itoi_waitq_t *q, uint32_t *mark)
 {
     itoi_spin_lock(l);
-    bool busy = q->head != NULL;
-    itoi_spin_unlock(l);
-    if (busy) return ITO_EBUSY;
-    *mark = 0; /* destroyed: later calls are ITO_EINVAL */
-    return ITO_OK;
+    int rc = q->head != NULL ? ITO_EBUSY : itoi_mark_clear(mark) ? ITO_OK : ITO_EINVAL;
+    itoi_spin_unlock(l); /* destroyed: later calls are ITO_EINVAL */
+    return rc;
 }
 
 /* Whether a deadline has passed (no clock read for ITO_FOREVER). */
