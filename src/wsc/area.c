@@ -364,9 +364,8 @@ void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long 
             /* ito_poll: every descriptor of the wait (the others end now as siblings) is
              * looked at again before the next round, as below (found by an outside tester,
              * h62b: the next round polled the pipe that took a closed socket's number). */
-            r->wait->again_id[r->bidx] = r->fd >= 0 ? itoi_wsc_file_identity(r->fd) : 0;
-            for (const itoi_sysrec_t *o = r->wait->recs; o; o = o->wnext)
-                if (o != r && o->fd >= 0) r->wait->again_id[o->bidx] = itoi_wsc_file_identity(o->fd);
+            for (const itoi_sysrec_t *o = r->wait->recs; o; o = o->wnext) /* r too: unlinked below */
+                if (o->fd >= 0) r->wait->again_id[o->bidx] = itoi_wsc_file_identity(o->fd);
         } else if (r->fd >= 0) {
             /* No ito_close has reached the record (why), and one cannot close the number
              * before its pass here: the number still names the file the request was

@@ -274,25 +274,24 @@ static bool read_lock_take(itoi_sysrec_t *r)
  * new directory (found by an outside tester, h62b, 2026-12-05; reads had the duplicate
  * already). Taken before the close, the duplicate holds the file the request was posted
  * for; taken after it, the abandon mark is seen (-ECANCELED: the closer's reason, EBADF,
- * is reported). *own: the caller closes the result. Out of descriptors (EMFILE, ENFILE)
- * the bare number is used, as before: the call must not fail where write(2) cannot. */
-static int helper_pin(itoi_sysrec_t *r, int fd, bool *own)
+ * is reported). helper_unpin closes it (a result other than fd). Out of descriptors
+ * (EMFILE, ENFILE) the bare number is used, as before: the call must not fail where
+ * write(2) cannot. */
+static int helper_pin(itoi_sysrec_t *r, int fd)
 {
-    *own = false;
     int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (d < 0 && errno != EMFILE && errno != ENFILE) return atomic_load(&r->abandon) ? -ECANCELED : -errno;
     if (atomic_load_explicit(&r->abandon, memory_order_seq_cst)) {
         if (d >= 0) close(d);
         return -ECANCELED; /* cancelled (closed) before it started */
     }
-    if (d < 0) return fd;
-    *own = true;
-    return d;
+    return d < 0 ? fd : d;
 }
 
-static void helper_unpin(int fd, bool own)
+/* After the call: the duplicate helper_pin took for the request's number `fd`, if any. */
+static void helper_unpin(int pinned, int fd)
 {
-    if (own) close(fd);
+    if (pinned != fd) close(pinned);
 }
 
 static long helper_read(itoi_sysrec_t *r)
@@ -304,8 +303,7 @@ static long helper_read(itoi_sysrec_t *r)
     int64_t off = offset_of(q);
     /* Everything on a duplicate checked against the cancellation (see above): a regular
      * file at a reused number must not be read either. */
-    bool own;
-    int fd = helper_pin(r, q->fd, &own);
+    int fd = helper_pin(r, q->fd);
     if (fd < 0) return fd;
     long res;
     if (is_file(fd)) {
@@ -326,7 +324,7 @@ static long helper_read(itoi_sysrec_t *r)
     } else {
         res = -ECANCELED;
     }
-    helper_unpin(fd, own);
+    helper_unpin(fd, q->fd);
     return res;
 }
 
@@ -342,9 +340,8 @@ static long helper_openat(itoi_sysrec_t *r)
     struct stat st;
     int at = (q->flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
     /* a directory descriptor (not AT_FDCWD; an absolute path ignores it) is pinned */
-    bool own = false;
     int dir = q->fd;
-    if (dir >= 0 && q->path[0] != '/' && (dir = helper_pin(r, q->fd, &own)) < 0) return dir;
+    if (dir >= 0 && q->path[0] != '/' && (dir = helper_pin(r, q->fd)) < 0) return dir;
     long res;
     if ((q->flags & (O_NONBLOCK | O_PATH)) || fstatat(dir, q->path, &st, at) != 0 || !S_ISFIFO(st.st_mode)) {
         res = neg_errno(openat(dir, q->path, q->flags, q->mode));
@@ -354,7 +351,7 @@ static long helper_openat(itoi_sysrec_t *r)
         int fl = fd < 0 ? -1 : fcntl(fd, F_GETFL);
         if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     }
-    helper_unpin(dir, own);
+    helper_unpin(dir, q->fd);
     return res;
 }
 
@@ -367,24 +364,22 @@ long itoi_wsc_run_blocking(itoi_sysrec_t *r)
     switch (q->op) {
     case ITO_SYS_OPENAT: return helper_openat(r);
     case ITO_SYS_FSYNC: {
-        bool own;
-        int fd = helper_pin(r, q->fd, &own);
+        int fd = helper_pin(r, q->fd);
         if (fd < 0) return fd;
         w = neg_errno(q->flags ? fdatasync(fd) : fsync(fd));
-        helper_unpin(fd, own);
+        helper_unpin(fd, q->fd);
         return w;
     }
     case ITO_SYS_READ: case ITO_SYS_PREAD: case ITO_SYS_READV: return helper_read(r);
     case ITO_SYS_WRITE: case ITO_SYS_PWRITE: case ITO_SYS_WRITEV: {
-        bool own;
-        int fd = helper_pin(r, q->fd, &own); /* the file it was posted for (see helper_pin) */
+        int fd = helper_pin(r, q->fd); /* the file it was posted for (see helper_pin) */
         if (fd < 0) return fd;
         if ((w = helper_wait_ready(r, fd, POLLOUT)) == 0) {
             const struct iovec *iov = vec_of(q, &one, &cnt);
             int64_t off = offset_of(q);
             w = neg_errno(off < 0 ? writev(fd, iov, cnt) : pwritev(fd, iov, cnt, off));
         }
-        helper_unpin(fd, own);
+        helper_unpin(fd, q->fd);
         return w;
     }
     default: {
