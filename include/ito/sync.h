@@ -31,9 +31,11 @@
  * type), where the functions below say "ITO_EINVAL if m is NULL". Init writes a 32-bit
  * mark of the type into the object, at the same place for every type, and destroy clears
  * it under the object's lock, so random bytes pass for an object once in 2^32, of two
- * destroys at once one says ITO_OK, and a semaphore, wait-group, condition or future wait
- * that reaches the lock after a destroy returns ITO_EINVAL (a wait racing a destroy is
- * still the caller's error). (ito_once_t is the exception: it
+ * destroys at once one says ITO_OK, and a lock, barrier, semaphore, wait-group, condition
+ * or future wait that reaches the object after a destroy returns ITO_EINVAL, never owns,
+ * passes or parks in the destroyed object (a destroy of a mutex takes its owner word, so
+ * a lock racing it either locked first, and the destroy says ITO_EBUSY, or says
+ * ITO_EINVAL; a wait racing a destroy is still the caller's error). (ito_once_t is the exception: it
  * needs no init, ITO_ONCE_INIT is all zero; ito_once refuses a state or lock word that no
  * once object holds.)
  */

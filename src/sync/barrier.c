@@ -50,6 +50,10 @@ int ito_barrier_wait(ito_barrier_t *b)
     if (!w) return ITO_ENOTULT;
     barrier_impl_t *x = (barrier_impl_t *)b;
     itoi_spin_lock(&x->lock);
+    if (!itoi_marked(b, ITOI_MARK_BARRIER)) { /* destroyed since the check above: parking */
+        itoi_spin_unlock(&x->lock);           /* here would wait for ever */
+        return ITO_EINVAL;
+    }
     if (++x->arrived == x->count) {
         x->arrived = 0;
         itoi_wake_every(&x->waiters);

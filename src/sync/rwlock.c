@@ -96,7 +96,9 @@ static int lock_until(ito_rwlock_t *l, bool write, uint64_t deadline)
     rw_impl_t *x = (rw_impl_t *)l;
     itoi_spin_lock(&x->lock);
     int rc = ITO_OK;
-    if (x->writer == itoi_owner_id(w->cur)) {
+    if (!itoi_marked(l, ITOI_MARK_RWLOCK)) {
+        rc = ITO_EINVAL; /* destroyed since the check above (the destroy clears it under the lock) */
+    } else if (x->writer == itoi_owner_id(w->cur)) {
         rc = ITO_EDEADLK;
     } else if (write ? (!x->writer && !x->readers) : (!x->writer && !x->wq.head)) {
         if (write) x->writer = itoi_owner_id(w->cur);
