@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -24,6 +25,25 @@ __attribute__((unused)) static void ito_test_tcp_pair(int *x, int *y)
     *y = accept(l, NULL, NULL);
     CHECK(*y >= 0);
     close(l);
+}
+
+/* Closes fd with a reset (SO_LINGER 0): the peer's next call sees ECONNRESET. */
+__attribute__((unused)) static void ito_test_reset(int fd)
+{
+    struct linger lg = {1, 0};
+    CHECK_EQ(setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg), 0);
+    close(fd);
+}
+
+/* A pthread body: sends 10 bytes ("0123456789") on the socket its argument names, waits
+ * 50 ms, and resets it. */
+__attribute__((unused)) static void *ito_test_send10_reset(void *p)
+{
+    int fd = (int)(intptr_t)p;
+    CHECK_EQ(send(fd, "0123456789", 10, 0), 10);
+    usleep(50000);
+    ito_test_reset(fd);
+    return NULL;
 }
 
 #endif

@@ -17,17 +17,6 @@
 #include "ito_test.h"
 #include "ito_test_net.h"
 
-static void *send10_reset(void *p)
-{
-    int fd = (int)(intptr_t)p;
-    CHECK_EQ(send(fd, "0123456789", 10, 0), 10);
-    usleep(50000);
-    struct linger lg = {1, 0};
-    CHECK_EQ(setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg), 0);
-    close(fd);
-    return NULL;
-}
-
 static void *body(void *arg)
 {
     (void)arg;
@@ -35,7 +24,7 @@ static void *body(void *arg)
     char buf[1000];
     pthread_t t;
     ito_test_tcp_pair(&a, &b);
-    CHECK_OK(pthread_create(&t, NULL, send10_reset, (void *)(intptr_t)b));
+    CHECK_OK(pthread_create(&t, NULL, ito_test_send10_reset, (void *)(intptr_t)b));
     CHECK_EQ(ito_recv(a, buf, sizeof buf, MSG_WAITALL), 10); /* the reset is kept for a */
     CHECK_OK(pthread_join(t, NULL));
     close(a); /* close(2): ito does not see it */

@@ -33,22 +33,6 @@
 
 #define BIG (16u << 20)
 
-static void reset(int fd)
-{
-    struct linger lg = {1, 0};
-    CHECK_EQ(setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg), 0);
-    close(fd);
-}
-
-static void *send10_reset(void *p)
-{
-    int fd = (int)(intptr_t)p;
-    CHECK_EQ(send(fd, "0123456789", 10, 0), 10);
-    usleep(50000);
-    reset(fd);
-    return NULL;
-}
-
 static void *read_reset(void *p)
 {
     int fd = (int)(intptr_t)p;
@@ -60,7 +44,7 @@ static void *read_reset(void *p)
         n += r;
     }
     usleep(20000);
-    reset(fd);
+    ito_test_reset(fd);
     return NULL;
 }
 
@@ -83,7 +67,7 @@ static void sequences(int use_ito, long recv_res[3], long send_res[3])
     pthread_t t;
     char buf[1000];
     ito_test_tcp_pair(&a, &b);
-    CHECK_OK(pthread_create(&t, NULL, send10_reset, (void *)(intptr_t)b));
+    CHECK_OK(pthread_create(&t, NULL, ito_test_send10_reset, (void *)(intptr_t)b));
     for (int i = 0; i < 3; i++) {
         ssize_t r = use_ito ? ito_recv(a, buf, sizeof buf, MSG_WAITALL) : recv(a, buf, sizeof buf, MSG_WAITALL);
         recv_res[i] = r < 0 ? -errno : r;
@@ -111,7 +95,7 @@ static void sequences(int use_ito, long recv_res[3], long send_res[3])
     if (use_ito) CHECK_EQ(ito_close(a), 0); else close(a);
     /* part 4 */
     ito_test_tcp_pair(&a, &b);
-    CHECK_OK(pthread_create(&t, NULL, send10_reset, (void *)(intptr_t)b));
+    CHECK_OK(pthread_create(&t, NULL, ito_test_send10_reset, (void *)(intptr_t)b));
     r = use_ito ? ito_recv(a, buf, sizeof buf, MSG_WAITALL) : recv(a, buf, sizeof buf, MSG_WAITALL);
     CHECK_EQ(r, 10);
     CHECK_OK(pthread_join(t, NULL));

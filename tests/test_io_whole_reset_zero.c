@@ -24,17 +24,6 @@
 #include "ito_test.h"
 #include "ito_test_net.h"
 
-static void *send10_reset(void *p)
-{
-    int fd = (int)(intptr_t)p;
-    CHECK_EQ(send(fd, "0123456789", 10, 0), 10);
-    usleep(50000);
-    struct linger lg = {1, 0};
-    CHECK_EQ(setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg), 0);
-    close(fd);
-    return NULL;
-}
-
 /* Calls on other numbers, one of them a's residue modulo 64 (the wrappers' one-load
  * filter, whole.c kept_mask), take nothing of a's kept error and leave it for a. */
 static void other_numbers(int a, int use_ito)
@@ -60,7 +49,7 @@ static void sequence(int use_ito, long res[4])
     char buf[1000], z;
     struct iovec iov = {&z, 0};
     ito_test_tcp_pair(&a, &b);
-    CHECK_OK(pthread_create(&t, NULL, send10_reset, (void *)(intptr_t)b));
+    CHECK_OK(pthread_create(&t, NULL, ito_test_send10_reset, (void *)(intptr_t)b));
     ssize_t r = use_ito ? ito_recv(a, buf, sizeof buf, MSG_WAITALL) : recv(a, buf, sizeof buf, MSG_WAITALL);
     res[0] = r < 0 ? -errno : r;
     r = use_ito ? ito_readv(a, &iov, 1) : readv(a, &iov, 1);
