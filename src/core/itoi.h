@@ -547,7 +547,12 @@ void itoi_ult_entry(void);                      /* the first C frame of every UL
 bool itoi_ult_attach_stack(itoi_worker_t *w, itoi_ult_t *t);
 
 /* timers (timer.c): owner-only */
+/* The runtime's clock read. It marks the kernel thread (itoi_clock_depth) while it is in
+ * clock_gettime: the vDSO, which the preemption handler counts as safe code (the program's
+ * own busy-waits on the clock), then runs for libito, perhaps under one of its spinlocks,
+ * and a tick there must not switch the ULT out (preempt.c, safe_pc). */
 uint64_t itoi_now_ns(void);
+extern _Thread_local volatile int itoi_clock_depth __attribute__((tls_model("initial-exec")));
 void itoi_timer_arm(itoi_worker_t *w, itoi_timer_t *t, uint64_t deadline, itoi_timer_fn fire);
 bool itoi_timer_cancel(itoi_worker_t *w, itoi_timer_t *t); /* true if it was armed */
 size_t itoi_timers_run(itoi_worker_t *w);        /* fire what is due; how many fired */

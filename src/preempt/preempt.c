@@ -75,9 +75,12 @@ static int find_exe(struct dl_phdr_info *info, size_t size, void *data)
     return 0; /* go on: the vDSO may come later */
 }
 
+/* The vDSO only when the program called it: not while libito reads the clock there
+ * (itoi_clock_depth, timer.c), perhaps under one of its spinlocks (test_preempt_vdso_lock). */
 static inline int safe_pc(uintptr_t pc)
 {
-    return (pc >= itoi_pre.exe_lo && pc < itoi_pre.exe_hi) || (pc >= itoi_pre.vdso_lo && pc < itoi_pre.vdso_hi);
+    return (pc >= itoi_pre.exe_lo && pc < itoi_pre.exe_hi) ||
+           (pc >= itoi_pre.vdso_lo && pc < itoi_pre.vdso_hi && itoi_clock_depth == 0);
 }
 
 /* Signals 1..64 of a mask (glibc keeps them in the first word, as the kernel's sigset). */
