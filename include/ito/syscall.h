@@ -55,7 +55,8 @@
  *   ECANCELED  ito_cancel_io() was called for the ULT, or ito_finalize cancelled the
  *              request because it could never complete by itself;
  *   EBADF      another ULT closed the descriptor with ito_close while this one waited;
- *   ENOMEM     no memory for the request record;
+ *   ENOMEM     no memory for the request record, or (sync backend) for the worker's
+ *              readiness table when a wait needs it to grow to a higher descriptor;
  *   EPERM      the caller is not a ULT (a foreign thread, or a ZWT: ZWTs use ito_sys_post;
  *              also any thread in the child of a fork, see thread.h); also the kernel's own
  *              EPERM, passed on: a call the kernel refuses, or (sync backend) a readiness
@@ -89,7 +90,10 @@
  * short count is returned as write(2) returns it); so do ito_recv and ito_recvmsg with
  * MSG_WAITALL, until end of file. A part that fails after others moved ends the call with
  * the count so far (the error comes again on the next call, as after a partial write(2));
- * so do the deadline, ito_cancel_io, ito_close and finalize. An error the socket reports
+ * so do the deadline, ito_cancel_io, ito_close and finalize. (Known limit, 2026-12-06: so
+ * may two or more ito_closes of other numbers a multiple of 4096 away from the call's,
+ * landing before its second part starts, e.g. while its first part waits; one such close
+ * does not, see src/wsc/whole.c.) An error the socket reports
  * only once (ECONNRESET, ECONNABORTED, ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ENETDOWN,
  * EHOSTDOWN, and ETIMEDOUT before the ULT's deadline) is kept by ito for the next wrapper
  * call on the same number while it names the same socket: a send or write fails with it

@@ -202,6 +202,16 @@ static int areas_setup(void)
     return rc;
 }
 
+/* A first I/O that could not get the worker's descriptors (-rc: EMFILE, ENFILE; ENOMEM):
+ * nothing is kept, the call fails with the reason, and the worker's next call tries again. */
+static itoi_wscw_t *area_setup_failed(itoi_wscw_t *a, int rc)
+{
+    free((void *)a->fdlive);
+    a->fdlive = NULL;
+    atomic_store(&area_errno, -rc);
+    return NULL;
+}
+
 /* On the worker itself (the io_uring is created by the thread that submits to it). */
 itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
 {
@@ -248,10 +258,7 @@ itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
              * cgroup at its limit, a sandbox), and the sync backend needs no ring; until
              * 2026-12-05 every I/O call of the worker failed with ENOMEM for the rest of
              * the runtime (found by a tester). */
-            free((void *)a->fdlive);
-            a->fdlive = NULL;
-            atomic_store(&area_errno, -rc);
-            return NULL;
+            return area_setup_failed(a, rc);
         } else if (itoi_env.wsc_backend == ITO_WSC_URING) {
             /* Forced, checked at ito_init, and refused now (a seccomp filter the program
              * installed after ito_init, before this worker's first I/O): the worker goes on
@@ -261,6 +268,12 @@ itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
             fprintf(stderr, "ito: io_uring refused (%s) after ito_init: worker %d runs its system calls as the sync backend\n",
                     strerror(-rc), w->index);
         }
+    }
+    if (!a->uring) {
+        /* The sync backend's epoll is one of the descriptors of the first I/O too (see
+         * itoi_ready_setup): out of them, this call fails as above and the next tries again. */
+        int rc = itoi_ready_setup(w, a);
+        if (rc != 0) return area_setup_failed(a, rc);
     }
     atomic_store_explicit(&a->init, 1, memory_order_release);
     w->slot[ITOI_WSLOT_WSC] = a;

@@ -23,17 +23,28 @@
 
 #include "wsc.h"
 
+/* The worker's epoll, made if it has none: 0, or -errno (EMFILE, ENFILE; ENOMEM). The sync
+ * backend makes it at the worker's first I/O (area.c), as io_uring's ring is made, so that
+ * a first wait much later, with the process out of descriptors, does not fail with EMFILE
+ * where recv(2) never does (found by an outside tester, h63c, 2026-12-06); a worker that
+ * falls back to it later (io_uring refused) makes it at its first wait. */
+int itoi_ready_setup(itoi_worker_t *w, itoi_wscw_t *a)
+{
+    if (a->rep >= 0) return 0;
+    a->rep = epoll_create1(EPOLL_CLOEXEC);
+    if (a->rep < 0) return -errno;
+    if (itoi_worker_watch_fd(w, a->rep) != ITO_OK) {
+        close(a->rep);
+        a->rep = -1;
+        return -ENOMEM;
+    }
+    return 0;
+}
+
 static int ensure_fd(itoi_worker_t *w, itoi_wscw_t *a, int fd)
 {
-    if (a->rep < 0) {
-        a->rep = epoll_create1(EPOLL_CLOEXEC);
-        if (a->rep < 0) return -errno;
-        if (itoi_worker_watch_fd(w, a->rep) != ITO_OK) {
-            close(a->rep);
-            a->rep = -1;
-            return -ENOMEM;
-        }
-    }
+    int rc = itoi_ready_setup(w, a);
+    if (rc != 0) return rc;
     if ((size_t)fd >= a->nfds) {
         size_t n = a->nfds ? a->nfds : 64;
         while (n <= (size_t)fd) n *= 2;

@@ -246,6 +246,7 @@ long itoi_wsc_run_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *event
 long itoi_wsc_run_blocking(struct itoi_sysrec *r); /* r->req itself, blocking (a helper thread) */
 
 /* ready.c */
+int itoi_ready_setup(itoi_worker_t *w, itoi_wscw_t *a); /* the epoll: 0 or -errno */
 void itoi_ready_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r); /* r->events set */
 void itoi_ready_drop(itoi_wscw_t *a, itoi_sysrec_t *r);   /* off its fd's list (no completion) */
 size_t itoi_ready_poll(itoi_worker_t *w, itoi_wscw_t *a);
