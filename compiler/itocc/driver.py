@@ -538,6 +538,36 @@ ITO_HELP = (__doc__.split("\n\n")[1] + "\n\nThe options are described in compile
             "(\"ito-cc\"); every other argument is clang's.")
 
 
+def foreign_target(args: list[Arg]) -> str | None:
+    """Why the compile target is not x86-64 ELF, or None. The yield points are x86-64 code
+    (the sites' AT&T asm, the stubs, the runtime's preserve_none switch): the stub variant
+    failed in the assembler with one error per site ("register %rsp is only available in
+    64-bit mode" under -m32, "unrecognized instruction mnemonic" for aarch64, ".type ...
+    expected absolute expression" for Windows), and the other variants made objects for a
+    machine no ito runtime exists for (found by outside tester h63d, 2026-12-06)."""
+    triple, mode = None, None
+    for a in args:
+        if a.is_input:
+            continue
+        t = a.value("-target", "--target")
+        if t is not None and (a.name in ("-target", "--target") or a.name.startswith("--target=")):
+            triple = t
+        elif a.name in ("-m32", "-mx32", "-m16"):
+            mode = a.name
+        elif a.name == "-m64":
+            mode = None
+    if mode:
+        return f"the yield points are x86-64 code: {mode} is not supported (use --ito-off)"
+    if triple is not None:
+        arch, _, rest = triple.partition("-")
+        if arch not in ("x86_64", "amd64") or any(
+                os_ in rest for os_ in ("windows", "win32", "mingw", "cygwin", "darwin",
+                                        "macos", "apple", "uefi", "gnux32")):
+            return (f"the yield points are x86-64 ELF code: --target={triple} is not "
+                    "supported (use --ito-off)")
+    return None
+
+
 def main(argv: list[str], clang: str, plugins: list[str]) -> int:
     scratch = Scratch()
     try:
@@ -559,6 +589,9 @@ def main(argv: list[str], clang: str, plugins: list[str]) -> int:
         extra = fallback_options(clang, args, scratch) if fb and not off else []
         if off or not compiles:
             return execute([clang, *words(args), *extra], scratch)
+        why = foreign_target(args)
+        if why:
+            raise Usage(why)
         plugin = find_plugin(plugins)
         if not plugin:
             print("ito-cc: the plugin ItoYield.so is not found (set ITO_YIELD_PLUGIN)",

@@ -24,12 +24,18 @@ namespace {
 // A call whose result is an address that belongs to the calling kernel thread.
 bool isThreadAddress(const CallBase &C) {
   if (const auto *II = dyn_cast<IntrinsicInst>(&C))
-    return II->getIntrinsicID() == Intrinsic::threadlocal_address;
+    return II->getIntrinsicID() == Intrinsic::threadlocal_address ||
+           II->getIntrinsicID() == Intrinsic::thread_pointer; // __builtin_thread_pointer()
   const Function *Callee = C.getCalledFunction();
   if (!Callee)
     return false;
   StringRef N = Callee->getName();
-  return N == "__errno_location" || N == "__h_errno_location";
+  return N == "__errno_location" || N == "__h_errno_location" || N == "__res_state";
+}
+
+bool isThreadPointer(const Instruction *I) {
+  const auto *II = dyn_cast_or_null<IntrinsicInst>(I);
+  return II && II->getIntrinsicID() == Intrinsic::thread_pointer;
 }
 
 // Whether executing I may leave the ULT on another kernel thread: any call but an
@@ -79,22 +85,38 @@ const GlobalVariable *localDynamicVariable(const CallInst &C) {
   return LD ? GV : nullptr;
 }
 
-// A small function that returns GV's address on the calling kernel thread, made once per
-// module: one TLS access of its own, so the back end has nothing to share it with. Never
-// inlined, and marked done so that the pass leaves it alone. Used for local-dynamic
-// accesses and for retaken addresses used as values.
-Function *tlsAddressHelper(const GlobalVariable &GV, Module &M) {
-  std::string Name = ("__ito_tls_addr." + GV.getName()).str();
+// A small internal function named Name that returns what Body builds, made once per module:
+// never inlined, and marked done so that the pass leaves it alone. The helpers below.
+static Function *helperFunction(StringRef Name, Type *Ret, Module &M,
+                                function_ref<Value *(IRBuilder<> &)> Body) {
   if (Function *H = M.getFunction(Name))
     return H;
-  Function *H = Function::Create(FunctionType::get(GV.getType(), false),
-                                 GlobalValue::InternalLinkage, Name, M);
+  Function *H = Function::Create(FunctionType::get(Ret, false), GlobalValue::InternalLinkage, Name, M);
   H->addFnAttr(Attribute::NoInline);
   H->addFnAttr(Attribute::NoUnwind);
   H->addFnAttr(ito::DoneAttr);
   IRBuilder<> B(BasicBlock::Create(M.getContext(), "", H));
-  B.CreateRet(B.CreateThreadLocalAddress(const_cast<GlobalVariable *>(&GV)));
+  B.CreateRet(Body(B));
   return H;
+}
+
+// GV's address on the calling kernel thread: one TLS access of its own, so the back end
+// has nothing to share it with. Used for local-dynamic accesses and for retaken addresses
+// used as values.
+Function *tlsAddressHelper(const GlobalVariable &GV, Module &M) {
+  return helperFunction(("__ito_tls_addr." + GV.getName()).str(), GV.getType(), M, [&](IRBuilder<> &B) {
+    return B.CreateThreadLocalAddress(const_cast<GlobalVariable *>(&GV));
+  });
+}
+
+// The calling kernel thread's thread pointer (__builtin_thread_pointer(),
+// llvm.thread.pointer): the X86 back end takes the thread pointer as invariant and shares
+// one read of %fs:0 between the copies of a block (see foldsIntoAccess), so every retaken
+// copy is a call of this instead.
+Function *threadPointerHelper(IntrinsicInst &TP, Module &M) {
+  return helperFunction("__ito_thread_pointer", TP.getType(), M, [&](IRBuilder<> &B) {
+    return B.CreateCall(TP.getFunctionType(), TP.getCalledOperand());
+  });
 }
 
 // Whether U, a use of the last member of a retaken chain, reaches the variable through
@@ -243,7 +265,7 @@ unsigned ito::retakeThreadAddresses(Function &F) {
         }
         Last = cast<Instruction>(Prev);
       }
-      if (!foldsIntoAccess(*U, Chain))
+      if (!foldsIntoAccess(*U, Chain) || isThreadPointer(LastCall))
         ByValue.insert(LastCall);
       U->set(Last);
       ++Changed;
@@ -254,6 +276,14 @@ unsigned ito::retakeThreadAddresses(Function &F) {
   // copies are calls already.
   for (Instruction *C : ByValue) {
     auto *II = dyn_cast<IntrinsicInst>(C);
+    if (isThreadPointer(C)) {
+      CallInst *Call = CallInst::Create(threadPointerHelper(*II, *C->getModule()), "", C->getIterator());
+      Call->takeName(C);
+      Call->setDebugLoc(C->getDebugLoc());
+      C->replaceAllUsesWith(Call);
+      C->eraseFromParent();
+      continue;
+    }
     const auto *GV = II && II->getIntrinsicID() == Intrinsic::threadlocal_address
                          ? dyn_cast<GlobalVariable>(II->getArgOperand(0)) : nullptr;
     if (GV && GV->hasName())

@@ -25,6 +25,12 @@
 // never-inlined helper per variable: the X86 back end takes the thread pointer as
 // invariant and computes such an address once per block for all its copies, which undid
 // the retake (found by an outside tester, 2026-12-05: `use(&tl); hop(); use(&tl);`).
+// The const glibc functions that return such an address: __errno_location, __h_errno_location
+// (h_errno) and __res_state (the resolver state, `_res`; it was missing: after a move a ULT
+// used the old worker's _res, found by outside tester h63d, 2026-12-06, compiler.tlsmove).
+// clang's __builtin_thread_pointer() (llvm.thread.pointer, memory(none)) is one too: it was
+// computed once for a loop (same tester; rseq code reaches its area through it); its
+// retaken copies are always calls of __ito_thread_pointer (the back end shares %fs:0 reads).
 // Functions the pass does not instrument because they call setjmp (returns_twice) or are
 // ito_noyield get the retake too: their callees may switch.
 // Local-dynamic TLS (a variable of a PIC module that is not a PIE: a shared library's

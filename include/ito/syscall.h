@@ -59,8 +59,8 @@
  *              readiness table when a wait needs it to grow to a higher descriptor;
  *   EPERM      the caller is not a ULT (a foreign thread, or a ZWT: ZWTs use ito_sys_post;
  *              also any thread in the child of a fork, see thread.h); also the kernel's own
- *              EPERM, passed on: a call the kernel refuses, or (sync backend) a readiness
- *              wait whose epoll instance a seccomp or LSM policy refuses;
+ *              EPERM, passed on: a call the kernel refuses, or (sync backend) a worker's
+ *              first I/O whose epoll instance a seccomp or LSM policy refuses;
  *   EAGAIN     (sync backend) a call that needs a helper thread (regular files past the
  *              page cache, openat, fsync) when none can be started (RLIMIT_NPROC, a
  *              pids cgroup), as pthread_create fails; (io_uring) a request the kernel

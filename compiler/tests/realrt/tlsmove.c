@@ -7,6 +7,7 @@
  * move the ULT wrote the other worker's errno and variable. The values
  * are the harness's business; each stale address counts one in *stale. */
 #include <errno.h>
+#include <resolv.h>
 #include <setjmp.h>
 #include <stdint.h>
 
@@ -18,6 +19,18 @@ int *here_errno(void);  /* tlsmove_main.c: the calling kernel thread's errno */
 int *here_mark(void);   /* tlsmove_main.c: the calling kernel thread's tls_mark */
 long *here_pair_b(void); /* tlsmove_main.c: the calling kernel thread's tls_pair.b */
 uintptr_t here_mark_key(void); /* tlsmove_main.c: the same as an integer */
+/* tlsmove_main.c: the calling kernel thread's resolver state. glibc declares __res_state
+ * (the _res macro: *__res_state()) const, as it does __errno_location, so clang computed
+ * &_res once for the loop and the plugin did not take it anew: after a move the ULT used
+ * the old worker's _res (2,000-5,000 stale in 3 of 3 runs, every variant; found by an
+ * outside tester, h63d, 2026-12-06). */
+struct __res_state *here_res(void);
+/* tlsmove_main.c: the calling kernel thread's thread pointer (%fs:0). clang's
+ * __builtin_thread_pointer() (llvm.thread.pointer, memory(none); how glibc tells programs to
+ * reach their rseq area: __builtin_thread_pointer() + __rseq_offset) was computed once for
+ * the loop and not taken anew: after a move the ULT used the old worker's (2,000-4,700
+ * stale in 8 of 8 runs, four variants; found by an outside tester, h63d, 2026-12-06). */
+void *here_tp(void);
 
 /* A static thread_local: in a -fPIC module that is not a PIE (a shared library, or the
  * -pic builds here) the back end reaches it through the module's TLS block (local-dynamic
@@ -58,6 +71,9 @@ void probe(int rounds, int *stale, int *lost)
         tls_mark = i;
         tls_pair.b = i;
         tls_local = i;
+        _res.retrans = i;
+        void *tp = __builtin_thread_pointer();
+        __asm__ volatile("" : : "r"(tp));
         same_mark(&tls_mark, stale);
         hop();
         same_mark(&tls_mark, stale);
@@ -66,6 +82,8 @@ void probe(int rounds, int *stale, int *lost)
         if (&tls_pair.b != here_pair_b()) (*stale)++; /* an address computed from one */
         if ((uintptr_t)&tls_mark != here_mark_key()) (*stale)++; /* as an integer: a key */
         if (&tls_local != here_local()) (*stale)++; /* local-dynamic under -fPIC */
+        if (&_res != here_res()) (*stale)++; /* glibc's const __res_state */
+        if (__builtin_thread_pointer() != here_tp()) (*stale)++;
         if (errno != i) (*lost)++; /* errno travels with the ULT (src/core/ultstate.h) */
         if (i % 8 == 0) with_setjmp(i, stale);
     }

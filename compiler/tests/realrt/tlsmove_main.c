@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <resolv.h>
 
 #include "ito/ito.h"
 
@@ -20,6 +21,13 @@ __attribute__((noinline)) int *here_errno(void) { return &errno; }
 __attribute__((noinline)) int *here_mark(void) { return &tls_mark; }
 __attribute__((noinline)) long *here_pair_b(void) { return &tls_pair.b; }
 __attribute__((noinline)) uintptr_t here_mark_key(void) { return (uintptr_t)&tls_mark; }
+__attribute__((noinline)) struct __res_state *here_res(void) { return &_res; }
+__attribute__((noinline)) void *here_tp(void)
+{
+    void *p;
+    __asm__ volatile("mov %%fs:0, %0" : "=r"(p));
+    return p;
+}
 
 void hop(void)
 {
