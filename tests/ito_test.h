@@ -289,6 +289,24 @@ __attribute__((unused)) static void ito_test_start_parked(ito_thread_t *t, void 
     for (int i = 0; i < 3; i++) CHECK_OK(ito_yield());
 }
 
+/* Runs a(NULL) and b(NULL) as ULTs on worker 0 (main's, which sleeps meanwhile) for ns
+ * nanoseconds, then sets *stop and joins both. */
+__attribute__((unused)) static void ito_test_run_pair_on0(void *(*a)(void *), void *(*b)(void *), uint64_t ns,
+                                                          atomic_int *stop)
+{
+    ito_attr_t attr;
+    CHECK_OK(ito_attr_init(&attr));
+    attr.worker = 0;
+    ito_thread_t ta, tb;
+    atomic_store(stop, 0);
+    CHECK_OK(ito_create(&ta, a, NULL, &attr));
+    CHECK_OK(ito_create(&tb, b, NULL, &attr));
+    CHECK_OK(ito_sleep_ns(ns));
+    atomic_store(stop, 1);
+    CHECK_OK(ito_join(ta, NULL));
+    CHECK_OK(ito_join(tb, NULL));
+}
+
 /* Runs a(NULL) and b(NULL) as two ULTs (b created first) and joins both. */
 __attribute__((unused)) static void ito_test_run_two(void *(*a)(void *), void *(*b)(void *))
 {

@@ -13,8 +13,8 @@
  *
  * Here ULT A does timed tries (a deadline in the past: the clock is read under the lock)
  * in a loop, ULT B posts and takes units of the same semaphore, both on worker 0, under a
- * 100 us quantum for 1 s. A watchdog thread ends the process with a failure when both stop
- * making progress for 5 s (the hang), so that the test never hangs itself. */
+ * 100 us quantum for 1 s. A watchdog (ito_test.h) ends the process with a failure when the test has not ended
+ * in 60 s (the hang), so that the test never hangs itself. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
@@ -51,25 +51,6 @@ static void *b_body(void *arg)
     return NULL;
 }
 
-static void *watchdog(void *arg)
-{
-    (void)arg;
-    long last = -1;
-    int still = 0;
-    while (!atomic_load(&stop)) {
-        usleep(100 * 1000);
-        long now = atomic_load(&a_rounds) + atomic_load(&b_rounds);
-        still = now == last ? still + 1 : 0;
-        last = now;
-        if (still >= 50) { /* 5 s without a round of either ULT: the worker is stuck */
-            fprintf(stderr, "test_preempt_vdso_lock: no progress for 5 s (a %ld, b %ld rounds): "
-                            "a ULT was switched out holding a runtime spinlock\n",
-                    atomic_load(&a_rounds), atomic_load(&b_rounds));
-            _exit(1);
-        }
-    }
-    return NULL;
-}
 
 static void run(int workers)
 {
@@ -83,29 +64,23 @@ static void run(int workers)
     }
     CHECK_OK(rc);
     CHECK_OK(ito_sem_init(&sem, 0));
-    atomic_store(&stop, 0);
     atomic_store(&a_rounds, 0);
     atomic_store(&b_rounds, 0);
-    pthread_t wd;
-    CHECK_EQ(pthread_create(&wd, NULL, watchdog, NULL), 0);
-    ito_attr_t attr = {.worker = 0};
-    ito_thread_t a, b;
-    CHECK_OK(ito_create(&a, a_body, NULL, &attr));
-    CHECK_OK(ito_create(&b, b_body, NULL, &attr));
-    CHECK_OK(ito_sleep_ns(1000 * 1000 * 1000ull)); /* main is on worker 0 too: it sleeps */
-    atomic_store(&stop, 1);
-    CHECK_OK(ito_join(a, NULL));
-    CHECK_OK(ito_join(b, NULL));
-    CHECK_EQ(pthread_join(wd, NULL), 0);
+    ito_test_run_pair_on0(a_body, b_body, 1000 * 1000 * 1000ull, &stop);
     CHECK(atomic_load(&a_rounds) > 0 && atomic_load(&b_rounds) > 0);
     CHECK_OK(ito_sem_destroy(&sem));
     CHECK_OK(ito_preempt_disable());
     CHECK_OK(ito_finalize());
 }
 
+static atomic_int done_;
+
 int main(void)
 {
+    /* the failure is a hang: a worker stuck for ever */
+    ito_test_watchdog(&done_, 60, "a ULT was switched out holding a runtime spinlock");
     run(1);
     run(2);
+    atomic_store(&done_, 1);
     TEST_DONE();
 }

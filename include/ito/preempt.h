@@ -14,7 +14,11 @@
  * kernel blocks a handler's own signal while it runs, so a handler installed with
  * SA_NODEFER and an empty sa_mask is not told apart; a ULT that blocks a signal itself
  * is not switched by the timer until it unblocks it, compiled yield points still switch
- * it). This needs libito as a shared library (the `ito::ito` target,
+ * it). Code of the program that libito calls (an allocator the program defines, a
+ * FILE's cookie functions, a ZWT's code) is the program's code too, except while libito
+ * called it holding a lock of its own (its allocations, its clock reads in the vDSO):
+ * no switch there; the program's own locks held across a switch are its own concern,
+ * as everywhere. This needs libito as a shared library (the `ito::ito` target,
  * `pkg-config --libs ito`): with libito linked statically into the executable its code
  * cannot be told apart, and ito_preempt_enable returns ITO_ENOSYS (as it does in ASan and
  * TSan builds, whose runtimes make the handler's switch unsafe). A preempted ULT

@@ -1,6 +1,6 @@
 /* dump.c: ito_dump_threads, a snapshot of the workers and ULTs for debugging.
  *
- * It walks the ULT descriptors through itoi_ult_foreach (the slabs of thread.c, which
+ * It walks the ULT descriptors through itoi_ult_foreach_from (the slabs of thread.c, which
  * live until ito_finalize, so every pointer read here stays valid) and the workers'
  * `cur`, without stopping anybody: the state of a ULT is inferred from fields that other
  * workers write concurrently, the way a debugger reads them. Those reads are plain loads
@@ -25,9 +25,17 @@ typedef struct snap {
     int worker;
 } snap_t;
 
+/* The ULTs' lines are taken under the slab lock in batches and printed after it is
+ * released: out may run the program's code (a fopencookie stream's write function), where
+ * a preemption tick switches the ULT out. Printed under the lock (until 2026-12-06), a
+ * tick there left the lock held, and the next ULT of the worker that took it (another
+ * dump, a create that needed a new slab) blocked the worker's kernel thread for ever (found
+ * by an outside tester, h63e: test_preempt_dump_lock). A small batch: ULT stacks may be 8 KiB. */
+#define DUMP_BATCH 8
 typedef struct walk {
-    FILE *out;
-    size_t n;
+    size_t n;                /* lines printed so far (main's first) */
+    int k;                   /* snapshots in s */
+    snap_t s[DUMP_BATCH];
 } walk_t;
 
 /* The worker running t, or -1. */
@@ -73,15 +81,14 @@ static void print(FILE *out, const snap_t *s)
     fprintf(out, "  %-10llu %-31s %-9s %-6s %s\n", (unsigned long long)s->id, s->name, s->state, wk, s->waits);
 }
 
+/* Under the slab lock: t's snapshot into the batch; false when the batch is full (t is
+ * visited again by the next batch). */
 static bool visit(itoi_ult_t *t, void *arg)
 {
     walk_t *wk = arg;
-    snap_t s;
     if (t == itoi_rt.main_ult && wk->n > 0) return true; /* listed first, already */
-    if (take(t, &s)) {
-        print(wk->out, &s);
-        wk->n++;
-    }
+    if (wk->k == DUMP_BATCH) return false;
+    if (take(t, &wk->s[wk->k])) wk->k++;
     return true;
 }
 
@@ -105,9 +112,17 @@ int ito_dump_threads(FILE *out)
     if (!foreign && atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
     for (int i = 0; i < itoi_rt.nworkers; i++) print_worker(out, &itoi_rt.workers[i]);
     fprintf(out, "  %-10s %-31s %-9s %-6s %s\n", "id", "name", "state", "worker", "waits on");
-    walk_t wk = {out, 0};
-    if (itoi_rt.main_ult) visit(itoi_rt.main_ult, &wk);
-    itoi_ult_foreach(visit, &wk);
+    walk_t wk = {0};
+    if (itoi_rt.main_ult && take(itoi_rt.main_ult, &wk.s[0])) {
+        print(out, &wk.s[0]);
+        wk.n++;
+    }
+    for (size_t pos = 0; pos != SIZE_MAX;) {
+        wk.k = 0;
+        pos = itoi_ult_foreach_from(pos, visit, &wk);
+        for (int i = 0; i < wk.k; i++) print(out, &wk.s[i]); /* the lock released */
+        wk.n += (size_t)wk.k;
+    }
     fprintf(out, "%zu ULT(s)\n", wk.n);
     int rc = fflush(out) != 0 || ferror(out) ? ITO_EIO : ITO_OK;
     if (foreign) itoi_foreign_exit();

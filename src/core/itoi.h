@@ -511,11 +511,34 @@ extern _Thread_local volatile int ito_coop_flag __attribute__((tls_model("initia
 extern _Thread_local volatile int ito_coop_budget __attribute__((tls_model("initial-exec")));
 /* A compiled yield's first step (coop.c explains): clear the flag, refill the budget, and
  * say whether to switch. Inline: it is on every compiled yield. */
+/* Non-zero while this kernel thread runs code libito called out to that may be the
+ * program's or that signal preemption counts as the program's: the vDSO's clock_gettime
+ * (itoi_now_ns, timer.c) and the allocator (itoi_malloc / itoi_calloc / itoi_free, fault.c;
+ * the program may define malloc). libito may hold one of its locks there (a deadline check
+ * under an object's spinlock, a stack region allocated under a class's lock): no switch,
+ * by a tick (preempt.c, safe_pc) or a compiled yield (below), while it is set. A count:
+ * the preemption handler reads the clock too. Until 2026-12-06 a tick there switched the
+ * ULT out holding the lock and the next taker on its worker spun for ever (outside testers
+ * h63a, h63e: test_preempt_vdso_lock, test_preempt_own_malloc). Defined in fault.c. */
+extern _Thread_local volatile int itoi_callout_depth __attribute__((tls_model("initial-exec")));
+static inline void itoi_callout_begin(void)
+{
+    itoi_callout_depth++;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+static inline void itoi_callout_end(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    itoi_callout_depth--;
+}
 static inline bool itoi_coop_due(itoi_worker_t *w)
 {
     int flag = ito_coop_flag, left = ito_coop_budget;
     ito_coop_flag = 0;
     ito_coop_budget = atomic_load_explicit(&itoi_coop_conf.quantum, memory_order_relaxed);
+    /* A compiled yield in code libito called out to (the program's own malloc, fault.c):
+     * libito's frames are below it, perhaps holding a spinlock (test_preempt_own_malloc) */
+    if (ITOI_UNLIKELY(itoi_callout_depth != 0)) return false;
     return flag || left >= 0 || itoi_coop_expired(w);
 }
 
@@ -547,12 +570,9 @@ void itoi_ult_entry(void);                      /* the first C frame of every UL
 bool itoi_ult_attach_stack(itoi_worker_t *w, itoi_ult_t *t);
 
 /* timers (timer.c): owner-only */
-/* The runtime's clock read. It marks the kernel thread (itoi_clock_depth) while it is in
- * clock_gettime: the vDSO, which the preemption handler counts as safe code (the program's
- * own busy-waits on the clock), then runs for libito, perhaps under one of its spinlocks,
- * and a tick there must not switch the ULT out (preempt.c, safe_pc). */
+/* The runtime's clock read, marked as a call out (itoi_callout_begin): the program's own
+ * reads (ito_now_ns) are not, and stay preemptible in the vDSO. */
 uint64_t itoi_now_ns(void);
-extern _Thread_local volatile int itoi_clock_depth __attribute__((tls_model("initial-exec")));
 void itoi_timer_arm(itoi_worker_t *w, itoi_timer_t *t, uint64_t deadline, itoi_timer_fn fire);
 bool itoi_timer_cancel(itoi_worker_t *w, itoi_timer_t *t); /* true if it was armed */
 size_t itoi_timers_run(itoi_worker_t *w);        /* fire what is due; how many fired */
@@ -769,6 +789,11 @@ void itoi_ult_free_all(void);
  * stops early when fn returns false. For debugging (src/core/dump.c): it reads what
  * other workers write without synchronization. */
 void itoi_ult_foreach(bool (*fn)(itoi_ult_t *t, void *arg), void *arg);
+/* The same from the pos-th descriptor on (0: the first); returns the position of the one
+ * for which fn returned false (a later call resumes there), SIZE_MAX when it saw them all.
+ * fn runs under the slab lock: it must not call code of the program's (a preemption tick
+ * there switches the ULT out holding the lock: test_preempt_dump_lock). */
+size_t itoi_ult_foreach_from(size_t pos, bool (*fn)(itoi_ult_t *t, void *arg), void *arg);
 
 /* The runtime's environment variables, validated at ito_init (config.c). Unset
  * variables leave their field at: workers 0, wsc_backend -1, wsc_threshold 0,
@@ -790,6 +815,7 @@ void *itoi_mmap(size_t len, int prot);
 int itoi_munmap(void *p, size_t len);
 void *itoi_malloc(size_t n);
 void *itoi_calloc(size_t n, size_t m);
+void itoi_free(void *p); /* free, marked as itoi_malloc's call (fault.c): use it under a lock */
 void itoi_fault_reset(void);
 bool itoi_fault_alloc(void);   /* true: fail this allocation (counted as a malloc) */
 /* Race windows opened on purpose for tests: the N-th pass of a re-arm through its window

@@ -109,7 +109,7 @@ static bool map_region(klass_t *k, int c)
     if (!r) return false;
     char *map = itoi_mmap(n * slot, PROT_READ | PROT_WRITE);
     if (!map) {
-        free(r);
+        itoi_free(r);
         return false;
     }
     r->map = map;

@@ -93,18 +93,25 @@ static void desc_retire(itoi_ult_t *t)
     atomic_store_explicit(&t->state, ITOI_REAPED, memory_order_relaxed);
 }
 
-void itoi_ult_foreach(bool (*fn)(itoi_ult_t *t, void *arg), void *arg)
+size_t itoi_ult_foreach_from(size_t pos, bool (*fn)(itoi_ult_t *t, void *arg), void *arg)
 {
     pthread_mutex_lock(&slab_lock);
     size_t n = itoi_arena_chunks();
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = pos / SLAB; i < n; i++) {
         if (itoi_arena_chunk_kind(i) != ITOI_ARENA_ULT) continue;
-        for (size_t k = 0; k < SLAB; k++)
-            if (!fn((itoi_ult_t *)itoi_arena_chunk(i) + k, arg)) goto out;
+        for (size_t k = i == pos / SLAB ? pos % SLAB : 0; k < SLAB; k++)
+            if (!fn((itoi_ult_t *)itoi_arena_chunk(i) + k, arg)) {
+                pos = i * SLAB + k;
+                goto out;
+            }
     }
+    pos = SIZE_MAX;
 out:
     pthread_mutex_unlock(&slab_lock);
+    return pos;
 }
+
+void itoi_ult_foreach(bool (*fn)(itoi_ult_t *t, void *arg), void *arg) { (void)itoi_ult_foreach_from(0, fn, arg); }
 
 static bool retire(itoi_ult_t *t, void *arg)
 {

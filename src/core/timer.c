@@ -43,22 +43,12 @@
 
 #include "itoi.h"
 
-/* Non-zero while this kernel thread reads the clock for the runtime (itoi.h). A count,
- * not a flag: the preemption handler reads the clock too, and a tick inside the read
- * leaves it as it found it. Libito reads the clock under its spinlocks (the deadline checks
- * of the timed calls, itoi_deadline_passed); until 2026-12-06 a tick in the vDSO there
- * switched the ULT out holding the lock, and the next taker on its worker spun for ever
- * (found by an outside tester, h63a: test_preempt_vdso_lock). */
-_Thread_local volatile int itoi_clock_depth;
-
 uint64_t itoi_now_ns(void)
 {
     struct timespec ts;
-    itoi_clock_depth++;
-    atomic_signal_fence(memory_order_seq_cst);
+    itoi_callout_begin();
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    atomic_signal_fence(memory_order_seq_cst);
-    itoi_clock_depth--;
+    itoi_callout_end();
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 

@@ -75,12 +75,14 @@ static int find_exe(struct dl_phdr_info *info, size_t size, void *data)
     return 0; /* go on: the vDSO may come later */
 }
 
-/* The vDSO only when the program called it: not while libito reads the clock there
- * (itoi_clock_depth, timer.c), perhaps under one of its spinlocks (test_preempt_vdso_lock). */
+/* The program's code and the vDSO, never while libito has called out to code there (its
+ * clock reads in the vDSO, the allocator, which the program may define; itoi.h,
+ * itoi_callout_depth): libito's frames are below, perhaps holding a spinlock
+ * (test_preempt_vdso_lock, test_preempt_own_malloc). */
 static inline int safe_pc(uintptr_t pc)
 {
-    return (pc >= itoi_pre.exe_lo && pc < itoi_pre.exe_hi) ||
-           (pc >= itoi_pre.vdso_lo && pc < itoi_pre.vdso_hi && itoi_clock_depth == 0);
+    if (itoi_callout_depth != 0) return 0;
+    return (pc >= itoi_pre.exe_lo && pc < itoi_pre.exe_hi) || (pc >= itoi_pre.vdso_lo && pc < itoi_pre.vdso_hi);
 }
 
 /* Signals 1..64 of a mask (glibc keeps them in the first word, as the kernel's sigset). */

@@ -69,7 +69,7 @@ int ito_future_destroy(ito_future_t *f)
             continue;
         }
         *pp = c->next;
-        free(c);
+        itoi_free(c); /* under the lock: the program may define free (fault.c) */
     }
     int busy = x->waiters.head != NULL || x->conts != NULL;
     int rc = busy ? ITO_EBUSY : itoi_mark_clear(&x->mark) ? ITO_OK : ITO_EINVAL;
