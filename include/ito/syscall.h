@@ -144,7 +144,11 @@
  * itself; the sync backend, and receives, sends, accepts, connects and polls on both,
  * are cancelled as usual.) Only the waits in progress end: a wrapper called with the number after
  * ito_close returned uses whatever the number names then, as with close(2) (a new socket,
- * pipe or file may have taken it). To stop a loop such as an accept loop without that
+ * pipe or file may have taken it); so may a call that entered its wrapper while ito_close
+ * ran but had not yet reached its request (on the sync backend, a pwrite whose ULT was
+ * still being checked in when another thread closed the number and opened a file in its
+ * place wrote into that file; with close(2) and write(2) the same race ends the same way).
+ * To stop a loop such as an accept loop without that
  * race, cancel its ULT (ito_cancel_io: a cancellation asked while it is not waiting is
  * kept for its next wrapper call), join it, then close.
  *
