@@ -7,7 +7,9 @@
  *
  * Written by an outside tester, h63e, 2026-12-06. ULTs A and B on worker 0 create and
  * join ULTs of several stack sizes in fresh runtimes (so that stack regions are mapped
- * again), under a 100 us quantum, with a malloc that spins tens of microseconds. A
+ * again), under a 100 us quantum, with a malloc that spins tens of microseconds; each
+ * first makes the runtime's first ZWT device (its table is allocated under the device
+ * table's lock: the same hang, found by a review of h63e's fix, 2026-12-06). A
  * watchdog (ito_test.h) ends the process with a failure after 60 s (a hang). */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -50,12 +52,34 @@ void *realloc(void *p, size_t n)
 void free(void *p) { __libc_free(p); }
 #endif
 
-
 static void *leaf(void *arg) { return arg; }
+
+static void handler(ito_frame_t *f, int entry, uint64_t value)
+{
+    (void)f;
+    (void)entry;
+    (void)value;
+}
+
+/* The runtime's first device: its table is allocated under the device table's lock
+ * (src/zwt/device.c setup), with the program's calloc. */
+static void first_device(void)
+{
+    ito_frame_t *fr;
+    ito_device_t *d;
+    CHECK_OK(ito_frame_create(&fr, 1, 0));
+    CHECK_OK(ito_entry_set(fr, 0, handler, 1, ITO_MODE_USER));
+    CHECK_OK(ito_device_eventfd(fr, 0, &d));
+    CHECK_OK(ito_device_close(d));
+    int rc;
+    while ((rc = ito_frame_destroy(fr)) == ITO_EBUSY) CHECK_OK(ito_yield());
+    CHECK_OK(rc);
+}
 
 static void *creator(void *arg)
 {
     (void)arg;
+    first_device();
     for (int c = 0; c < 7; c++) {
         ito_attr_t at;
         CHECK_OK(ito_attr_init(&at));

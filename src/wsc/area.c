@@ -179,6 +179,7 @@ static int areas_setup(void)
     if (atomic_load_explicit(&areas, memory_order_acquire)) return ITO_OK;
     int rc = ITO_OK;
     itoi_spin_lock(&setup_lock);
+    itoi_callout_begin(); /* allocates (the program's malloc may be the allocator) under the lock: no switch here (itoi.h) */
     if (!atomic_load(&areas)) {
         /* The policy starts from the environment (validated at ito_init) or the defaults. */
         atomic_store(&fini_cancelling, 0);
@@ -198,6 +199,7 @@ static int areas_setup(void)
         if (rc == ITO_OK) atomic_store_explicit(&areas, p, memory_order_release);
         else free(p);
     }
+    itoi_callout_end();
     itoi_spin_unlock(&setup_lock);
     return rc;
 }

@@ -119,6 +119,7 @@ static int setup(void)
     int rc = itoi_zwt_setup();
     if (rc != ITO_OK) return rc;
     itoi_spin_lock(&tab_lock);
+    itoi_callout_begin(); /* allocates (the program's malloc may be the allocator) under the lock: no switch here (itoi.h) */
     if (tab) goto out;
     struct ito_device *t = calloc(ITO_DEVICE_MAX, sizeof *t);
     int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -147,6 +148,7 @@ static int setup(void)
     free_head = 0;
     atomic_store_explicit((_Atomic(struct ito_device *) *)&tab, t, memory_order_release);
 out:
+    itoi_callout_end();
     itoi_spin_unlock(&tab_lock);
     return rc;
 }

@@ -34,6 +34,7 @@ int itoi_zwt_setup(void)
         return ITO_OK;
     int rc = ITO_OK;
     itoi_spin_lock(&setup_lock);
+    itoi_callout_begin(); /* allocates (the program's malloc may be the allocator) under the lock: no switch here (itoi.h) */
     if (!itoi_zws) {
         void *p = NULL;
         if (posix_memalign(&p, ITOI_CACHELINE, sizeof(itoi_zworker_t) * (size_t)itoi_rt.nworkers) != 0) {
@@ -48,6 +49,7 @@ int itoi_zwt_setup(void)
             }
         }
     }
+    itoi_callout_end();
     itoi_spin_unlock(&setup_lock);
     return rc;
 }
