@@ -43,19 +43,13 @@
 
 #include "itoi.h"
 
-uint64_t itoi_clock_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t itoi_now_ns(void)
 {
+    struct timespec ts;
     itoi_callout_begin();
-    uint64_t now = itoi_clock_ns();
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     itoi_callout_end();
-    return now;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Meld two heaps (roots, either may be NULL); the root of the result. */
