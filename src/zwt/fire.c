@@ -44,7 +44,7 @@ static void wake_waiter(itoi_zentry_t *e)
         to = old == ITOI_ZW_DEAD0 ? ITOI_ZW_DEAD1 : ITOI_ZW_FIRED; /* a destroy that fails puts FIRED back */
     } while (!atomic_compare_exchange_weak_explicit(&e->waiter, &old, to, memory_order_acq_rel,
                                                     memory_order_acquire));
-    if (itoi_zw_is_ult(old)) itoi_ready((itoi_ult_t *)old);
+    if (itoi_zw_is_ult(old)) itoi_ready(itoi_zw_ult(old)); /* checking or not: its post action sees FIRED */
 }
 
 /* A re-arm clears the firing's mark: FIRED to 0, or, while a destroy holds the word, the
@@ -240,28 +240,33 @@ static void wait_post(void *arg)
     itoi_zentry_t *e = zw->e;
     itoi_worker_t *w = itoi_self_worker();
     itoi_ult_t *me = w->prev;
-    uintptr_t expect = 0;
+    uintptr_t expect = 0, checking = (uintptr_t)me | ITOI_ZW_CHECKING;
     bool installed;
-    while (!(installed = atomic_compare_exchange_strong_explicit(&e->waiter, &expect, (uintptr_t)me,
+    while (!(installed = atomic_compare_exchange_strong_explicit(&e->waiter, &expect, checking,
                                                                  memory_order_acq_rel, memory_order_acquire)) &&
-           expect == ITOI_ZW_SETTING) {
-        (void)itoi_zentry_waiter(e); /* a set holds it: wait that out, then try again from 0 */
+           (expect == ITOI_ZW_SETTING || itoi_zw_checking(expect))) {
+        (void)itoi_zentry_waiter(e); /* a set holds it, or another waiter checks: wait that out, then try from 0 */
         expect = 0;
     }
     if (installed) {
-        /* Our frame's life still (a destroy holds every word of the frame before it ends
-         * it, so after our CAS it can end only through us): else we looked before its
-         * destroy and installed ourselves in the next life's entry (its creator moves the
-         * generation before it releases the entries' words), which nobody of ours fires.
-         * Then the entry's code: a set gave it code after our look (it released the waiter
-         * word after writing the code, which our CAS read): its firings wake nobody. */
+        /* Installed as checking (zwt.h). Our frame's life still (a destroy holds every
+         * word of the frame before it ends it, so after our CAS it can end only through
+         * us)? Else we looked before its destroy and installed ourselves in the next
+         * life's entry (its creator moves the generation before it releases the entries'
+         * words), which nobody of ours fires. Then the entry's code: a set gave it code
+         * after our look (it released the waiter word after writing the code, which our
+         * CAS read): its firings wake nobody. Either: we back out, the word 0 again. */
         bool stale = !itoi_frame_same_life(zw->f, zw->h);
-        if (ITOI_LIKELY(!stale && !ITOI_ZGET(e->code))) return; /* the firing continuation will ready us */
-        expect = (uintptr_t)me;
+        expect = checking;
+        if (ITOI_LIKELY(!stale && !ITOI_ZGET(e->code))) {
+            (void)atomic_compare_exchange_strong_explicit(&e->waiter, &expect, (uintptr_t)me, memory_order_acq_rel,
+                                                          memory_order_acquire);
+            return; /* settled: the firing continuation will ready us; or it fired meanwhile and did */
+        }
+        me->wait_result = ITO_EINVAL; /* as a wait on an entry with code, or on a destroyed frame */
         if (!atomic_compare_exchange_strong_explicit(&e->waiter, &expect, 0, memory_order_acq_rel,
                                                      memory_order_acquire))
             return; /* fired meanwhile (the old definition's last continuation, or the next life's): readied */
-        me->wait_result = ITO_EINVAL; /* as a wait on an entry with code, or on a destroyed frame */
     } else {
         me->wait_result = expect == ITOI_ZW_FIRED ? ITO_OK : itoi_zw_dead(expect) ? ITO_EINVAL : ITO_EBUSY;
     }

@@ -239,7 +239,7 @@ static int frame_destroy(ito_frame_t *h)
                 taken = true;
                 break;
             }
-            if (wt == ITOI_ZW_SETTING) wt = itoi_zentry_waiter(e);
+            if (wt == ITOI_ZW_SETTING || itoi_zw_checking(wt)) wt = itoi_zentry_waiter(e);
         }
         if (taken) continue;
         if (i == 0 && itoi_zw_dead(wt)) { /* another destroy: its outcome decides ours */

@@ -80,8 +80,19 @@
 #define ITOI_ZW_DEAD0 ((uintptr_t)3)
 #define ITOI_ZW_DEAD1 ((uintptr_t)4)
 static inline bool itoi_zw_dead(uintptr_t v) { return v == ITOI_ZW_DEAD0 || v == ITOI_ZW_DEAD1; }
-/* Whether a waiter word names a waiting ULT (not 0, FIRED, SETTING or DEAD). */
+/* Whether a waiter word names a waiting ULT (not 0, FIRED, SETTING or DEAD), settled or
+ * still checking (ITOI_ZW_CHECKING set). */
 static inline bool itoi_zw_is_ult(uintptr_t v) { return v > ITOI_ZW_DEAD1; }
+/* Low bit of a waiter word naming a ULT (ULTs are at least 16-byte aligned): the waiter
+ * installed itself and is still checking its frame's life and the entry's code (fire.c,
+ * wait_post, a few instructions on the scheduler context); it then clears the bit or
+ * backs out. A set, destroy or wait waits that out: a waiter of a destroyed frame's old
+ * life may be backing out of the next life's entry, which is no waiter of its own
+ * (ito_entry_set on a frame just created there said ITO_EBUSY, 2 to 4 runs in 40 of
+ * test_zwt_wait_reuse in the ASan tree). A firing readies the ULT at once. */
+#define ITOI_ZW_CHECKING ((uintptr_t)1)
+static inline bool itoi_zw_checking(uintptr_t v) { return itoi_zw_is_ult(v) && (v & ITOI_ZW_CHECKING); }
+static inline itoi_ult_t *itoi_zw_ult(uintptr_t v) { return (itoi_ult_t *)(v & ~ITOI_ZW_CHECKING); }
 /* sync word of a code-less entry just fired: its g-th firing (0 .. -(2^30 - 1), never a
  * count, QUEUED or SETTING), so that the words of two firings differ (see the top). */
 static inline int32_t itoi_zs_fired(uint32_t g) { return -(int32_t)(g & 0x3fffffffu); }
@@ -152,11 +163,12 @@ static inline int32_t itoi_zentry_settle(itoi_zentry_t *e)
     return s;
 }
 
-/* The waiter word once no set holds it. */
+/* The waiter word once no set holds it and no waiter is checking. */
 static inline uintptr_t itoi_zentry_waiter(itoi_zentry_t *e)
 {
     uintptr_t v;
-    while ((v = atomic_load_explicit(&e->waiter, memory_order_acquire)) == ITOI_ZW_SETTING) itoi_spin_pause();
+    while ((v = atomic_load_explicit(&e->waiter, memory_order_acquire)) == ITOI_ZW_SETTING || itoi_zw_checking(v))
+        itoi_spin_pause();
     return v;
 }
 
