@@ -573,6 +573,7 @@ bool itoi_ult_attach_stack(itoi_worker_t *w, itoi_ult_t *t);
 /* The runtime's clock read, marked as a call out (itoi_callout_begin): the program's own
  * reads (ito_now_ns) are not, and stay preemptible in the vDSO. */
 uint64_t itoi_now_ns(void);
+uint64_t itoi_clock_ns(void); /* the bare read, unmarked: ito_now_ns, the program's */
 void itoi_timer_arm(itoi_worker_t *w, itoi_timer_t *t, uint64_t deadline, itoi_timer_fn fire);
 bool itoi_timer_cancel(itoi_worker_t *w, itoi_timer_t *t); /* true if it was armed */
 size_t itoi_timers_run(itoi_worker_t *w);        /* fire what is due; how many fired */

@@ -604,15 +604,10 @@ int ito_join(ito_thread_t h, void **retval) { return ito_join_until(h, retval, I
 
 /* ---- time ---- */
 
-/* The program's clock read: not itoi_now_ns, whose mark keeps a tick in the vDSO from
- * switching (timer.c); a ULT that busy-waits on ito_now_ns holds no lock of the runtime
+/* The program's clock read: the bare read, not itoi_now_ns, whose mark keeps a tick in
+ * the vDSO from switching (itoi.h); a ULT that busy-waits on ito_now_ns holds no lock of the runtime
  * there and stays preemptible, as with clock_gettime (test_preempt_vdso). */
-uint64_t ito_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+uint64_t ito_now_ns(void) { return itoi_clock_ns(); }
 
 uint64_t ito_deadline_in(uint64_t ns)
 {

@@ -43,13 +43,19 @@
 
 #include "itoi.h"
 
-uint64_t itoi_now_ns(void)
+uint64_t itoi_clock_ns(void)
 {
     struct timespec ts;
-    itoi_callout_begin();
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    itoi_callout_end();
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t itoi_now_ns(void)
+{
+    itoi_callout_begin();
+    uint64_t now = itoi_clock_ns();
+    itoi_callout_end();
+    return now;
 }
 
 /* Meld two heaps (roots, either may be NULL); the root of the result. */
