@@ -138,9 +138,16 @@ static void *events(void *arg)
     (void)arg;
     for (int i = 0; i < EVENTS; i++) {
         make_event(i);
+        /* A worker blocked in read(2) stays blocked until the next event, which comes only
+         * after this check: so wait long for both heartbeats (a fixed 50 ms window counted
+         * a worker the OS had not run for 50 ms under load as stalled, 2026-12-06). */
         long b0 = atomic_load(&beats[0]), b1 = atomic_load(&beats[1]);
-        ito_test_sleep_us(50 * 1000);
-        if (atomic_load(&beats[0]) == b0 || atomic_load(&beats[1]) == b1) atomic_fetch_add(&stalls, 1);
+        int waited_ms = 0;
+        while ((atomic_load(&beats[0]) == b0 || atomic_load(&beats[1]) == b1) && waited_ms < 5000 && !atomic_load(&stalls)) {
+            ito_test_sleep_us(1000);
+            waited_ms++;
+        }
+        if (waited_ms >= 5000) atomic_fetch_add(&stalls, 1);
     }
     for (int i = 0; i < 4; i++) make_event(EVENTS + i); /* a reader blocked in read(2) returns */
     atomic_store(&events_done, 1);
