@@ -44,7 +44,10 @@
  *    still read them), and a waiter that installed itself checks the generation of the
  *    handle it came through (fire.c, wait_post). (Until 2026-12-05 a destroy looked and
  *    then ended the frame: a waiter that had looked before the destroy installed itself
- *    in the next life's entry and waited for ever; test_zwt_wait_reuse.)
+ *    in the next life's entry and waited for ever; test_zwt_wait_reuse.) The waiter installs
+ *    itself tagged ITOI_ZW_CHECKING while it checks that generation and the code, and
+ *    everyone but a firing waits the tag out, so a set on the next life never mistakes
+ *    the old life's waiter, backing out, for its own (ITO_EBUSY until 2026-12-06).
  *  - A code-less entry's firing is QUEUED only while the firing thread wakes the waiter
  *    (FIRED, unless a set holds the word) and then stores 0: a few instructions in libito, where no
  *    preemption switches. Re-arms, sets and destroys wait that out (itoi_zentry_settle)
