@@ -67,6 +67,7 @@ static void check_sleep(void)
     ito_attr_t a;
     CHECK_OK(ito_attr_init(&a));
     a.stack_size = 16 * 1024;
+    uint64_t created = ito_now_ns(); /* every sleeper's deadline is at least 2 s after this */
     for (int i = 0; i < N; i++) CHECK_OK(ito_create(&many[i], sleeper, (void *)(uintptr_t)(2000 * MS), &a));
     while (atomic_load(&started) < N) ito_yield();
     CHECK_OK(ito_sleep_ns(5 * MS)); /* the last ones park */
@@ -75,8 +76,13 @@ static void check_sleep(void)
     CHECK_OK(ito_sleep_ns(200 * MS));
     double cpu = ito_test_cpu_seconds() - c0, wall = (double)(ito_now_ns() - w0) / 1e9;
     fprintf(stderr, "10000 sleepers: %.3f s CPU over %.3f s\n", cpu, wall);
-    CHECK(atomic_load(&woke) == 0); /* nobody woke early */
-    CHECK(cpu < 0.25 * wall); /* not a timing assertion: busy polling would use ~2x wall */
+    /* Nobody woke before its deadline: a wake-up here means the start took 2 s (a TSan
+     * tree on a machine loaded by other builds did, 2026-12-06), and then the window had
+     * sleepers waking in it: the CPU check is not made. */
+    int woke_in_window = atomic_load(&woke);
+    CHECK(woke_in_window == 0 || ito_now_ns() - created >= 2000 * MS);
+    if (woke_in_window == 0) CHECK(cpu < 0.25 * wall); /* not a timing assertion: busy polling would use ~2x wall */
+    else fprintf(stderr, "CPU check skipped: the start took longer than the sleep\n");
     for (int i = 0; i < N; i++) CHECK_OK(ito_join(many[i], NULL));
     CHECK_EQ(atomic_load(&woke), N);
     CHECK_EQ(atomic_load(&early), 0);
