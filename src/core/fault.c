@@ -14,8 +14,8 @@
 
 #include "itoi.h"
 
-static _Atomic long fault_mmap_at, fault_malloc_at, fault_rearm_at, fault_ucancel_at;
-static _Atomic long n_mmap, n_malloc, n_rearm, n_ucancel;
+static _Atomic long fault_mmap_at, fault_malloc_at, fault_rearm_at, fault_ucancel_at, fault_waitpost_at;
+static _Atomic long n_mmap, n_malloc, n_rearm, n_ucancel, n_waitpost;
 
 void itoi_fault_reset(void)
 {
@@ -24,16 +24,19 @@ void itoi_fault_reset(void)
     atomic_store(&fault_malloc_at, itoi_env.fault_malloc);
     atomic_store(&fault_rearm_at, itoi_env.fault_rearm);
     atomic_store(&fault_ucancel_at, itoi_env.fault_uring_cancel);
+    atomic_store(&fault_waitpost_at, itoi_env.fault_waitpost);
 #else
     atomic_store(&fault_mmap_at, 0); /* never armed: inject() always says no */
     atomic_store(&fault_malloc_at, 0);
     atomic_store(&fault_rearm_at, 0);
     atomic_store(&fault_ucancel_at, 0);
+    atomic_store(&fault_waitpost_at, 0);
 #endif
     atomic_store(&n_mmap, 0);
     atomic_store(&n_malloc, 0);
     atomic_store(&n_rearm, 0);
     atomic_store(&n_ucancel, 0);
+    atomic_store(&n_waitpost, 0);
 }
 
 static int inject(_Atomic long *counter, _Atomic long *at)
@@ -88,6 +91,15 @@ void *itoi_calloc(size_t n, size_t m)
 void itoi_fault_window_rearm(void)
 {
     if (!inject(&n_rearm, &fault_rearm_at)) return;
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+bool itoi_fault_waitpost(void) { return inject(&n_waitpost, &fault_waitpost_at); }
+
+void itoi_fault_pause(void)
+{
     struct timespec ts = {0, 50 * 1000 * 1000};
     while (nanosleep(&ts, &ts) != 0) {
     }

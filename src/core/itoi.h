@@ -802,6 +802,7 @@ size_t itoi_ult_foreach_from(size_t pos, bool (*fn)(itoi_ult_t *t, void *arg), v
 typedef struct itoi_env {
     long workers, wsc_backend, wsc_threshold, wsc_latency_us, finalize_grace_ms, fault_mmap, fault_malloc;
     long fault_rearm;           /* ITO_FAULT_REARM: the N-th ito_rearm pauses in its window (fault.c) */
+    long fault_waitpost;        /* ITO_FAULT_WAITPOST: the N-th ZWT wait's post action pauses before and after its install (fault.c) */
     long fault_uring_cancel;    /* ITO_FAULT_URING_CANCEL: the N-th io_uring request is cancelled by the kernel (fault.c) */
     long fp_restore;            /* ITOA_FP_AUTO / ALWAYS / LAZY */
     long affinity;              /* ITO_AFFINITY: 0 off, 1 on (worker i on the i-th allowed CPU) */
@@ -824,6 +825,14 @@ bool itoi_fault_alloc(void);   /* true: fail this allocation (counted as a mallo
  * passes twice) sleeps 50 ms between its clear of the fired mark and its commit, so that other threads can
  * act inside the window (test_zwt_rearm_hold). A no-op without ITOI_FAULT_INJECTION. */
 void itoi_fault_window_rearm(void);
+/* Whether this is the N-th ito_frame_wait post action after ito_init (ITO_FAULT_WAITPOST=N):
+ * it then sleeps 50 ms (itoi_fault_pause) before it installs its ULT in the entry's waiter
+ * word and, if it installs it, 50 ms again right after, still checking (src/zwt/fire.c
+ * wait_post), as if the OS had descheduled its worker there: other threads fire, set,
+ * destroy or create meanwhile (test_zwt_wait_checking, test_zwt_wait_reshape). False
+ * without ITOI_FAULT_INJECTION. */
+bool itoi_fault_waitpost(void);
+void itoi_fault_pause(void); /* sleeps 50 ms */
 /* The N-th request queued to io_uring after ito_init (ITO_FAULT_URING_CANCEL=N) goes as a NOP
  * whose result the kernel sets to -ECANCELED: what io_uring answers, unasked, for a request
  * it gives up before running it (an io-wq worker it cannot start). False without

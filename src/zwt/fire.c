@@ -233,15 +233,25 @@ typedef struct zwait {
     ito_frame_t *h;
 } zwait_t;
 
-/* Post action of ito_frame_wait: the waiting ULT's context is saved. */
+/* Post action of ito_frame_wait: the waiting ULT's context is saved. It ends the look
+ * that ito_frame_wait_until began (itoi_frame_look, zwt.h). */
 static void wait_post(void *arg)
 {
     zwait_t *zw = arg;
+    /* Everything the checks need, copied off the ULT's stack before the install: once
+     * installed, a firing may ready the ULT, which may run on another worker (an untimed
+     * wait is not pinned) and reuse that stack, or end. After the install this post action
+     * touches the ULT only if its back-out CAS wins (the ULT is still ours then). */
     itoi_zentry_t *e = zw->e;
+    struct ito_frame *f = zw->f;
     itoi_worker_t *w = itoi_self_worker();
     itoi_ult_t *me = w->prev;
     uintptr_t expect = 0, checking = (uintptr_t)me | ITOI_ZW_CHECKING;
     bool installed;
+#ifdef ITOI_FAULT_INJECTION
+    bool slow = itoi_fault_waitpost(); /* ITO_FAULT_WAITPOST: tests act before and after the install */
+    if (slow) itoi_fault_pause();
+#endif
     while (!(installed = atomic_compare_exchange_strong_explicit(&e->waiter, &expect, checking,
                                                                  memory_order_acq_rel, memory_order_acquire)) &&
            (expect == ITOI_ZW_SETTING || itoi_zw_checking(expect))) {
@@ -249,58 +259,97 @@ static void wait_post(void *arg)
         expect = 0;
     }
     if (installed) {
-        /* Installed as checking (zwt.h). Our frame's life still (a destroy holds every
-         * word of the frame before it ends it, so after our CAS it can end only through
-         * us)? Else we looked before its destroy and installed ourselves in the next
-         * life's entry (its creator moves the generation before it releases the entries'
-         * words), which nobody of ours fires. Then the entry's code: a set gave it code
-         * after our look (it released the waiter word after writing the code, which our
-         * CAS read): its firings wake nobody. Either: we back out, the word 0 again. */
-        bool stale = !itoi_frame_same_life(zw->f, zw->h);
+#ifdef ITOI_FAULT_INJECTION
+        if (slow) itoi_fault_pause();
+#endif
+        /* Installed as checking (zwt.h). Our frame's life lasts while we look (a destroy
+         * waits for the look, itoi_frame_look). The entry's code: a set gave it code after
+         * our first read (it released the waiter word after writing the code, which our
+         * CAS read): its firings wake nobody, so we back out, the word 0 again. */
+        bool stale = ITOI_ZGET(e->code) != NULL;
         expect = checking;
-        if (ITOI_LIKELY(!stale && !ITOI_ZGET(e->code))) {
+        if (ITOI_LIKELY(!stale)) {
             (void)atomic_compare_exchange_strong_explicit(&e->waiter, &expect, (uintptr_t)me, memory_order_acq_rel,
                                                           memory_order_acquire);
+            itoi_frame_look_end(f);
             return; /* settled: the firing continuation will ready us; or it fired meanwhile and did */
         }
-        me->wait_result = ITO_EINVAL; /* as a wait on an entry with code, or on a destroyed frame */
         if (!atomic_compare_exchange_strong_explicit(&e->waiter, &expect, 0, memory_order_acq_rel,
-                                                     memory_order_acquire))
-            return; /* fired meanwhile (the old definition's last continuation, or the next life's): readied */
+                                                     memory_order_acquire)) {
+            itoi_frame_look_end(f);
+            return; /* fired meanwhile (the old definition's last continuation): readied, and
+                     * perhaps running on another worker already: its result is not ours to
+                     * write (until 2026-12-06 ITO_EINVAL was written here before the CAS,
+                     * into the ULT's next wait: test_zwt_wait_checking) */
+        }
+        me->wait_result = ITO_EINVAL; /* as a wait on an entry with code */
     } else {
         me->wait_result = expect == ITOI_ZW_FIRED ? ITO_OK : itoi_zw_dead(expect) ? ITO_EINVAL : ITO_EBUSY;
     }
+    itoi_frame_look_end(f);
     itoi_ready_local(w, &me->u);
 }
 
-/* A timed wait gives up: still the registered waiter unless the firing exchanged it. */
+/* A timed wait gives up: still the registered waiter unless the firing exchanged it. The
+ * firing may have been followed by the frame's destroy and a new life of its memory, in
+ * which the entry's word may be another entry's or the program's data: the CAS only in a
+ * look at our frame's life (itoi_frame_look; a frame destroyed meanwhile had no waiter
+ * in its words, so the firing readied us). Until 2026-12-06 the CAS went to whatever was
+ * there (a data race with the program's writes under TSan; found by an outside tester,
+ * h64a: test_zwt_wait_timeout_reuse). */
 static bool wait_unlink(itoi_ult_t *me, void *obj)
 {
-    itoi_zentry_t *e = ((zwait_t *)obj)->e;
+    zwait_t *zw = obj; /* on our stack: we are parked */
+    struct ito_frame *f = zw->f;
     uintptr_t expect = (uintptr_t)me;
-    return atomic_compare_exchange_strong_explicit(&e->waiter, &expect, 0, memory_order_acq_rel,
-                                                   memory_order_acquire);
+    bool ours = itoi_frame_look(f, zw->h) &&
+                atomic_compare_exchange_strong_explicit(&zw->e->waiter, &expect, 0, memory_order_acq_rel,
+                                                        memory_order_acquire);
+    itoi_frame_look_end(f);
+    return ours;
 }
 
 int ito_frame_wait(ito_frame_t *f, int entry) { return ito_frame_wait_until(f, entry, ITO_FOREVER); }
 
 int ito_frame_wait_until(ito_frame_t *f, int entry, uint64_t deadline)
 {
+    /* A look (itoi_frame_look, zwt.h) from before the first read of the entry to the end
+     * of the post action: the frame's words stay this life's (a destroy waits the look
+     * out). Until 2026-12-06 the definition was read before any look: after a destroy and
+     * a create of another shape there, it was the program's data (a data race under TSan,
+     * test_zwt_wait_timeout_reuse), and the waiter could put itself into that data
+     * (test_zwt_wait_reshape; both found by an outside tester, h64a). */
+    struct ito_frame *fr = itoi_frame_get(f);
+    if (!fr) return ITO_EINVAL;
+    if (!itoi_frame_look(fr, f)) {
+        itoi_frame_look_end(fr);
+        return ITO_EINVAL; /* destroyed meanwhile */
+    }
     int rc;
     itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
-    if (!e) return rc;
-    if (!ITOI_ZGET(e->defined)) return ITO_ESTATE;
-    if (ITOI_ZGET(e->code)) return ITO_EINVAL; /* only code-less entries can be waited on */
     itoi_worker_t *w = itoi_self_worker();
-    if (!w || !w->cur) return ITO_ENOTULT;
-    uintptr_t v = itoi_zentry_waiter(e);
-    zwait_t zw = {.e = e, .f = itoi_frame_get(f), .h = f};
-    if (!zw.f || itoi_zw_dead(v)) return ITO_EINVAL; /* destroyed meanwhile (its next life's word is not ours) */
-    if (v == ITOI_ZW_FIRED) return ITO_OK;
-    if (v != 0) return ITO_EBUSY; /* another waiter */
-    if (deadline != ITO_FOREVER && itoi_now_ns() >= deadline) return ITO_ETIMEDOUT;
-    w->cur->wait_result = ITO_OK;
-    return itoi_block_until(w, wait_post, &zw, deadline, NULL, wait_unlink, &zw, "frame");
+    if (!e) {
+        /* rc set: destroyed meanwhile (ITO_EINVAL) or a bad entry (ITO_ERANGE) */
+    } else if (!ITOI_ZGET(e->defined)) {
+        rc = ITO_ESTATE;
+    } else if (ITOI_ZGET(e->code)) {
+        rc = ITO_EINVAL; /* only code-less entries can be waited on */
+    } else if (!w || !w->cur) {
+        rc = ITO_ENOTULT;
+    } else {
+        zwait_t zw = {.e = e, .f = fr, .h = f};
+        uintptr_t v = itoi_zentry_waiter(e);
+        if (itoi_zw_dead(v)) rc = ITO_EINVAL; /* being destroyed */
+        else if (v == ITOI_ZW_FIRED) rc = ITO_OK;
+        else if (v != 0) rc = ITO_EBUSY; /* another waiter */
+        else if (deadline != ITO_FOREVER && itoi_now_ns() >= deadline) rc = ITO_ETIMEDOUT;
+        else {
+            w->cur->wait_result = ITO_OK;
+            return itoi_block_until(w, wait_post, &zw, deadline, NULL, wait_unlink, &zw, "frame"); /* look_end there */
+        }
+    }
+    itoi_frame_look_end(fr);
+    return rc;
 }
 
 int ito_zwt_stats(uint64_t *fired, uint64_t *stolen)

@@ -256,6 +256,15 @@ static int frame_destroy(ito_frame_t *h)
     }
     uint32_t expect = ITOI_FRAME_LIVE;
     if (!atomic_compare_exchange_strong(&f->magic, &expect, ITOI_FRAME_FREE)) return ITO_EINVAL;
+    /* Waits that looked at this life (`lookers`, zwt.h) end their look before the frame
+     * goes back to its pool: a look that began after the CAS above sees FREE and touches
+     * nothing (both sides seq_cst: the look's increment, then its read of the magic; our
+     * CAS, then this read). A few instructions and a switch away (fire.c). So no late look
+     * CASes a word of the next life, which may be another entry's or the data area of a
+     * frame of another shape: a waiter put itself into the program's data, or spun for
+     * ever on an odd data word it took for a "checking" waiter (found by an outside tester,
+     * h64a, 2026-12-06: test_zwt_wait_reshape). Here, not in frame_create: create is hot. */
+    while (atomic_load(&f->lookers) != 0) itoi_spin_pause();
     atomic_store_explicit(&f->tag, 0, memory_order_relaxed);
     if (f->size_class >= ITOI_NCLASSES) { /* unpooled (over 1 GiB): its data given back to the
                                            * kernel (the header and entries stay: the magic, tag

@@ -39,15 +39,21 @@
  *    and FIRED DEAD1 (CAS each; a waiter or a set found: the words go back, ITO_EBUSY).
  *    A waiter's CAS from 0 then fails (ITO_EINVAL); a firing meanwhile turns DEAD0 into
  *    DEAD1 and a re-arm DEAD1 into DEAD0, so that a destroy that fails puts back what
- *    they did. The next life's creator moves the frame's generation before it releases
- *    the reset words (all fields by atomic stores, no memset: an old life's waiter may
- *    still read them), and a waiter that installed itself checks the generation of the
- *    handle it came through (fire.c, wait_post). (Until 2026-12-05 a destroy looked and
+ *    they did. A wait counts itself in the frame's `lookers` (itoi_frame_look) from
+ *    before its first read of the entry to the end of its post action (and a timed
+ *    wait's unlink likewise), and checks the frame is live in its handle's life after
+ *    counting; a destroy, after its CAS of the magic to FREE, waits for the count to be
+ *    0 (seq_cst on both sides: either it sees the look, or the look sees FREE and leaves).
+ *    So no wait reads or CASes a word of a later life, which may be another entry's or
+ *    the data area of a frame of another shape. (Until 2026-12-05 a destroy looked and
  *    then ended the frame: a waiter that had looked before the destroy installed itself
- *    in the next life's entry and waited for ever; test_zwt_wait_reuse.) The waiter installs
- *    itself tagged ITOI_ZW_CHECKING while it checks that generation and the code, and
- *    everyone but a firing waits the tag out, so a set on the next life never mistakes
- *    the old life's waiter, backing out, for its own (ITO_EBUSY until 2026-12-06).
+ *    in the next life's entry and waited for ever, test_zwt_wait_reuse; until 2026-12-06
+ *    a waiter that had looked before a destroy still CASed the old entry's address in
+ *    the next life, which could be data: test_zwt_wait_reshape.) A waiter installs
+ *    itself tagged ITOI_ZW_CHECKING while it re-reads the code (a set may have given the
+ *    entry code after its first read; then it backs out), and everyone but a firing
+ *    waits the tag out; a firing readies the ULT at once, and the post action then
+ *    writes nothing into the ULT.
  *  - A code-less entry's firing is QUEUED only while the firing thread wakes the waiter
  *    (FIRED, unless a set holds the word) and then stores 0: a few instructions in libito, where no
  *    preemption switches. Re-arms, sets and destroys wait that out (itoi_zentry_settle)
@@ -124,6 +130,10 @@ struct ito_frame {
     _Atomic uint32_t magic;
     _Atomic uint32_t gen;       /* moves at every ito_frame_create: the handle's tag */
     _Atomic uintptr_t tag;      /* while live: its handle ^ itoi_arena.key; else 0 */
+    /* Waits between their look and the end of their post action, or a timed wait's
+     * unlink (fire.c, itoi_frame_look): the words they may still CAS are this life's. A
+     * destroy waits for 0 after it marks the frame FREE (frame.c). Kept across lives. */
+    _Atomic uint32_t lookers;
     uint32_t nentries;
     uint32_t size_class;        /* pool class, or ITOI_NCLASSES when not pooled */
     size_t cap;                 /* an unpooled frame's bytes (whole arena chunks), kept across lives */
@@ -214,6 +224,22 @@ static inline struct ito_frame *itoi_frame_get(ito_frame_t *h)
         return NULL;
 #endif
     return itoi_arena_check((uintptr_t)h, offsetof(struct ito_frame, tag)); /* the keyed tag */
+}
+
+/* A look at the frame of handle h (a wait, or a timed wait's unlink): counted in
+ * `lookers`, then the frame must still be live in h's life; the destroy waits for the
+ * count after it marks the frame FREE (frame.c), so while the look lasts the frame's
+ * words are h's life's. Both sides seq_cst: either the destroy sees the count, or the
+ * look sees FREE (or the next life's generation) and ends at once. Returns whether the
+ * frame is live in h's life; the look must be ended (itoi_frame_look_end) either way. */
+static inline bool itoi_frame_look(struct ito_frame *f, ito_frame_t *h)
+{
+    atomic_fetch_add(&f->lookers, 1);
+    return atomic_load(&f->magic) == ITOI_FRAME_LIVE && itoi_frame_same_life(f, h);
+}
+static inline void itoi_frame_look_end(struct ito_frame *f)
+{
+    atomic_fetch_sub_explicit(&f->lookers, 1, memory_order_release);
 }
 
 /* Validate (frame handle, entry): the entry, or NULL with *rc set. */
