@@ -34,13 +34,6 @@ static void code(ito_frame_t *f, int entry, uint64_t v)
     (void)v;
 }
 
-static void pause_ms(long ms)
-{
-    struct timespec ts = {0, ms * 1000 * 1000};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
 static void *waiter(void *unused)
 {
     (void)unused;
@@ -54,13 +47,13 @@ static void *waiter(void *unused)
 static void *firer(void *unused)
 {
     (void)unused;
-    while (!atomic_load(&started)) pause_ms(1);
-    pause_ms(70); /* W's worker is in the post action's window after the install now */
+    while (!atomic_load(&started)) ito_test_sleep_us(1 * 1000);
+    ito_test_sleep_us(70 * 1000); /* W's worker is in the post action's window after the install now */
     CHECK_OK(ito_continue(fr, 0)); /* readies W, to the other worker */
-    for (int i = 0; i < 20 && !atomic_load(&second); i++) pause_ms(1);
+    for (int i = 0; i < 20 && !atomic_load(&second); i++) ito_test_sleep_us(1 * 1000);
     int rc = ito_entry_set(fr, 0, code, 1, ITO_MODE_USER); /* the word is FIRED: not checking */
     CHECK(rc == ITO_OK || rc == ITO_EBUSY);
-    pause_ms(80); /* the window is over */
+    ito_test_sleep_us(80 * 1000); /* the window is over */
     CHECK_OK(ito_continue(fr, 1));
     return NULL;
 }

@@ -32,13 +32,6 @@
 static ito_frame_t *fa, *_Atomic fb;
 static _Atomic int started, wait_rc, ended, part, data_dirty, same_memory, late;
 
-static void pause_ms(long ms)
-{
-    struct timespec ts = {0, ms * 1000 * 1000};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
 static void *waiter(void *unused)
 {
     (void)unused;
@@ -51,14 +44,14 @@ static void *waiter(void *unused)
 static void *other(void *unused)
 {
     (void)unused;
-    while (!atomic_load(&started)) pause_ms(1);
-    pause_ms(5); /* W looked at A and sleeps before its install */
+    while (!atomic_load(&started)) ito_test_sleep_us(1 * 1000);
+    ito_test_sleep_us(5 * 1000); /* W looked at A and sleeps before its install */
     int rc = ito_frame_destroy(fa);
     if (rc == ITO_EBUSY) { /* this thread came after the 50 ms (a loaded machine): W waits in A */
         printf("part %d: the destroy came late, W waits in A: nothing to test\n", atomic_load(&part));
         atomic_store(&late, 1);
         CHECK_OK(ito_continue(fa, NE - 1));
-        while ((rc = ito_frame_destroy(fa)) == ITO_EBUSY) pause_ms(1);
+        while ((rc = ito_frame_destroy(fa)) == ITO_EBUSY) ito_test_sleep_us(1 * 1000);
         CHECK_OK(rc);
     } else {
         CHECK_OK(rc);
@@ -70,7 +63,7 @@ static void *other(void *unused)
     memset(d, atomic_load(&part) == 1 ? 0x07 : 0, DATA);
     atomic_store(&fb, b);
     if (atomic_load(&part) == 2) {
-        pause_ms(60); /* W's window after its install */
+        ito_test_sleep_us(60 * 1000); /* W's window after its install */
         for (int i = 0; i < DATA; i++)
             if (d[i]) atomic_store(&data_dirty, 1);
         memset(d, 0x10, DATA);
