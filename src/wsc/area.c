@@ -853,6 +853,31 @@ static bool fini_match(const itoi_sysrec_t *r, void *ctx)
     return !on_regular_file(r->op, r->fd);
 }
 
+/* The probe before the cancel pass: how many of this worker's live records end by
+ * themselves (a request on a regular file, directory or block device, an openat of such
+ * a path, one whose cancellation is already on its way). Such a request is work that will
+ * progress by itself (thread.h, the finalize rule), as a sleep is: while one is in flight
+ * the grace period has not run out, and nothing is cancelled. (Until 2026-12-06 the pass
+ * cancelled the waits on pipes and sockets while a long file write or fsync ran: a ULT
+ * that would have fed a pipe once its write ended left its reader ECANCELED, where a
+ * sleeping feeder did not; found by an outside tester, h64b;
+ * tests/test_io_finalize_file_feeds_pipe.c.) Buffered requests go first and readiness
+ * events the epoll holds are delivered, as in the pass. */
+static void fini_probe_here(itoi_worker_t *w, itoi_call_t *c)
+{
+    (void)c;
+    itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
+    size_t found = 0;
+    if (a) {
+        itoi_wsc_flush(w, a, FLUSH_EXPLICIT);
+        if (a->nwaiting) itoi_ready_drain(w, a);
+        for (itoi_sysrec_t *r = a->live.lnext; r != &a->live; r = r->lnext)
+            if (r->state != REC_FREE && r->state != REC_DONE && !fini_match(r, a)) found++;
+    }
+    atomic_fetch_add(&fini_found, found);
+    atomic_fetch_sub(&fini_left, 1);
+}
+
 static void fini_cancel_here(itoi_worker_t *w, itoi_call_t *c)
 {
     (void)c;
@@ -878,22 +903,33 @@ static void fini_cancel_here(itoi_worker_t *w, itoi_call_t *c)
 
 /* Runs on the main ULT: each worker cancels its own; returns how many requests were
  * live (cancelled now, or going to end by themselves). */
-static size_t wsc_fini_cancel(void)
+static size_t on_every_worker(void (*fn)(itoi_worker_t *, itoi_call_t *))
 {
-    if (!atomic_load(&areas)) return 0;
-    atomic_store(&fini_cancelling, 1);
     int n = itoi_rt.nworkers;
-    if (!fini_calls && !(fini_calls = itoi_calloc((size_t)n, sizeof *fini_calls))) return 1; /* try again */
     atomic_store(&fini_found, 0);
     atomic_store(&fini_left, n);
     for (int i = 0; i < n; i++) {
-        fini_calls[i].fn = fini_cancel_here;
+        fini_calls[i].fn = fn;
         itoi_worker_call(&itoi_rt.workers[i], &fini_calls[i]);
     }
     while (atomic_load(&fini_left) > 0) itoi_fini_nap(50000); /* not progress (runtime.c) */
+    return atomic_load(&fini_found);
+}
+
+static size_t wsc_fini_cancel(void)
+{
+    if (!atomic_load(&areas)) return 0;
+    int n = itoi_rt.nworkers;
+    if (!fini_calls && !(fini_calls = itoi_calloc((size_t)n, sizeof *fini_calls))) return 1; /* try again */
+    /* A request that ends by itself is still running: no cancel pass yet (fini_probe_here). */
+    size_t found = on_every_worker(fini_probe_here);
+    if (found == 0) {
+        atomic_store(&fini_cancelling, 1);
+        found = on_every_worker(fini_cancel_here);
+    }
     free(fini_calls);
     fini_calls = NULL;
-    return atomic_load(&fini_found);
+    return found;
 }
 
 /* Finalize gave up (ITO_EBUSY): the runtime goes on, and so do waits on sockets and pipes

@@ -644,9 +644,16 @@ int ito_io_deadline(uint64_t deadline)
 static void cancel_on_owner(itoi_worker_t *w, itoi_call_t *c)
 {
     itoi_ult_t *t = (itoi_ult_t *)((char *)c - offsetof(itoi_ult_t, io_call));
-    uint16_t gen = atomic_load(&t->io_call_gen);
     atomic_store(&t->io_call_busy, 0);
-    if (atomic_load_explicit(&t->gen, memory_order_relaxed) != gen) return; /* ended; descriptor reused */
+    /* The descriptor's life now, not the one that posted this node: a node still queued
+     * here (a busy worker runs its calls late) when its ULT ended stands for every
+     * cancellation asked meanwhile, also those of the descriptor's next life, which found
+     * the node busy and did not post it again. Until 2026-12-06 it looked at the poster's
+     * life only (io_call_gen) and returned: the next life's ULT, waiting in a wrapper,
+     * never saw its ito_cancel_io (found by an outside tester, h64b;
+     * tests/test_io_cancel_node_reused.c). An old life's cancellation does not match the
+     * new life's generation below, so it ends nothing of the new life. */
+    uint16_t gen = atomic_load(&t->gen);
     /* Consumed already: the ULT's next call took it at its entry (ECANCELED at once) before
      * this ran. A wait found now is a later call's, which no cancellation asked to end
      * (until 2026-12-03 it was cancelled too: one ito_cancel_io ended two calls). */
