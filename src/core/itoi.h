@@ -242,7 +242,7 @@ static inline void itoi_ult_init_state(itoi_ult_t *t)
     t->wq_in = NULL;
     t->err = 0;
     t->blocked_on = NULL;
-    t->name[0] = 0;
+    __atomic_store_n(&t->name[0], (char)0, __ATOMIC_RELAXED); /* ito_thread_name may read a stale handle's (thread.c) */
     t->io_deadline = UINT64_MAX; /* ITO_FOREVER */
     atomic_store_explicit(&t->io_cancel, 0, memory_order_relaxed);
     atomic_store_explicit(&t->io_wait, NULL, memory_order_relaxed);

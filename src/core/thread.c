@@ -352,7 +352,9 @@ static inline int create_fast(itoi_worker_t *w, ito_thread_t *out, ito_fn_t fn, 
     __atomic_store_n(&t->flags, 0, __ATOMIC_RELAXED); /* a stale join or detach may read it (ito_join_until) */
     t->bound = -1;
     t->on_exit = NULL;
-    t->id = w->next_id++ * ITOI_MAX_WORKERS + (uint64_t)w->index;
+    /* id and name as relaxed atomics: ito_thread_id and ito_thread_name may read them
+     * through a handle of this descriptor's last life (thread.c, desc_enter) */
+    __atomic_store_n(&t->id, w->next_id++ * ITOI_MAX_WORKERS + (uint64_t)w->index, __ATOMIC_RELAXED);
     itoi_ult_init_state(t);
     atomic_store_explicit(&t->state, itoi_st_live(t, ITOI_LIVE), memory_order_relaxed);
     ITOI_BUMP(w->n_created);
@@ -414,12 +416,15 @@ static __attribute__((noinline)) int create_general(ito_thread_t *out, ito_fn_t 
     t->ret = NULL;
     __atomic_store_n(&t->flags, flags & ITO_ATTR_DETACHED ? ITOI_F_DETACHED : 0, __ATOMIC_RELAXED); /* see create_fast */
     t->bound = (int16_t)bound;
-    t->id = home->next_id++ * ITOI_MAX_WORKERS + (uint64_t)home->index;
+    __atomic_store_n(&t->id, home->next_id++ * ITOI_MAX_WORKERS + (uint64_t)home->index,
+                     __ATOMIC_RELAXED); /* as in create_fast */
     t->on_exit = NULL;
     itoi_ult_init_state(t); /* unnamed: named lazily "ult-<id>" (see ito_thread_name) */
-    if (attr && attr->name) {
-        strncpy(t->name, attr->name, ITOI_NAME_LEN - 1);
-        t->name[ITOI_NAME_LEN - 1] = 0;
+    if (attr && attr->name) { /* byte by byte, relaxed: see create_fast */
+        size_t i = 0;
+        for (; i < ITOI_NAME_LEN - 1 && attr->name[i]; i++)
+            __atomic_store_n(&t->name[i], attr->name[i], __ATOMIC_RELAXED);
+        __atomic_store_n(&t->name[i], (char)0, __ATOMIC_RELAXED);
     }
     atomic_store_explicit(&t->state, itoi_st_live(t, (flags & ITO_ATTR_DETACHED) ? ITOI_DETACHED : ITOI_LIVE),
                           memory_order_relaxed);
@@ -717,7 +722,7 @@ int ito_thread_id(ito_thread_t h, uint64_t *id)
     bool foreign;
     int rc = desc_enter(h, &t, &foreign);
     if (rc != ITO_OK) return rc;
-    uint64_t v = t->id;
+    uint64_t v = __atomic_load_n(&t->id, __ATOMIC_RELAXED); /* create may write it meanwhile */
     /* t may have ended and been reused since the check: then the read was the new
      * life's, and h is stale (checked again after the read, as a seqlock reader) */
     atomic_thread_fence(memory_order_acquire);
@@ -730,14 +735,16 @@ void itoi_ult_name(const itoi_ult_t *t, char *buf, size_t len)
 {
     if (!len) return;
     size_t i = 0;
-    if (t->name[0]) {
-        for (; i + 1 < len && t->name[i]; i++) buf[i] = t->name[i];
+    /* relaxed atomic reads: ito_thread_name may read a descriptor that ito_create is giving
+     * to a new thread meanwhile (it checks the handle again afterwards; h64d, 2026-12-06) */
+    if (__atomic_load_n(&t->name[0], __ATOMIC_RELAXED)) {
+        for (char c; i + 1 < len && (c = __atomic_load_n(&t->name[i], __ATOMIC_RELAXED)); i++) buf[i] = c;
     } else {
         const char pre[] = "ult-";
         for (; i + 1 < len && pre[i]; i++) buf[i] = pre[i];
         char d[24];
         int n = 0;
-        uint64_t v = t->id;
+        uint64_t v = __atomic_load_n(&t->id, __ATOMIC_RELAXED);
         do d[n++] = (char)('0' + v % 10); while ((v /= 10) && n < 24);
         while (n && i + 1 < len) buf[i++] = d[--n];
     }
