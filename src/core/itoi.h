@@ -461,6 +461,7 @@ static inline itoi_worker_t *itoi_self_worker(void)
 /* scheduler (sched.c) */
 void itoi_ready(itoi_ult_t *t);                 /* make ULT t ready: on the caller's worker, or t's own */
 void itoi_unit_ready(itoi_unit_t *u);           /* make a stackless unit ready (any thread) */
+void itoi_unit_ready_on(itoi_worker_t *w, itoi_unit_t *u); /* the same from w's own thread (w: itoi_self_worker()) */
 /* Run a stackless unit that was just made ready, at once, on w's scheduler context (a
  * poller's completions: no queue between a completion and its continuation). The caller
  * counts it as made ready (n_units_ready) when it takes it. */

@@ -549,6 +549,12 @@ void itoi_ready(itoi_ult_t *t)
     to_inbox(foreign_target(&itoi_rt.workers[(int)(t->id % (uint64_t)itoi_rt.nworkers)]), &t->u);
 }
 
+void itoi_unit_ready_on(itoi_worker_t *w, itoi_unit_t *u)
+{
+    ITOI_BUMP(w->n_units_ready);
+    itoi_ready_local(w, u);
+}
+
 void itoi_unit_ready(itoi_unit_t *u)
 {
     itoi_worker_t *w = itoi_self_worker();

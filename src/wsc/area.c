@@ -354,7 +354,37 @@ static void iowait_done(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, ito
     iowait_wake_if_done(w, wt);
 }
 
-void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res)
+/* The ordinary completion's end, shared by the common path below and the full one: the
+ * record given back and what it continues counted and made ready (or taken by the poller). */
+static inline __attribute__((always_inline)) void complete_continue(itoi_worker_t *w, itoi_wscw_t *a,
+                                                                    ito_frame_t *f, int entry, long res)
+{
+    /* The request counts as run (finalize's live work) only once what it continues is
+     * counted: a ZWT made ready, or a ULT woken. (Counted first, a chain of ZWTs and
+     * requests showed no live work for an instant; found by a reviewer, 2026-12-04.) */
+    if (!f) {
+        ITOI_BUMP(w->n_side_run);
+        return;
+    }
+    /* The poller runs it after the reap, unless a worker is idle: it may steal it from the
+     * ready queue (a receiver that computes is then not serialized behind the others). */
+    if (a->reaping && a->ndirect < ITOI_WSC_DIRECT &&
+        atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) == 0) {
+        itoi_unit_t *u = itoi_zwt_fire_take(w, f, entry, (uint64_t)res);
+        if (u) {
+            ITOI_BUMP(w->n_units_ready); /* made ready now, run after the reap */
+            a->direct[a->ndirect++] = u;
+        }
+        ITOI_BUMP(w->n_side_run);
+        return;
+    }
+    itoi_zwt_continue_io(f, entry, (uint64_t)res);
+    ITOI_BUMP(w->n_side_run);
+}
+
+/* A completion with a waiting wrapper or a cancellation reason (why): out of line, so that
+ * the common completion (a continuation or a result only) saves no registers for it. */
+static __attribute__((noinline)) void complete_full(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res)
 {
     /* A wait that its own bound (the ULT's I/O deadline, ito_poll's timeout) ended with
      * nothing moved is not progress for finalize (thread.h: the bound is not work): a ULT
@@ -404,27 +434,23 @@ void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long 
     int entry = r->entry;
     rec_put(a, r);
     if (wt) iowait_done(w, a, wt, r);
-    /* The request counts as run (finalize's live work) only once what it continues is
-     * counted: a ZWT made ready, or a ULT woken. (Counted first, a chain of ZWTs and
-     * requests showed no live work for an instant; found by a reviewer, 2026-12-04.) */
-    if (!f) {
-        ITOI_BUMP(w->n_side_run);
+    complete_continue(w, a, f, entry, res);
+}
+
+void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res)
+{
+    /* Without a waiting wrapper and a reason (why), complete_full does only this: its
+     * -ECANCELED branch needs a wait, and its why branch a reason. */
+    if (ITOI_UNLIKELY(r->wait || r->why != WHY_NONE)) {
+        complete_full(w, a, r, res);
         return;
     }
-    /* The poller runs it after the reap, unless a worker is idle: it may steal it from the
-     * ready queue (a receiver that computes is then not serialized behind the others). */
-    if (a->reaping && a->ndirect < ITOI_WSC_DIRECT &&
-        atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) == 0) {
-        itoi_unit_t *u = itoi_zwt_fire_take(w, f, entry, (uint64_t)res);
-        if (u) {
-            ITOI_BUMP(w->n_units_ready); /* made ready now, run after the reap */
-            a->direct[a->ndirect++] = u;
-        }
-        ITOI_BUMP(w->n_side_run);
-        return;
-    }
-    itoi_zwt_continue_io(f, entry, (uint64_t)res);
-    ITOI_BUMP(w->n_side_run);
+    ITOI_BUMP(a->st.completed);
+    if (r->result) *r->result = res;
+    ito_frame_t *f = r->frame;
+    int entry = r->entry;
+    rec_put(a, r);
+    complete_continue(w, a, f, entry, res);
 }
 
 static void flush_timer_off(itoi_worker_t *w, itoi_wscw_t *a)
@@ -476,7 +502,8 @@ void itoi_wsc_cancel(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, int why
 
 /* ---- posting and flushing ---- */
 
-bool itoi_wsc_op_valid(const ito_sysreq_t *q)
+/* Inlined into the posting path (req_check): no call and no second range test there. */
+static inline __attribute__((always_inline)) bool op_valid(const ito_sysreq_t *q)
 {
     if ((unsigned)q->op >= ITO_SYS_OP_COUNT) return false;
     switch (q->op) {
@@ -496,6 +523,8 @@ bool itoi_wsc_op_valid(const ito_sysreq_t *q)
     default: return true;
     }
 }
+
+bool itoi_wsc_op_valid(const ito_sysreq_t *q) { return op_valid(q); }
 
 /* Why a wrapper's request is not valid, in the kernel's order (a negative errno): a
  * negative pread/pwrite offset EINVAL, then a descriptor that is not open EBADF, then
@@ -523,7 +552,7 @@ int itoi_wsc_op_errno(const ito_sysreq_t *q)
 
 static inline __attribute__((always_inline)) int req_check(const ito_sysreq_t *q)
 {
-    if (!q || !itoi_wsc_op_valid(q)) return ITO_EINVAL;
+    if (!q || !op_valid(q)) return ITO_EINVAL;
     if (q->frame) { /* the continuation must name an entry of a live frame now (it may
                      * still be destroyed before the completion: that firing is dropped) */
         int rc;

@@ -96,6 +96,8 @@ static inline __attribute__((always_inline)) int do_continue(itoi_worker_t *w, i
         atomic_store_explicit(&e->sync, itoi_zs_fired(g), memory_order_release); /* fired: nothing to run */
     } else if (taken) {
         *taken = &e->u;
+    } else if (w) { /* the caller's own worker (continue_any): no second TLS look-up */
+        itoi_unit_ready_on(w, &e->u);
     } else {
         itoi_unit_ready(&e->u);
     }
