@@ -179,6 +179,14 @@ int ito_future_then(ito_future_t *f, ito_frame_t *frame, int entry)
     c->frame = frame;
     c->entry = entry;
     itoi_spin_lock(&x->lock);
+    /* Destroyed since the mark check (the destroy clears the mark under the lock): a node
+     * added now could never fire, and a new init of the storage dropped it (leaked); until
+     * 2026-12-06 it said ITO_OK (test_future_then_destroy, found by an outside tester, h64h). */
+    if (!itoi_marked(f, ITOI_MARK_FUTURE)) {
+        itoi_spin_unlock(&x->lock);
+        itoi_free(c);
+        return itoi_any_leave(foreign, ITO_EINVAL);
+    }
     if (!atomic_load_explicit(&x->set, memory_order_relaxed)) {
         c->next = x->conts;
         x->conts = c;
