@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -793,6 +794,22 @@ static int poll_now(struct pollfd *fds, nfds_t nfds)
     return r;
 }
 
+/* Whether fd names a file whose readiness never changes, so that poll(2) never reports
+ * events it has not reported already (ito_poll's `silent` entries): a regular file,
+ * directory or block device, or any file the kernel cannot poll (epoll refuses it with
+ * EPERM: /dev/null, /dev/zero). Off the common path: only after a wait record ended with no
+ * event of its own. */
+static bool poll_never_fires(int fd)
+{
+    if (itoi_wsc_ends_by_itself(&(ito_sysreq_t){.op = ITO_SYS_POLL, .fd = fd})) return true;
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0) return false; /* (then as before: waited for again) */
+    struct epoll_event ev = {.events = EPOLLIN};
+    bool refused = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0 && errno == EPERM;
+    close(ep);
+    return refused;
+}
+
 int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
 {
     if (nfds > WAIT_ALL_MAX) return (int)ret(-EINVAL);
@@ -817,6 +834,19 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
     uint64_t deadline = until < me->io_deadline ? until : me->io_deadline;
     int home = w->index;
     int kernel_cancels = 0; /* waits io_uring gave up by itself (see below) */
+    /* Entries on a regular file, directory or block device, or another file the kernel
+     * cannot poll (/dev/null), whose events such a file never reports (0, POLLPRI,
+     * POLLRDHUP): poll(2) leaves them silent for ever, while their
+     * wait record ends at once with no event (the sync backend's epoll refuses the file:
+     * 0; io_uring's poll ends with -EINVAL or -EAGAIN). Waited for again every round, they made the
+     * call spin without parking: a CPU burnt, the worker's other ULTs starved, and on
+     * io_uring finalize never returned (each round counted as progress). Found by an
+     * outside tester, h64f, 2026-12-06 (tests/test_io_poll_file_silent.c). Once seen,
+     * such an entry is only looked at by poll_now, and its wait
+     * gets a time-only record on its number (REC_TIME: no backend runs it), which ends
+     * only as any wait does: the timeout or deadline, ito_cancel_io, finalize, and an
+     * ito_close of the number (POLLNVAL); so the call sleeps, as poll(2) does. */
+    uint64_t silent[(WAIT_ALL_MAX + 63) / 64] = {0}; /* a bit per entry (nfds <= WAIT_ALL_MAX) */
     for (;;) {
         w = itoi_self_worker();
         a = itoi_wsc_area(w);
@@ -853,7 +883,8 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
                                       .result = &res[done++]};
             itoi_wsc_rec_fill(a, rec, &rec->req);
             wait_add(&wt, rec);
-            itoi_wsc_submit(w, a, rec, &rec->req);
+            if (silent[i / 64] >> (i % 64) & 1) itoi_wsc_submit_time(w, a, rec); /* see `silent` */
+            else itoi_wsc_submit(w, a, rec, &rec->req);
         }
         if (done == 0) {
             /* Nothing to wait for but the time: one record that no backend runs, so that the
@@ -943,11 +974,26 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
             for (nfds_t i = 0; i < nfds; i++) r += fds[i].revents != 0;
             return (int)ret(back_home(home, r));
         }
-        if (res != res_small) free(res);
         if (timed) {
+            if (res != res_small) free(res);
             r = poll_now(fds, nfds); /* an event may have come with the deadline */
             if (r != 0) return r < 0 ? (int)ret(back_home(home, -errno)) : r;
             return deadline == until ? 0 : (int)ret(back_home(home, -ETIMEDOUT));
         }
+        /* Records that ended with no event of their own and not by a cancellation, close
+         * or bound (see `silent` above; io_uring ends a poll of such a file with -EINVAL or
+         * -EAGAIN, the sync backend with 0): only a file that never reports those events
+         * does so; poll_never_fires (off the common path) decides. */
+        for (nfds_t i = 0, k = 0; i < nfds && k < done; i++) {
+            if (fds[i].fd < 0) continue;
+            long v = res[k++];
+            if (silent[i / 64] >> (i % 64) & 1) continue;
+            if (v < 0 ? v == -ETIMEDOUT || v == -ECANCELED || v == -EBADF || v == -EALREADY || v == -ENOMEM
+                      : (v & (fds[i].events | POLLERR | POLLHUP | POLLNVAL)) != 0)
+                continue;
+            if (!poll_never_fires(fds[i].fd)) continue;
+            silent[i / 64] |= UINT64_C(1) << (i % 64);
+        }
+        if (res != res_small) free(res);
     }
 }
