@@ -540,4 +540,37 @@ static inline void ito_test_deny_syscall_errno(unsigned nr, int err)
 static inline void ito_test_deny_syscall(unsigned nr) { ito_test_deny_syscall_errno(nr, EPERM); }
 #endif
 
+#if defined(ITO_ZWT_H) && defined(ITO_SYSCALL_H) /* the tests that include zwt.h and syscall.h (ito.h) */
+/* The most data a 1-entry frame may have and still take the memory of an `ne`-entry frame
+ * without data (one size class; pools are last in, first out): tests of frame reuse. */
+__attribute__((unused)) static size_t ito_test_same_class_data(int ne)
+{
+    size_t best = 0;
+    for (size_t ds = 16; ds <= 8192; ds += 16) {
+        ito_frame_t *a, *b;
+        CHECK_OK(ito_frame_create(&a, ne, 0));
+        CHECK_OK(ito_frame_destroy(a));
+        CHECK_OK(ito_frame_create(&b, 1, ds));
+        if (((uintptr_t)b & 0xffffffffffffull) == ((uintptr_t)a & 0xffffffffffffull)) best = ds;
+        CHECK_OK(ito_frame_destroy(b));
+    }
+    return best;
+}
+
+/* Post a split-phase 1-byte read of fd that continues entry `entry` of frame f. */
+__attribute__((unused)) static void ito_test_post_read1(int fd, char *buf, long *result, ito_frame_t *f, int entry)
+{
+    ito_sysreq_t r;
+    memset(&r, 0, sizeof r);
+    r.op = ITO_SYS_READ;
+    r.fd = fd;
+    r.buf = buf;
+    r.len = 1;
+    r.result = result;
+    r.frame = f;
+    r.entry = entry;
+    CHECK_OK(ito_sys_post(&r));
+}
+#endif
+
 #endif

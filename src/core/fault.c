@@ -14,8 +14,8 @@
 
 #include "itoi.h"
 
-static _Atomic long fault_mmap_at, fault_malloc_at, fault_rearm_at, fault_ucancel_at, fault_waitpost_at;
-static _Atomic long n_mmap, n_malloc, n_rearm, n_ucancel, n_waitpost;
+static _Atomic long fault_mmap_at, fault_malloc_at, fault_rearm_at, fault_ucancel_at, fault_waitpost_at, fault_iocont_at;
+static _Atomic long n_mmap, n_malloc, n_rearm, n_ucancel, n_waitpost, n_iocont;
 
 void itoi_fault_reset(void)
 {
@@ -25,18 +25,21 @@ void itoi_fault_reset(void)
     atomic_store(&fault_rearm_at, itoi_env.fault_rearm);
     atomic_store(&fault_ucancel_at, itoi_env.fault_uring_cancel);
     atomic_store(&fault_waitpost_at, itoi_env.fault_waitpost);
+    atomic_store(&fault_iocont_at, itoi_env.fault_iocont);
 #else
     atomic_store(&fault_mmap_at, 0); /* never armed: inject() always says no */
     atomic_store(&fault_malloc_at, 0);
     atomic_store(&fault_rearm_at, 0);
     atomic_store(&fault_ucancel_at, 0);
     atomic_store(&fault_waitpost_at, 0);
+    atomic_store(&fault_iocont_at, 0);
 #endif
     atomic_store(&n_mmap, 0);
     atomic_store(&n_malloc, 0);
     atomic_store(&n_rearm, 0);
     atomic_store(&n_ucancel, 0);
     atomic_store(&n_waitpost, 0);
+    atomic_store(&n_iocont, 0);
 }
 
 static int inject(_Atomic long *counter, _Atomic long *at)
@@ -104,5 +107,7 @@ void itoi_fault_pause(void)
     while (nanosleep(&ts, &ts) != 0) {
     }
 }
+
+bool itoi_fault_iocont(void) { return inject(&n_iocont, &fault_iocont_at); }
 
 bool itoi_fault_uring_cancel(void) { return inject(&n_ucancel, &fault_ucancel_at); }

@@ -804,6 +804,7 @@ typedef struct itoi_env {
     long workers, wsc_backend, wsc_threshold, wsc_latency_us, finalize_grace_ms, fault_mmap, fault_malloc;
     long fault_rearm;           /* ITO_FAULT_REARM: the N-th ito_rearm pauses in its window (fault.c) */
     long fault_waitpost;        /* ITO_FAULT_WAITPOST: the N-th ZWT wait's post action pauses before and after its install (fault.c) */
+    long fault_iocont;          /* ITO_FAULT_IOCONT: the N-th I/O continuation pauses after it validated its frame (fault.c) */
     long fault_uring_cancel;    /* ITO_FAULT_URING_CANCEL: the N-th io_uring request is cancelled by the kernel (fault.c) */
     long fp_restore;            /* ITOA_FP_AUTO / ALWAYS / LAZY */
     long affinity;              /* ITO_AFFINITY: 0 off, 1 on (worker i on the i-th allowed CPU) */
@@ -834,6 +835,11 @@ void itoi_fault_window_rearm(void);
  * without ITOI_FAULT_INJECTION. */
 bool itoi_fault_waitpost(void);
 void itoi_fault_pause(void); /* sleeps 50 ms */
+/* Whether this is the N-th continuation sent by the I/O path (a device's event, a request's
+ * completion: itoi_zwt_continue_io, itoi_zwt_fire_take) after ito_init (ITO_FAULT_IOCONT=N):
+ * it then sleeps 50 ms after it validated its frame and before it takes its count, as if
+ * the OS had descheduled its worker there. False without ITOI_FAULT_INJECTION. */
+bool itoi_fault_iocont(void);
 /* The N-th request queued to io_uring after ito_init (ITO_FAULT_URING_CANCEL=N) goes as a NOP
  * whose result the kernel sets to -ECANCELED: what io_uring answers, unasked, for a request
  * it gives up before running it (an io-wq worker it cannot start). False without

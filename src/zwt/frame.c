@@ -235,7 +235,18 @@ static int frame_destroy(ito_frame_t *h)
         bool taken = false;
         while (!itoi_zentry_queued(e) && (wt == 0 || wt == ITOI_ZW_FIRED)) {
             if (atomic_compare_exchange_strong_explicit(&e->waiter, &wt, wt ? ITOI_ZW_DEAD1 : ITOI_ZW_DEAD0,
-                                                        memory_order_acq_rel, memory_order_acquire)) {
+                                                        memory_order_seq_cst, memory_order_acquire)) {
+                /* An I/O continuation may have reserved the firing after our look at the sync
+                 * word: it reads the waiter word after its CAS, we read the sync word after
+                 * ours (seq_cst both), so one sees the other (fire.c, io_fire_live). Seen
+                 * here: the word goes back and the entry is queued (ITO_EBUSY). */
+                int32_t s2 = atomic_load(&e->sync);
+                if (ITOI_UNLIKELY(s2 == ITOI_ZS_QUEUED) && itoi_zentry_queued(e)) {
+                    uintptr_t was = atomic_load_explicit(&e->waiter, memory_order_relaxed) == ITOI_ZW_DEAD1 ? ITOI_ZW_FIRED : 0;
+                    atomic_store_explicit(&e->waiter, was, memory_order_release);
+                    wt = was;
+                    break;
+                }
                 taken = true;
                 break;
             }
@@ -246,7 +257,10 @@ static int frame_destroy(ito_frame_t *h)
             while (itoi_zw_dead(itoi_zentry_waiter(e)) &&
                    atomic_load_explicit(&f->magic, memory_order_acquire) == ITOI_FRAME_LIVE)
                 itoi_spin_pause();
-            return itoi_frame_get(h) == f ? frame_destroy(h) : ITO_EINVAL;
+            /* Ended (FREE: its wait for looks may still run, with the tag not yet cleared)
+             * or given back (LIVE): only then again. (Asking the tag alone recursed until
+             * the other destroy's wait ended: a stack overflow in a -O0 tree.) */
+            return atomic_load(&f->magic) == ITOI_FRAME_LIVE && itoi_frame_get(h) == f ? frame_destroy(h) : ITO_EINVAL;
         }
         while (i-- > 0) { /* a waiter, a queued firing or a set: the words go back, the first last */
             uintptr_t was = atomic_load_explicit(&f->e[i].waiter, memory_order_relaxed) == ITOI_ZW_DEAD1 ? ITOI_ZW_FIRED : 0;
@@ -256,7 +270,7 @@ static int frame_destroy(ito_frame_t *h)
     }
     uint32_t expect = ITOI_FRAME_LIVE;
     if (!atomic_compare_exchange_strong(&f->magic, &expect, ITOI_FRAME_FREE)) return ITO_EINVAL;
-    /* Waits that looked at this life (`lookers`, zwt.h) end their look before the frame
+    /* Waits and I/O continuations that looked at this life (`lookers`, zwt.h) end their look before the frame
      * goes back to its pool: a look that began after the CAS above sees FREE and touches
      * nothing (both sides seq_cst: the look's increment, then its read of the magic; our
      * CAS, then this read). A few instructions and a switch away (fire.c). So no late look
@@ -264,8 +278,8 @@ static int frame_destroy(ito_frame_t *h)
      * frame of another shape: a waiter put itself into the program's data, or spun for
      * ever on an odd data word it took for a "checking" waiter (found by an outside tester,
      * h64a, 2026-12-06: test_zwt_wait_reshape). Here, not in frame_create: create is hot. */
+    atomic_store_explicit(&f->tag, 0, memory_order_relaxed); /* new callers are refused at once */
     while (atomic_load(&f->lookers) != 0) itoi_spin_pause();
-    atomic_store_explicit(&f->tag, 0, memory_order_relaxed);
     if (f->size_class >= ITOI_NCLASSES) { /* unpooled (over 1 GiB): its data given back to the
                                            * kernel (the header and entries stay: the magic, tag
                                            * and firing counts outlive the frame), then listed */

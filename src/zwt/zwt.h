@@ -49,7 +49,16 @@
  *    then ended the frame: a waiter that had looked before the destroy installed itself
  *    in the next life's entry and waited for ever, test_zwt_wait_reuse; until 2026-12-06
  *    a waiter that had looked before a destroy still CASed the old entry's address in
- *    the next life, which could be data: test_zwt_wait_reshape.) A waiter installs
+ *    the next life, which could be data: test_zwt_wait_reshape.) The I/O path's
+ *    continuations (a device's event, a request's completion: itoi_zwt_continue_io,
+ *    itoi_zwt_fire_take), which may come after a destroy the program was allowed to make
+ *    (a request in flight), look too; one that reserves the firing of an entry with code
+ *    re-reads the waiter word (seq_cst) and, finding DEAD, lets the destroy decide: FREE
+ *    drops the firing, a word given back lets it go on; the destroy re-reads the sync word
+ *    after each DEAD mark (seq_cst) and gives the word back (ITO_EBUSY) if it was queued
+ *    meanwhile (fire.c io_fire_live; until 2026-12-06 such a completion took a count from
+ *    the data of a frame created in the memory, or queued a ZWT of the destroyed frame:
+ *    test_zwt_io_cont_reuse, test_zwt_io_cont_destroy, found by an outside tester, h64g). A waiter installs
  *    itself tagged ITOI_ZW_CHECKING while it re-reads the code (a set may have given the
  *    entry code after its first read; then it backs out), and everyone but a firing
  *    waits the tag out; a firing readies the ULT at once, and the post action then
