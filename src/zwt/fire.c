@@ -93,7 +93,7 @@ static inline __attribute__((always_inline)) int do_continue(itoi_worker_t *w, i
      * shape. In a look (itoi_frame_look, zwt.h) the words it reads and CASes stay this life's.
      * (Until 2026-12-06 a completion that had validated its frame before a destroy and a
      * create took a count from the new frame's data: found by an outside tester, h64g,
-     * test_zwt_io_cont_reuse.) */
+     * test_zwt_io_cont_race.) */
     struct ito_frame *fr = itoi_frame_get(f);
     if (ITOI_UNLIKELY(!fr)) return ITO_EINVAL;
     int rc = ITO_EINVAL;
@@ -314,9 +314,9 @@ static void wait_post(void *arg)
          * waits for the look, itoi_frame_look). The entry's code: a set gave it code after
          * our first read (it released the waiter word after writing the code, which our
          * CAS read): its firings wake nobody, so we back out, the word 0 again. */
-        bool stale = ITOI_ZGET(e->code) != NULL;
+        bool has_code = ITOI_ZGET(e->code) != NULL;
         expect = checking;
-        if (ITOI_LIKELY(!stale)) {
+        if (ITOI_LIKELY(!has_code)) {
             (void)atomic_compare_exchange_strong_explicit(&e->waiter, &expect, (uintptr_t)me, memory_order_acq_rel,
                                                           memory_order_acquire);
             itoi_frame_look_end(f);

@@ -58,7 +58,7 @@
  *    after each DEAD mark (seq_cst) and gives the word back (ITO_EBUSY) if it was queued
  *    meanwhile (fire.c io_fire_live; until 2026-12-06 such a completion took a count from
  *    the data of a frame created in the memory, or queued a ZWT of the destroyed frame:
- *    test_zwt_io_cont_reuse, test_zwt_io_cont_destroy, found by an outside tester, h64g). A waiter installs
+ *    test_zwt_io_cont_race, found by an outside tester, h64g). A waiter installs
  *    itself tagged ITOI_ZW_CHECKING while it re-reads the code (a set may have given the
  *    entry code after its first read; then it backs out), and everyone but a firing
  *    waits the tag out; a firing readies the ULT at once, and the post action then
