@@ -180,7 +180,13 @@ bool ito::unconstThreadIdentity(Module &M) {
     Function *F = M.getFunction(Name);
     if (!F || !F->isDeclaration())
       continue;
-    const MemoryEffects Reads = MemoryEffects::inaccessibleMemOnly(ModRefInfo::Ref);
+    // The identity calls also write it: a call-free loop then cannot compute them once
+    // before the loop, where the yield points this pass puts into the loop later would
+    // leave a moved ULT comparing the old worker's id (ThreadAddr.h). The <ctype.h> slots
+    // only read it: their old slot still holds the same tables (the process's locale).
+    const bool Identity = StringRef(Name) == "pthread_self" || StringRef(Name) == "thrd_current";
+    const MemoryEffects Reads =
+        MemoryEffects::inaccessibleMemOnly(Identity ? ModRefInfo::ModRef : ModRefInfo::Ref);
     if (F->getMemoryEffects().doesNotAccessMemory()) {
       F->setMemoryEffects(Reads);
       Changed = true;

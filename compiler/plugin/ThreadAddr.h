@@ -63,11 +63,19 @@ unsigned retakeThreadAddresses(llvm::Function &F);
 // end of the pipeline cannot bring the folded comparison back, so this runs first, at
 // the start of the pipeline (before any CSE): the declarations and their calls read
 // inaccessible memory instead of none, so that any call in between, which may write it
-// (switch), keeps two calls apart, while calls with no call between still merge. The same
-// for glibc's __ctype_b_loc, __ctype_tolower_loc and __ctype_toupper_loc (isalpha,
-// tolower, toupper): const too, they return the address of a thread's slot (uselocale).
-// Not covered: __builtin_thread_pointer (llvm.thread.pointer, an intrinsic).
-// Returns whether anything changed.
+// (switch), keeps two calls apart. pthread_self and thrd_current are said to write that
+// memory too: a loop with no call in it computed them once before the loop, and the
+// yield points this pass later puts into the loop let a ULT move there and keep
+// comparing the old worker's id (h63d's F4, found by an outside tester, 2026-12-06;
+// compiler.tlsmove's self_loop): so every call stays where the program wrote it (two
+// calls with nothing between no longer merge; pthread_self is a load behind a call).
+// glibc's __ctype_b_loc, __ctype_tolower_loc and __ctype_toupper_loc (isalpha, tolower,
+// toupper), const too, return the address of a thread's slot (uselocale): they only read,
+// so calls with no call between still merge and a call-free loop of isalpha keeps one
+// look-up; after a move inside such a loop it reads the old worker's slot, which holds
+// the same tables (the process's locale; per-thread locales do not follow ULTs anyway).
+// __builtin_thread_pointer (llvm.thread.pointer, an intrinsic) is a thread address of
+// retakeThreadAddresses instead. Returns whether anything changed.
 bool unconstThreadIdentity(llvm::Module &M);
 
 } // namespace ito

@@ -7,6 +7,7 @@
  * move the ULT wrote the other worker's errno and variable. The values
  * are the harness's business; each stale address counts one in *stale. */
 #include <errno.h>
+#include <pthread.h>
 #include <resolv.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -61,6 +62,35 @@ __attribute__((noinline)) static void with_setjmp(int i, int *stale)
         tls_mark = i + k;
         hop();
         if (&tls_mark != here_mark()) (*stale)++;
+    }
+}
+
+/* A call-free loop that asks for the thread's identity in every iteration: clang computed
+ * pthread_self() once before the loop (no call in it writes what the plugin said
+ * pthread_self reads), and the plugin then put yield points into the loop: a ULT moved by
+ * a quantum's end (FLAG preemption, tlsmove_main.c) kept comparing the old worker's id
+ * (h63d's F4, found by an outside tester, 2026-12-06). Each iteration compares the answer
+ * with the kernel thread's own (glibc keeps pthread_self() at %fs:0x10; the asm, a pure
+ * function of k for the compiler, does not keep the call in the loop). Called by self_probe: a few ULTs that
+ * nap between loops, so that a napping ULT's worker steals one preempted inside its loop. */
+__attribute__((noinline)) static void self_loop(long n, int *stale, int *moved)
+{
+    const pthread_t owner = pthread_self();
+    long bad = 0, away = 0;
+    for (long k = 0; k < n; k++) {
+        uintptr_t now; /* not volatile: a volatile asm would keep the call in the loop */
+        __asm__("mov %%fs:0x10, %0" : "=r"(now) : "r"(k));
+        away += now != (uintptr_t)owner;
+        if (pthread_equal(pthread_self(), owner) != (now == (uintptr_t)owner)) bad++;
+    }
+    if (bad) (*stale)++;
+    if (away) (*moved)++;
+}
+
+void self_probe(int rounds, int *stale, int *moved)
+{
+    for (int i = 0; i < rounds; i++) {
+        self_loop(20000, stale, moved);
     }
 }
 

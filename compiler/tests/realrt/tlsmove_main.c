@@ -1,7 +1,11 @@
 /* tlsmove_main.c: the harness of tlsmove.c, built without the plugin. 32 ULTs (unbound,
  * 2 workers) each run probe(); hop() does some work and yields, so idle workers steal and
- * ULTs move. Prints "moves M stale S lost L"; tlsmove.sh wants M > 0 and, from the builds
- * with the plugin, S = 0 and L = 0 (the build without it shows S > 0: the check can fail). */
+ * ULTs move. Then (first, in fact) SELF_CYCLES rounds of 8 ULTs with FLAG preemption run
+ * self_probe's call-free loops, ULTs moving inside them when a worker that ran out of work
+ * steals. Prints "moves M stale S lost L selfmoves N" (N: loops inside which the ULT
+ * moved); tlsmove.sh wants M > 0 and, from the builds with the plugin, N > 0, S = 0 and
+ * L = 0 (the build without it shows S > 0: the check can fail; without the plugin's F4
+ * fix, S > 0 in every variant with the plugin). */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +16,7 @@
 extern _Thread_local int tls_mark;
 extern _Thread_local struct pair { long a, b; } tls_pair;
 void probe(int rounds, int *stale, int *lost);
+void self_probe(int rounds, int *stale, int *moved);
 
 #define ULTS 32
 #define ROUNDS 300
@@ -47,9 +52,35 @@ static void *run(void *arg)
     return NULL;
 }
 
+/* self_probe in 3 ULTs on the 2 workers: a worker often runs out of work and steals, so
+ * ULTs move inside self_loop's call-free loop (at its compiled yield points) */
+#define SELF_ULTS 8
+#define SELF_CYCLES 40
+static int self_stale[SELF_ULTS], self_moved[SELF_ULTS]; /* each written by one ULT at a time */
+
+static void *run_self(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    self_probe(2 + 2 * i, &self_stale[i], &self_moved[i]);
+    return NULL;
+}
+
 static void *spawn(void *arg)
 {
     (void)arg;
+    /* FLAG preemption for the self_probe phase only: the compiled yield points in
+     * self_loop's call-free loop switch. Off for probe(), whose checks compare an address
+     * taken before a call with the one the call returns: a switch at a point between them
+     * would be counted stale though the plugin retook the address. */
+    ito_preempt_config_t pc = {.quantum_us = 100, .mode = ITO_PREEMPT_FLAG};
+    if (ito_preempt_enable(&pc) != ITO_OK) return (void *)1;
+    for (int c = 0; c < SELF_CYCLES; c++) {
+        ito_thread_t s[SELF_ULTS];
+        for (int i = 0; i < SELF_ULTS; i++)
+            if (ito_create(&s[i], run_self, (void *)(intptr_t)i, NULL) != ITO_OK) return (void *)1;
+        for (int i = 0; i < SELF_ULTS; i++) ito_join(s[i], NULL);
+    }
+    if (ito_preempt_disable() != ITO_OK) return (void *)1;
     ito_thread_t t[ULTS];
     for (int i = 0; i < ULTS; i++)
         if (ito_create(&t[i], run, (void *)(intptr_t)i, NULL) != ITO_OK) return (void *)1;
@@ -65,11 +96,15 @@ int main(void)
     void *r = (void *)1;
     if (ito_create(&t, spawn, NULL, NULL) != ITO_OK || ito_join(t, &r) != ITO_OK || r) return 2;
     if (ito_finalize() != ITO_OK) return 2;
-    int s = 0, l = 0;
+    int s = 0, l = 0, sm = 0;
+    for (int i = 0; i < SELF_ULTS; i++) {
+        s += self_stale[i];
+        sm += self_moved[i];
+    }
     for (int i = 0; i < ULTS; i++) {
         s += stale[i];
         l += lost[i];
     }
-    printf("moves %d stale %d lost %d\n", atomic_load(&moves), s, l);
+    printf("moves %d stale %d lost %d selfmoves %d\n", atomic_load(&moves), s, l, sm);
     return 0;
 }
