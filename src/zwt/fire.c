@@ -107,7 +107,8 @@ static inline __attribute__((always_inline)) int do_continue_at(itoi_worker_t *w
                                                                 bool io, struct ito_frame *fr)
 {
     int rc;
-    itoi_zentry_t *e = itoi_zwt_entry(f, entry, &rc);
+    /* an I/O continuation validated its handle in its look (fr): the range only */
+    itoi_zentry_t *e = fr ? itoi_zwt_entry_of(fr, entry, &rc) : itoi_zwt_entry(f, entry, &rc);
     if (ITOI_UNLIKELY(!e)) return rc;
 #ifdef ITOI_FAULT_INJECTION
     if (io && itoi_fault_iocont()) itoi_fault_pause(); /* ITO_FAULT_IOCONT: tests destroy and create meanwhile */

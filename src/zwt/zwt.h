@@ -251,6 +251,17 @@ static inline void itoi_frame_look_end(struct ito_frame *f)
     atomic_fetch_sub_explicit(&f->lookers, 1, memory_order_release);
 }
 
+/* The entry of the live frame f (already validated, e.g. in a look), or NULL with *rc set
+ * (ITO_ERANGE). */
+static inline itoi_zentry_t *itoi_zwt_entry_of(struct ito_frame *f, int entry, int *rc)
+{
+    if (ITOI_UNLIKELY(entry < 0 || (uint32_t)entry >= __atomic_load_n(&f->nentries, __ATOMIC_RELAXED))) {
+        *rc = ITO_ERANGE;
+        return NULL;
+    }
+    return &f->e[entry];
+}
+
 /* Validate (frame handle, entry): the entry, or NULL with *rc set. */
 static inline itoi_zentry_t *itoi_zwt_entry(ito_frame_t *h, int entry, int *rc)
 {
@@ -259,11 +270,7 @@ static inline itoi_zentry_t *itoi_zwt_entry(ito_frame_t *h, int entry, int *rc)
         *rc = ITO_EINVAL;
         return NULL;
     }
-    if (ITOI_UNLIKELY(entry < 0 || (uint32_t)entry >= __atomic_load_n(&f->nentries, __ATOMIC_RELAXED))) {
-        *rc = ITO_ERANGE;
-        return NULL;
-    }
-    return &f->e[entry];
+    return itoi_zwt_entry_of(f, entry, rc);
 }
 
 #endif
