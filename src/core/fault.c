@@ -14,43 +14,42 @@
 
 #include "itoi.h"
 
-static _Atomic long fault_mmap_at, fault_malloc_at, fault_rearm_at, fault_ucancel_at, fault_waitpost_at, fault_iocont_at;
-static _Atomic long n_mmap, n_malloc, n_rearm, n_ucancel, n_waitpost, n_iocont;
+/* One hook per variable: the call at which it fires (0: never) and the calls so far. */
+enum { HOOK_MMAP, HOOK_MALLOC, HOOK_REARM, HOOK_UCANCEL, HOOK_WAITPOST, HOOK_IOCONT, HOOK_N };
+static struct {
+    _Atomic long at, n;
+} hook[HOOK_N];
 
 void itoi_fault_reset(void)
 {
 #ifdef ITOI_FAULT_INJECTION
-    atomic_store(&fault_mmap_at, itoi_env.fault_mmap); /* validated by config.c */
-    atomic_store(&fault_malloc_at, itoi_env.fault_malloc);
-    atomic_store(&fault_rearm_at, itoi_env.fault_rearm);
-    atomic_store(&fault_ucancel_at, itoi_env.fault_uring_cancel);
-    atomic_store(&fault_waitpost_at, itoi_env.fault_waitpost);
-    atomic_store(&fault_iocont_at, itoi_env.fault_iocont);
+    const long at[HOOK_N] = {
+        [HOOK_MMAP] = itoi_env.fault_mmap, /* validated by config.c */
+        [HOOK_MALLOC] = itoi_env.fault_malloc,
+        [HOOK_REARM] = itoi_env.fault_rearm,
+        [HOOK_UCANCEL] = itoi_env.fault_uring_cancel,
+        [HOOK_WAITPOST] = itoi_env.fault_waitpost,
+        [HOOK_IOCONT] = itoi_env.fault_iocont,
+    };
 #else
-    atomic_store(&fault_mmap_at, 0); /* never armed: inject() always says no */
-    atomic_store(&fault_malloc_at, 0);
-    atomic_store(&fault_rearm_at, 0);
-    atomic_store(&fault_ucancel_at, 0);
-    atomic_store(&fault_waitpost_at, 0);
-    atomic_store(&fault_iocont_at, 0);
+    const long at[HOOK_N] = {0}; /* never armed: inject() always says no */
 #endif
-    atomic_store(&n_mmap, 0);
-    atomic_store(&n_malloc, 0);
-    atomic_store(&n_rearm, 0);
-    atomic_store(&n_ucancel, 0);
-    atomic_store(&n_waitpost, 0);
-    atomic_store(&n_iocont, 0);
+    for (int i = 0; i < HOOK_N; i++) {
+        atomic_store(&hook[i].at, at[i]);
+        atomic_store(&hook[i].n, 0);
+    }
 }
 
-static int inject(_Atomic long *counter, _Atomic long *at)
+/* Whether this call of hook i is the one that fails (or pauses). */
+static int inject(int i)
 {
-    long a = atomic_load_explicit(at, memory_order_relaxed);
-    return a > 0 && atomic_fetch_add(counter, 1) + 1 == a;
+    long a = atomic_load_explicit(&hook[i].at, memory_order_relaxed);
+    return a > 0 && atomic_fetch_add(&hook[i].n, 1) + 1 == a;
 }
 
 void *itoi_mmap(size_t len, int prot)
 {
-    if (inject(&n_mmap, &fault_mmap_at)) return NULL;
+    if (inject(HOOK_MMAP)) return NULL;
     void *p = mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
@@ -66,7 +65,7 @@ int itoi_munmap(void *p, size_t len) { return munmap(p, len); }
 _Thread_local volatile int itoi_callout_depth; /* itoi.h; here, as the fault gate tests link this file alone */
 void *itoi_malloc(size_t n)
 {
-    if (inject(&n_malloc, &fault_malloc_at)) return NULL;
+    if (inject(HOOK_MALLOC)) return NULL;
     itoi_callout_begin();
     void *p = malloc(n);
     itoi_callout_end();
@@ -80,26 +79,16 @@ void itoi_free(void *p)
     itoi_callout_end();
 }
 
-bool itoi_fault_alloc(void) { return inject(&n_malloc, &fault_malloc_at); }
+bool itoi_fault_alloc(void) { return inject(HOOK_MALLOC); }
 
 void *itoi_calloc(size_t n, size_t m)
 {
-    if (inject(&n_malloc, &fault_malloc_at)) return NULL;
+    if (inject(HOOK_MALLOC)) return NULL;
     itoi_callout_begin();
     void *p = calloc(n, m);
     itoi_callout_end();
     return p;
 }
-
-void itoi_fault_window_rearm(void)
-{
-    if (!inject(&n_rearm, &fault_rearm_at)) return;
-    struct timespec ts = {0, 50 * 1000 * 1000};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
-bool itoi_fault_waitpost(void) { return inject(&n_waitpost, &fault_waitpost_at); }
 
 void itoi_fault_pause(void)
 {
@@ -108,6 +97,13 @@ void itoi_fault_pause(void)
     }
 }
 
-bool itoi_fault_iocont(void) { return inject(&n_iocont, &fault_iocont_at); }
+void itoi_fault_window_rearm(void)
+{
+    if (inject(HOOK_REARM)) itoi_fault_pause();
+}
 
-bool itoi_fault_uring_cancel(void) { return inject(&n_ucancel, &fault_ucancel_at); }
+bool itoi_fault_waitpost(void) { return inject(HOOK_WAITPOST); }
+
+bool itoi_fault_iocont(void) { return inject(HOOK_IOCONT); }
+
+bool itoi_fault_uring_cancel(void) { return inject(HOOK_UCANCEL); }
