@@ -109,10 +109,19 @@ static inline __attribute__((always_inline)) itoi_sysrec_t *rec_get(itoi_worker_
 
 itoi_sysrec_t *itoi_wsc_rec_get(itoi_worker_t *w, itoi_wscw_t *a) { return rec_get(w, a); }
 
+/* A release store (a plain store on x86): a closer that reads the count its acquire load
+ * in itoi_wsc_may_hold gives is ordered after what this worker did with the descriptor
+ * before (its epoll_ctl ADD and DEL, its calls on it), so its close(2) comes after them.
+ * Relaxed, TSan reported close in ito_close racing epoll_ctl in arm_for / itoi_ready_drop
+ * when the count fell to 0 just before a closer on another worker read it (found by an
+ * outside tester, h65c, 2026-12-06; test_io_close_fdlive_order). */
 static inline void fd_count(itoi_wscw_t *a, int op, int fd, int d)
 {
     fd = itoi_wsc_watched_fd(op, fd);
-    if (fd >= 0 && a->fdlive) ITOI_OWN_ADD(a->fdlive[(unsigned)fd % ITOI_WSC_FD_SLOTS], (uint32_t)d);
+    if (fd >= 0 && a->fdlive) {
+        _Atomic uint32_t *c = &a->fdlive[(unsigned)fd % ITOI_WSC_FD_SLOTS];
+        atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + (uint32_t)d, memory_order_release);
+    }
 }
 
 static inline void rec_put(itoi_wscw_t *a, itoi_sysrec_t *r)

@@ -1,0 +1,79 @@
+/* test_io_close_fdlive_order: ito_close must be ordered after the epoll_ctl(DEL) of a wait
+ * on its descriptor that another worker has just ended (a deadline, ito_cancel_io,
+ * finalize's cancel pass). The ending worker drops the readiness registration, then
+ * takes the record out of its per-descriptor count (fdlive); a closer on another worker
+ * that reads the count 0 asks that worker nothing and closes at once. The count was
+ * lowered with a relaxed store, so nothing ordered the DEL before the close: TSan
+ * reported the data race on the descriptor (close in ito_close against epoll_ctl in
+ * itoi_ready_drop), first seen racing finalize's cancel pass (test_h65c_close_cancel,
+ * about once in 500 cycles). Here a deadline ends the wait on worker 0 while a ULT on
+ * worker 1 closes the descriptor right after the deadline, in a loop; run in the TSan
+ * tree it reported the race in 3 of 3 runs before the fix (the count is now lowered with
+ * a release store, which the closer's acquire load pairs with). Outside TSan it checks
+ * the results: the waiter ends with ETIMEDOUT or EBADF, the close returns 0.
+ * Found by an outside tester, h65c, 2026-12-06. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ito/ito.h"
+#include "ito_test.h"
+
+static int sv[2];
+static _Atomic uint64_t deadline; /* set by the waiter as it starts (0: not yet) */
+static atomic_int a_res, b_res;
+
+static void *waiter(void *p)
+{
+    (void)p;
+    char c;
+    uint64_t d = ito_deadline_in(5000000); /* long enough that the wait has begun by then */
+    atomic_store(&deadline, d); /* the closer starts from here: before the wait, so this
+                                 * orders nothing of the wait's end before the close */
+    ito_io_deadline(d);
+    ssize_t n = ito_recv(sv[0], &c, 1, 0);
+    int e = errno;
+    ito_io_deadline(ITO_FOREVER);
+    atomic_store(&a_res, n == -1 && (e == ETIMEDOUT || e == EBADF) ? 1 : 100 + e);
+    return NULL;
+}
+
+static void *closer(void *p)
+{
+    uint64_t d;
+    while ((d = atomic_load(&deadline)) == 0) { }
+    uint64_t at = d + (uint64_t)(uintptr_t)p;
+    while (ito_now_ns() < at) { /* no yield, no sync with worker 0 */ }
+    atomic_store(&b_res, ito_close(sv[0]) == 0 ? 1 : 200 + errno);
+    return NULL;
+}
+
+
+int main(void)
+{
+    /* the sync backend: a receive waits in the worker's epoll (io_uring's has no DEL) */
+    CHECK_OK(setenv("ITO_WSC_BACKEND", "sync", 1));
+    ito_config_t cfg = {.workers = 2};
+    CHECK_OK(ito_init(&cfg));
+    for (int k = 0; k < 2; k++) ito_test_warm_worker(k); /* each worker's epoll and eventfd now */
+    for (int i = 0; i < 300; i++) {
+        CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+        atomic_store(&deadline, 0);
+        ito_thread_t ta, tb;
+        ito_test_create_on(&ta, 0, waiter, NULL);
+        ito_test_create_on(&tb, 1, closer, (void *)(uintptr_t)(20000 + (i % 20) * 10000));
+        CHECK_OK(ito_join(ta, NULL));
+        CHECK_OK(ito_join(tb, NULL));
+        if (atomic_load(&a_res) != 1 || atomic_load(&b_res) != 1) {
+            fprintf(stderr, "round %d: waiter %d closer %d\n", i, atomic_load(&a_res), atomic_load(&b_res));
+            CHECK(0);
+        }
+        close(sv[1]);
+    }
+    CHECK_OK(ito_finalize());
+    TEST_DONE();
+}
