@@ -200,7 +200,10 @@ int ito_zwt_stats(uint64_t *fired, uint64_t *stolen);
  * (ito_frame_wait). Device continuations come from the I/O controller, which acts in
  * kernel mode: the handler entry may be of any mode.
  * While devices are watched, an idle worker sleeps in epoll_wait, so that a device event
- * wakes it. Handles are valid from open to close. */
+ * wakes it. Handles are valid from open to close. ito_finalize closes every device still
+ * open (its timerfd or eventfd with it; a watched fd stays open) after the events it waits
+ * for (thread.h), as it frees every frame: a later call with such a handle, as with any
+ * closed one, returns ITO_EINVAL, also after the runtime ended. */
 /** A device: a kernel fd whose events become continuations. */
 typedef struct ito_device ito_device_t;
 
