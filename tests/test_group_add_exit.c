@@ -162,7 +162,8 @@ static void no_cas_ends(void)
     ito_attr_t det;
     CHECK_OK(ito_attr_init(&det));
     det.flags = ITO_ATTR_DETACHED;
-    atomic_int done = 0;
+    static atomic_int done; /* static: read by the detached ULT, which may outlive this frame's use */
+    atomic_store(&done, 0);
     CHECK_OK(ito_create(NULL, det_body, &done, &det));
     while (!atomic_load(&done)) CHECK_OK(ito_yield());
     destroy_soon(g);

@@ -28,7 +28,7 @@
  * is read, so no stale or forged handle reads freed or foreign memory (each object also
  * holds its handle keyed with a per-process secret; only a program that reads the secret
  * and builds a fake object on purpose is not caught). The generations of thread
- * descriptors, frames, streams and channels have 16 bits: a handle kept across 65,536
+ * descriptors, frames, devices, streams and channels have 16 bits: a handle kept across 65,536
  * destroy/create cycles of the same memory (freed objects are reused last in, first
  * out) may name the object that lives there now; key handles wrap after 2^22 - 1
  * deletions of one slot. Do not keep handles of destroyed objects around. A
@@ -53,7 +53,7 @@ typedef enum ito_err {
     ITO_EJOINED   = -5,  /* thread already joined or detached */
     ITO_EBUSY     = -6,  /* a try-variant found the resource taken */
     ITO_EAGAIN    = -7,  /* a try-variant would have to wait (stream full or empty) */
-    ITO_ECLOSED   = -8,  /* the stream (or device) is closed */
+    ITO_ECLOSED   = -8,  /* the stream or channel is closed (a closed device: ITO_EINVAL) */
     ITO_EPERM     = -9,  /* the caller is not allowed to do this (not the owner, mode rule) */
     ITO_ENOSYS    = -10, /**< not supported on this CPU/kernel/build (e.g. CET shadow stacks) */
     ITO_ENOTULT   = -11, /**< must be called from a ULT (not from a foreign kernel thread or a ZWT) */

@@ -16,7 +16,9 @@
  * ITO_EBUSY): give waits that may outlive the program a deadline within reach, or none.
  * An armed one-shot timer device is live work of its own: its expiry is delivered (its
  * handler's entry continued; the handler runs if that makes it ready) before finalize
- * returns, and a handler still running is live work too. A periodic one never ends by
+ * returns, unless the device is masked (an event not yet acked: its next delivery waits
+ * for an ack that only live work could make), and a handler still running is live work
+ * too. A periodic one never ends by
  * itself and is not waited for once nothing else is live; a handler that re-arms its
  * one-shot device each time keeps finalize waiting, as a ULT that never ends does.
  * After ITO_FINALIZE_GRACE_MS (default 1000) without progress it

@@ -200,10 +200,12 @@ int ito_zwt_stats(uint64_t *fired, uint64_t *stolen);
  * (ito_frame_wait). Device continuations come from the I/O controller, which acts in
  * kernel mode: the handler entry may be of any mode.
  * While devices are watched, an idle worker sleeps in epoll_wait, so that a device event
- * wakes it. Handles are valid from open to close. ito_finalize closes every device still
- * open (its timerfd or eventfd with it; a watched fd stays open) after the events it waits
- * for (thread.h), as it frees every frame: a later call with such a handle, as with any
- * closed one, returns ITO_EINVAL, also after the runtime ended. */
+ * wakes it. Handles are valid from open to close: a closed device's handle is refused
+ * (ITO_EINVAL), also once its slot holds a device opened since, in this runtime or a later
+ * one (the handle carries the slot's generation, 16 bits as a frame's: see error.h).
+ * ito_finalize closes every device still open (its timerfd or eventfd with it; a watched
+ * fd stays open) after the events it waits for (thread.h), as it frees every frame: a
+ * later call with such a handle is refused the same way. */
 /** A device: a kernel fd whose events become continuations. */
 typedef struct ito_device ito_device_t;
 
@@ -212,7 +214,10 @@ typedef struct ito_device ito_device_t;
 
 /**
  * @brief Watches a readable fd (the caller's: close does not close it); each event is
- * ito_continue_value(f, entry, epoll event mask).
+ * ito_continue_value(f, entry, epoll event mask). Close the device before the fd: a device
+ * whose fd the program closed delivers nothing more, and once another device watches a
+ * new fd of the same number it is detached (its ack gives ITO_EIO, ito_device_fd
+ * ITO_EINVAL; its close only frees it) so that it never acts on the new device.
  * @return ITO_OK; ITO_EINVAL for a negative fd, a NULL out or a bad frame, and for an fd
  * epoll cannot watch (not open, a regular file or directory, /dev/null: epoll_ctl's EBADF
  * or EPERM); ITO_ERANGE for a bad entry; ITO_ESTATE if the runtime is not running or the

@@ -16,10 +16,19 @@
  * that ito_finalize does not take the polling for work (an open idle device is none).
  *
  * Invariants:
- *  - Devices live in one table (slots, never freed before ito_finalize). The epoll
+ *  - Devices live in one table of slots, allocated once per process and kept across
+ *    runtimes (ito_finalize closes the open devices and unpublishes it; the next runtime
+ *    reuses it, generations and all). The epoll
  *    event carries (slot index, generation); a slot's generation changes at close, so
  *    an event reaped by one worker while another closes (and reuses) the slot is
- *    recognised as stale and dropped instead of touching a wrong device.
+ *    recognised as stale and dropped instead of touching a wrong device. The handle
+ *    the API hands out is the slot's address with the low 16 bits of its generation in
+ *    the top 16 bits (as frame handles, zwt.h), checked under the slot's lock: a handle
+ *    kept after its close is refused also once the slot holds another device, in this
+ *    runtime or a later one. (Until 2026-12-06 it was the address alone: a closed
+ *    device's handle closed, signalled or acked the device opened next in the slot;
+ *    found by an outside tester, h65a, test_zwt_device_stale_handle.) Only the device
+ *    calls decode it; continuations and the poller never see a handle.
  *  - A slot's fields are written under its spinlock. A delivery (read of the counter,
  *    the continuation, `masked` = 1) happens under the lock, so ack, close and delivery
  *    are serialised per device. The continuation only queues the handler: no user
@@ -59,7 +68,8 @@ struct ito_device {
     _Atomic uint64_t delivered, refused;
 };
 
-static struct ito_device *tab;     /* ITO_DEVICE_MAX slots, allocated at first open */
+static struct ito_device *tab;     /* ITO_DEVICE_MAX slots while a runtime has opened a device, else NULL */
+static struct ito_device *tab_mem; /* the slots, allocated at the process's first open and kept */
 static uint32_t tab_used;          /* slots ever handed out */
 static uint32_t free_head;         /* index + 1 of the first free slot, 0 = none */
 static itoi_spinlock_t tab_lock;
@@ -121,24 +131,22 @@ static int setup(void)
     itoi_spin_lock(&tab_lock);
     itoi_callout_begin(); /* allocates (the program's malloc may be the allocator) under the lock: no switch here (itoi.h) */
     if (tab) goto out;
-    struct ito_device *t = calloc(ITO_DEVICE_MAX, sizeof *t);
+    struct ito_device *t = tab_mem ? tab_mem : calloc(ITO_DEVICE_MAX, sizeof *t);
     int ep = epoll_create1(EPOLL_CLOEXEC);
+    if (t) tab_mem = t; /* kept, also if this setup fails (its slots are all free) */
     if (!t || ep < 0) {
-        free(t);
         if (ep >= 0) close(ep);
         rc = t ? ITO_EIO : ITO_ENOMEM;
         goto out;
     }
     if ((rc = itoi_poller_add(dev_poll)) != ITO_OK || (rc = itoi_fini_add(dev_teardown)) != ITO_OK ||
         (rc = itoi_fini_ops_add(&dev_fini_ops)) != ITO_OK) {
-        free(t);
         close(ep);
         goto out;
     }
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         if ((rc = itoi_worker_watch_fd(&itoi_rt.workers[i], ep)) != ITO_OK) {
             for (int j = 0; j < i; j++) itoi_worker_unwatch_fd(&itoi_rt.workers[j], ep);
-            free(t);
             close(ep);
             goto out;
         }
@@ -161,13 +169,16 @@ static void dev_teardown(void)
     if (!tab) return;
     for (uint32_t i = 0; i < tab_used; i++) {
         struct ito_device *d = &tab[i];
-        if (d->state == DEV_OPEN && d->kind != KIND_FD) close(d->fd);
+        if (d->state != DEV_OPEN) continue;
+        if (d->kind != KIND_FD) close(d->fd);
+        d->state = DEV_FREE; /* closed: its handle is refused in the next runtime too */
+        d->gen++;
+        d->fd = -1;
     }
     for (int i = 0; i < itoi_rt.nworkers; i++) itoi_worker_unwatch_fd(&itoi_rt.workers[i], epfd);
     close(epfd);
     epfd = -1;
-    free(tab);
-    tab = NULL;
+    tab = NULL; /* the slots stay in tab_mem, with their generations */
     tab_used = free_head = 0;
     atomic_store(&nopen, 0);
     if (busy_raised) busy_share(0);
@@ -214,8 +225,11 @@ static bool any_timer_due(bool periodic, bool masked)
 }
 
 /* For ito_finalize: an armed timer device will deliver by itself, so a ULT waiting on its
- * handler is not stuck. */
-static bool dev_pending(void) { return any_timer_due(true, true); }
+ * handler is not stuck; a masked one will not (its next event waits for an ack, which
+ * only live work can make: a masked periodic timer counted here held off ITO_EBUSY for
+ * ever while a ULT stayed blocked; found by an outside tester, h65a, 2026-12-06,
+ * test_zwt_device_masked_fin). */
+static bool dev_pending(void) { return any_timer_due(true, false); }
 
 /* ... and an armed one-shot timer device is work of its own: its handler runs before
  * finalize returns (thread.h). A periodic one never ends, so it is not waited for.
@@ -223,15 +237,25 @@ static bool dev_pending(void) { return any_timer_due(true, true); }
  * one-shot timer device's handler never ran; found by a finalize tester.) */
 static bool dev_holds(void) { return any_timer_due(false, false); }
 
-/* The slot of a handle, or NULL when it is not an open device. Locks it on success. */
-static struct ito_device *lock_dev(ito_device_t *d)
+/* Device handles: the slot's address, its generation's low 16 bits on top (see the top). */
+#define DEV_PTR_BITS ITOI_HANDLE_PTR_BITS
+static inline ito_device_t *dev_handle(struct ito_device *d)
+{
+    return (ito_device_t *)((uintptr_t)d | ((uintptr_t)(d->gen & 0xffffu) << DEV_PTR_BITS));
+}
+
+/* The slot of a handle, or NULL when it is not an open device (or the slot holds another
+ * device now). Locks it on success. */
+static struct ito_device *lock_dev(ito_device_t *h)
 {
     struct ito_device *t = atomic_load_explicit((_Atomic(struct ito_device *) *)&tab, memory_order_acquire);
-    if (!d || !t || d < t || d >= t + ITO_DEVICE_MAX ||
+    struct ito_device *d = (struct ito_device *)((uintptr_t)h & (((uintptr_t)1 << DEV_PTR_BITS) - 1));
+    uint32_t g = (uint32_t)((uintptr_t)h >> DEV_PTR_BITS);
+    if (!h || !t || d < t || d >= t + ITO_DEVICE_MAX ||
         ((uintptr_t)d - (uintptr_t)t) % sizeof *t != 0)
         return NULL;
     itoi_spin_lock(&d->lock);
-    if (d->state != DEV_OPEN) {
+    if (d->state != DEV_OPEN || (d->gen & 0xffffu) != g) {
         itoi_spin_unlock(&d->lock);
         return NULL;
     }
@@ -246,6 +270,30 @@ static int epoll_arm(struct ito_device *d, int op)
     return epoll_ctl(epfd, op, d->fd, &ev);
 }
 
+/* Another open device on fd's number, which d is about to ADD, locked (or NULL). It can
+ * only be a watched fd (KIND_FD) whose file the program closed: if its registration is
+ * still the number's, the ADD fails (EEXIST) and nothing changes; if the ADD succeeds the
+ * number is d's now (a new watched fd, or the timerfd or eventfd d made) and the old
+ * device's epoll_ctl by number would act on d's registration (its close deleted it: d never
+ * delivered again; its ack re-armed it under the old device's key: d's events went to the
+ * old handler), so it is detached (detach_done): fd -1, its close only frees it, its ack
+ * fails (ITO_EIO). Its lock is held across d's ADD, so its close or ack (which hold it
+ * around their epoll_ctl) come wholly before the ADD or see the detach. At most one such
+ * device per number: each successful open detaches the other. (Found by an outside
+ * tester, h65a, 2026-12-06: test_zwt_device_fd_reuse.) Under tab_lock (opens are
+ * serialised) and d->lock (lock order tab_lock, d, the other); not a hot path. */
+static struct ito_device *same_number(struct ito_device *d)
+{
+    for (uint32_t i = 0; i < tab_used; i++) {
+        struct ito_device *o = &tab[i];
+        if (o == d) continue;
+        itoi_spin_lock(&o->lock);
+        if (o->state == DEV_OPEN && o->fd == d->fd) return o;
+        itoi_spin_unlock(&o->lock);
+    }
+    return NULL;
+}
+
 /* Open a device of `kind` on `fd` (owned by the device unless KIND_FD). */
 static inline bool running(void) { return atomic_load(&itoi_rt.state) == 1; }
 
@@ -258,7 +306,7 @@ static int open_dev(int kind, int fd, ito_frame_t *f, int entry, ito_device_t **
     if (!e) return rc;
     if (!ITOI_ZGET(e->defined)) return ITO_ESTATE;
     if ((rc = setup()) != ITO_OK) return rc;
-    itoi_spin_lock(&tab_lock);
+    itoi_spin_lock(&tab_lock); /* held through the ADD: opens are serialised (same_number) */
     struct ito_device *d = NULL;
     if (free_head) {
         d = &tab[free_head - 1];
@@ -266,8 +314,10 @@ static int open_dev(int kind, int fd, ito_frame_t *f, int entry, ito_device_t **
     } else if (tab_used < ITO_DEVICE_MAX) {
         d = &tab[tab_used++];
     }
-    itoi_spin_unlock(&tab_lock);
-    if (!d) return ITO_ENOMEM;
+    if (!d) {
+        itoi_spin_unlock(&tab_lock);
+        return ITO_ENOMEM;
+    }
     itoi_spin_lock(&d->lock);
     d->kind = kind;
     d->fd = fd;
@@ -280,23 +330,28 @@ static int open_dev(int kind, int fd, ito_frame_t *f, int entry, ito_device_t **
     atomic_store(&d->refused, 0);
     d->state = DEV_OPEN;
     atomic_fetch_add(&nopen, 1);
+    struct ito_device *old = same_number(d);
     if (epoll_arm(d, EPOLL_CTL_ADD) != 0) {
         int err = errno;
+        if (old) itoi_spin_unlock(&old->lock);
         d->state = DEV_FREE;
         d->gen++;
         atomic_fetch_sub(&nopen, 1);
         itoi_spin_unlock(&d->lock);
-        itoi_spin_lock(&tab_lock);
         d->next_free = free_head;
         free_head = (uint32_t)(d - tab) + 1;
         itoi_spin_unlock(&tab_lock);
         return err == EEXIST ? ITO_EBUSY : err == ENOMEM || err == ENOSPC ? ITO_ENOMEM : ITO_EINVAL;
     }
+    if (old) {
+        old->fd = -1; /* detached (same_number) */
+        itoi_spin_unlock(&old->lock);
+    }
+    ito_device_t *h = dev_handle(d); /* the generation of this open, under the lock */
     itoi_spin_unlock(&d->lock);
-    itoi_spin_lock(&tab_lock);
     busy_update();
     itoi_spin_unlock(&tab_lock);
-    *out = d;
+    *out = h;
     return ITO_OK;
 }
 
@@ -380,6 +435,10 @@ static int device_ack(ito_device_t *dev)
         rc = ITO_ESTATE;
         goto out;
     }
+    if (d->fd < 0) { /* detached (same_number): its file is gone, the number is another's */
+        rc = ITO_EIO;
+        goto out;
+    }
     itoi_zentry_t *e = itoi_zwt_entry(d->frame, d->entry, &rc);
     if (!e) goto out; /* the handler's frame was destroyed */
     rc = ITO_OK;
@@ -397,7 +456,7 @@ static int device_close(ito_device_t *dev)
 {
     struct ito_device *d = lock_dev(dev);
     if (!d) return ITO_EINVAL;
-    epoll_ctl(epfd, EPOLL_CTL_DEL, d->fd, NULL);
+    if (d->fd >= 0) epoll_ctl(epfd, EPOLL_CTL_DEL, d->fd, NULL); /* -1: detached (same_number) */
     if (d->kind != KIND_FD) close(d->fd);
     d->state = DEV_FREE;
     d->gen++;
