@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -44,6 +45,21 @@ __attribute__((unused)) static void *ito_test_send10_reset(void *p)
     usleep(50000);
     ito_test_reset(fd);
     return NULL;
+}
+
+/* The full-receiver datagram tests: drains fd (a unix datagram receiver filled with 1-byte
+ * "x" datagrams, maybe one "hello"), checking that every datagram is one of those (none
+ * empty); returns how many there were, *hello how many were "hello". */
+__attribute__((unused)) static int ito_test_drain_x_hello(int fd, int *hello)
+{
+    char b[16];
+    int n = 0;
+    *hello = 0;
+    for (ssize_t k; (k = recv(fd, b, sizeof b, MSG_DONTWAIT)) >= 0; n++) {
+        if (k == 5 && memcmp(b, "hello", 5) == 0) ++*hello;
+        else CHECK(k == 1 && b[0] == 'x'); /* no empty datagram */
+    }
+    return n;
 }
 
 #endif

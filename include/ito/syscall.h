@@ -110,13 +110,24 @@
  * send with MSG_NOSIGNAL, so a peer that closed gives -1/EPIPE only (the signal would
  * come to whichever thread runs the request: a worker or io_uring's, not the caller);
  * ito_write and ito_writev on a socket or pipe raise it as write(2) does.
+ * File position: ito_read, ito_write, ito_readv and ito_writev on a regular file (or a
+ * directory; told by one fstat per call, on a socket or pipe too: servers use ito_recv
+ * and ito_send) run as on the sync backend on both backends (RWF_NOWAIT, else a helper
+ * thread): io_uring's reads and writes at the file position take no position lock, and
+ * ULTs on two workers sharing a descriptor overwrote each other's writes and read the
+ * same bytes twice, where read(2) and write(2) are atomic with respect to the position
+ * (2026-12-06). A read there that finds only part of its range in the page cache
+ * moves the position back for a helper thread to read the whole, under a lock of the
+ * file that ito's reads at its position share: a plain read(2) of the same open file by
+ * a thread outside ito may still come in between (known limit). Requests at the file
+ * position posted with ito_sys_post or ito_sys_wait_all on io_uring are io_uring's: not
+ * atomic with respect to the position.
  * Regular files past a limit, io_uring backend (known limits, 2026-12-05, the kernel's:
- * Linux 6.18's io_uring, a plain liburing program shows both): a write past RLIMIT_FSIZE
- * returns EFBIG without SIGXFSZ (the sync backend's write(2) raises it, whose default
- * ends the process); and a short write at the file position (ito_write, ito_writev; the
- * limit or a full disk stopped it) leaves the position where the write began, not after
- * the bytes written, so a next write at the position writes over them. Files opened with
- * O_APPEND, and ito_pwrite at explicit offsets, are not affected.
+ * Linux 6.18's io_uring, a plain liburing program shows both): an ito_pwrite past
+ * RLIMIT_FSIZE returns EFBIG without SIGXFSZ (write(2) raises it, whose default ends the
+ * process); and a short write at the file position posted with ito_sys_post (the limit
+ * or a full disk stopped it) leaves the position where the write began, not after the
+ * bytes written, so a next write at the position writes over them.
  *
  * Finalize: posted requests and ULTs parked in wrappers are live work. ito_finalize
  * waits for them; once nothing has progressed for the grace period it cancels requests
@@ -419,6 +430,16 @@ ssize_t ito_send(int fd, const void *buf, size_t len, int flags);
 ssize_t ito_recv(int fd, void *buf, size_t len, int flags);
 /**
  * @brief sendmsg(2) for a ULT: every byte unless MSG_DONTWAIT (see "Whole transfers" above).
+ * To a unix address (msg_name, an unconnected unix datagram socket) whose receiver's
+ * queue is full it waits as sendmsg(2) does, in attempts with MSG_DONTWAIT (io_uring's own
+ * retry sent an empty datagram, Linux 6.18), by time, since no event says when the
+ * receiver reads: again after 1, 2, 4 ... 64 ms; the deadline, ito_cancel_io and finalize
+ * end the wait as any. Known limit (io_uring backend, the kernel's): ito_send or
+ * ito_sendmsg without an address on a *connected* unix datagram socket whose receiver's
+ * queue is full (a syslog client of /dev/log) returns 0 and the receiver gets an empty
+ * datagram: asking every socket's type would cost two system calls per send. Use the sync
+ * backend for such sockets, or MSG_DONTWAIT and ito_poll for POLLOUT (what the sync
+ * backend does).
  * @return the bytes sent; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).

@@ -98,20 +98,80 @@ static bool cut_short(const ito_sysreq_t *q, long r, const struct iovec *iov, in
     return off >= 0 || lseek(q->fd, -(off_t)r, SEEK_CUR) >= 0;
 }
 
+/* Reads of a regular file at its file position, as read(2) does them under the file's
+ * position lock. The attempt below reads the cached part with RWF_NOWAIT and, when that
+ * is short of the end of the file, moves the position back for a helper to read it all
+ * (cut_short): between the two another ULT's read of the same file (a worker's attempt,
+ * or a helper's readv) saw the position moved, so two readers read the same bytes and
+ * skipped others (4 ULTs reading 8 KiB at a time from a file with every other page
+ * cached: 447 of 4000 chunks read twice and 447 never; found by an outside tester, h65d,
+ * 2026-12-06; tests/test_io_file_pos_partial_cache.c). So ito's reads at a regular
+ * file's position hold a lock of the file (a stripe by device and inode) over the
+ * attempt and its move back, and a helper's read at the position holds it over its
+ * readv; a worker never waits for it (a held lock sends its read to a helper). A plain
+ * read(2) by a thread outside ito may still come between the attempt and the move back
+ * (known limit). */
+#define POS_STRIPES 64
+static pthread_mutex_t pos_locks[POS_STRIPES];
+static pthread_once_t pos_once = PTHREAD_ONCE_INIT;
+
+static void pos_init(void)
+{
+    for (int i = 0; i < POS_STRIPES; i++) pthread_mutex_init(&pos_locks[i], NULL);
+}
+
+/* The lock of fd's file if fd is a regular file, else NULL. */
+static pthread_mutex_t *pos_lock(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return NULL;
+    pthread_once(&pos_once, pos_init);
+    uint64_t h = ((uint64_t)st.st_dev * 0x9E3779B97F4A7C15u) ^ ((uint64_t)st.st_ino * 0xC2B2AE3D27D4EB4Fu);
+    return &pos_locks[(h >> 32) % POS_STRIPES];
+}
+
+/* Whether a socket that a receive (or accept) found empty after its readiness event has
+ * its receive side shut down (shutdown(2) SHUT_RD or SHUT_RDWR, by this process or, for
+ * a stream, by the peer's close). The blocking call then returns at once: recv(2) 0 (end
+ * of file), accept(2) -1/EINVAL; io_uring answers the same. But the non-blocking calls of
+ * some sockets say EAGAIN there (a unix listener's accept4, a unix or UDP datagram
+ * socket's recv) while epoll reports them readable (EPOLLIN, EPOLLRDHUP) for ever: the
+ * worker tried again at every event, a CPU burnt, and the ULT never returned (found by an
+ * outside tester, h65d, 2026-12-06: shutdown(SHUT_RD) of a UDP socket, the usual way to
+ * stop a thread blocked in recvfrom, and of a unix listener; tests/test_io_accept_shutdown.c,
+ * tests/test_io_recv_shutdown.c). Only after an event that found nothing: a poll(2) of the
+ * rare path. */
+static bool rcv_shut(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN | POLLRDHUP};
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP));
+}
+
 /* read/write family: RWF_NOWAIT, then what the descriptor allows. */
-static long rw_nonblocking(const ito_sysreq_t *q, bool wr, uint32_t *events)
+static long rw_nonblocking(const ito_sysreq_t *q, bool wr, bool again, uint32_t *events)
 {
     struct iovec one;
     int cnt;
     const struct iovec *iov = vec_of(q, &one, &cnt);
     int64_t off = offset_of(q);
+    if (!wr && off < 0) { /* at the file position: see pos_lock */
+        pthread_mutex_t *m = pos_lock(q->fd);
+        if (m) {
+            if (pthread_mutex_trylock(m) != 0) return ITOI_WSC_BLOCKING; /* a helper reads it now */
+            long r = neg_errno(preadv2(q->fd, iov, cnt, -1, RWF_NOWAIT));
+            bool back = cut_short(q, r, iov, cnt, off);
+            pthread_mutex_unlock(m);
+            *events = POLLIN;
+            return back || r == -EAGAIN || r == -EOPNOTSUPP ? ITOI_WSC_BLOCKING : r;
+        }
+    }
     long r = wr ? pwritev2(q->fd, iov, cnt, off, RWF_NOWAIT) : preadv2(q->fd, iov, cnt, off, RWF_NOWAIT);
     r = neg_errno(r);
     *events = wr ? POLLOUT : POLLIN;
     if (!wr && cut_short(q, r, iov, cnt, off)) return ITOI_WSC_BLOCKING;
     if (r != -EAGAIN && r != -EOPNOTSUPP) return r;
     if (is_file(q->fd)) return ITOI_WSC_BLOCKING; /* not cached, or no NOWAIT support: a helper reads it */
-    if (r == -EAGAIN) return r;
+    if (r == -EAGAIN) return again && !wr && rcv_shut(q->fd) ? 0 : r; /* (see rcv_shut) */
     /* Not a file, and no RWF_NOWAIT (a tty, inotify, some character devices): wait for
      * readiness, then a helper thread makes the call. Not the worker: another reader (a
      * ULT on another worker, another process) may take the data between the readiness
@@ -165,20 +225,28 @@ long itoi_wsc_run_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *event
     switch (q->op) {
     case ITO_SYS_NOP: return 0;
     case ITO_SYS_GETPID: return syscall(SYS_getpid);
-    case ITO_SYS_READ: case ITO_SYS_PREAD: case ITO_SYS_READV: return rw_nonblocking(q, false, events);
-    case ITO_SYS_WRITE: case ITO_SYS_PWRITE: case ITO_SYS_WRITEV: return rw_nonblocking(q, true, events);
+    case ITO_SYS_READ: case ITO_SYS_PREAD: case ITO_SYS_READV: return rw_nonblocking(q, false, again, events);
+    case ITO_SYS_WRITE: case ITO_SYS_PWRITE: case ITO_SYS_WRITEV: return rw_nonblocking(q, true, again, events);
     case ITO_SYS_SEND:
         *events = POLLOUT;
         return neg_errno(send(q->fd, q->buf, itoi_wsc_rw_len(q->len), q->flags | MSG_DONTWAIT | MSG_NOSIGNAL));
-    case ITO_SYS_RECV: return neg_errno(recv(q->fd, q->buf, itoi_wsc_rw_len(q->len), q->flags | MSG_DONTWAIT));
+    case ITO_SYS_RECV: {
+        long r = neg_errno(recv(q->fd, q->buf, itoi_wsc_rw_len(q->len), q->flags | MSG_DONTWAIT));
+        return r == -EAGAIN && again && rcv_shut(q->fd) ? 0 : r; /* (see rcv_shut) */
+    }
     case ITO_SYS_SENDMSG:
         *events = POLLOUT;
         return neg_errno(sendmsg(q->fd, q->msg, q->flags | MSG_DONTWAIT | MSG_NOSIGNAL));
-    case ITO_SYS_RECVMSG: return neg_errno(recvmsg(q->fd, q->msg, q->flags | MSG_DONTWAIT));
+    case ITO_SYS_RECVMSG: {
+        long r = neg_errno(recvmsg(q->fd, q->msg, q->flags | MSG_DONTWAIT));
+        return r == -EAGAIN && again && rcv_shut(q->fd) ? 0 : r; /* (see rcv_shut) */
+    }
     case ITO_SYS_ACCEPT: {
         int rc = set_nonblock(q->fd, true);
         if (rc < 0) return rc;
-        return neg_errno(accept4(q->fd, q->addr, q->addrlen, q->flags));
+        long r = neg_errno(accept4(q->fd, q->addr, q->addrlen, q->flags));
+        if (r == -EAGAIN && again && rcv_shut(q->fd)) return -EINVAL; /* (see rcv_shut) */
+        return r;
     }
     case ITO_SYS_CONNECT: return connect_nonblocking(q, again, events);
     case ITO_SYS_CLOSE: return neg_errno(close(q->fd));
@@ -307,7 +375,10 @@ static long helper_read(itoi_sysrec_t *r)
     if (fd < 0) return fd;
     long res;
     if (is_file(fd)) {
+        pthread_mutex_t *m = off < 0 ? pos_lock(fd) : NULL; /* at the position: see pos_lock */
+        if (m) pthread_mutex_lock(m);
         res = neg_errno(off < 0 ? readv(fd, iov, cnt) : preadv(fd, iov, cnt, off));
+        if (m) pthread_mutex_unlock(m);
     } else if (read_lock_take(r)) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
         res = ITOI_WSC_REWAIT;

@@ -268,6 +268,31 @@ static bool rerun_elsewhere(const ito_sysreq_t *q, uint32_t id)
     return q->op != ITO_SYS_NOP && q->op != ITO_SYS_GETPID && q->fd >= 0 && id && itoi_wsc_file_identity(q->fd) != id;
 }
 
+/* Whether q reads or writes a regular file (or directory) at its file position. read(2)
+ * and write(2) there hold the file's position lock (f_pos_lock: POSIX says they are
+ * atomic with respect to the position); io_uring's requests at offset -1 take no lock,
+ * and two workers' requests read the same position: ULTs writing one file overwrote each
+ * other's chunks, ULTs reading it read chunks twice, every call returning its full count
+ * (found by an outside tester, h65d, 2026-12-06; a plain liburing program with two
+ * threads shows it; tests/test_io_file_pos_shared.c). So on io_uring such a call runs as
+ * on the sync backend (RWF_NOWAIT at once, else a helper thread's readv/writev, which
+ * hold the lock). Costs an fstat per ito_read/ito_write (and readv/writev at the
+ * position) on io_uring; requests posted with ito_sys_post are io_uring's as before. */
+static bool at_file_position(const ito_sysreq_t *q)
+{
+    switch (q->op) {
+    case ITO_SYS_READ: case ITO_SYS_WRITE:
+        break;
+    case ITO_SYS_READV: case ITO_SYS_WRITEV:
+        if (q->offset != -1) return false;
+        break;
+    default:
+        return false;
+    }
+    struct stat st;
+    return fstat(q->fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
+}
+
 static long call_once(const ito_sysreq_t *q, const char *what)
 {
     itoi_worker_t *w = itoi_self_worker();
@@ -295,7 +320,8 @@ static long call_once(const ito_sysreq_t *q, const char *what)
         deadline = ITO_FOREVER;
     long res = 0, first = 0;
     uint32_t events = 0;
-    if (!a->uring || fin) { /* sync: the first attempt is the ULT's own */
+    bool as_sync = !a->uring || fin || at_file_position(q); /* (see at_file_position) */
+    if (as_sync) { /* sync: the first attempt is the ULT's own */
         first = itoi_wsc_run_nonblocking(q, false, &events);
         ITOI_BUMP(a->st.crossings);
         if (first != -EAGAIN && first != ITOI_WSC_BLOCKING) return first;
@@ -318,7 +344,7 @@ static long call_once(const ito_sysreq_t *q, const char *what)
         r->frame = NULL;
         itoi_iowait_t wt = {.ult = me};
         wait_add(&wt, r);
-        if (a->uring) {
+        if (!as_sync) {
             if (ITOI_UNLIKELY(q->op == ITO_SYS_OPENAT)) r->req = *q; /* finalize reads its path (area.c) */
             itoi_wsc_submit(w, a, r, q);
         } else {
@@ -411,10 +437,44 @@ ssize_t ito_recv(int fd, void *buf, size_t len, int flags)
     return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "recv")) : ret(itoi_wsc_op_errno(&q));
 }
 
+/* Blocking sendmsg to a unix address (an unconnected unix datagram socket, sendto(2)
+ * style) whose receiver's queue is full (max_dgram_qlen): no event says when the receiver
+ * has room (the sender polls writable at once: unix_dgram_poll looks at the receiver only
+ * for a connected socket), so the sync backend tried again at every event (0.2-0.3 s of
+ * CPU a second of waiting), and io_uring's own retry after its poll wake-up sent an EMPTY
+ * datagram and answered 0 (the bytes lost; Linux 6.18, a plain liburing program shows
+ * it), while sendmsg(2) on a blocking socket sleeps until the receiver reads (found by an
+ * outside tester, h65d, 2026-12-06; tests/test_io_sendto_unix_full.c). So such a send
+ * makes one attempt at a time (MSG_DONTWAIT: io_uring answers EAGAIN without its retry)
+ * and waits by time in between (1, 2, 4 ... 64 ms, as ito_connect waits for a full unix
+ * backlog). The ULT's deadline, ito_cancel_io and finalize end the wait as any
+ * (ETIMEDOUT, ECANCELED). A connected unix datagram socket on io_uring is not asked for
+ * (its type would cost two getsockopt calls on every send of every socket): syscall.h's
+ * known limit. The address is in the message: asking costs nothing. */
+static bool to_unix_address(const struct msghdr *msg)
+{
+    return msg->msg_name && msg->msg_namelen >= sizeof(sa_family_t) &&
+           ((const struct sockaddr *)msg->msg_name)->sa_family == AF_UNIX;
+}
+
+static long send_in_tries(ito_sysreq_t *q, const char *what)
+{
+    q->flags |= MSG_DONTWAIT;
+    long r = itoi_wsc_whole(q, what);
+    for (int pause_ms = 1; r == -EAGAIN; pause_ms = pause_ms < 64 ? 2 * pause_ms : 64) {
+        if (ito_poll(NULL, 0, pause_ms) < 0) return -errno; /* ETIMEDOUT, ECANCELED */
+        r = itoi_wsc_whole(q, what);
+    }
+    return r;
+}
+
 ssize_t ito_sendmsg(int fd, const struct msghdr *msg, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_SENDMSG, .fd = fd, .msg = (struct msghdr *)msg, .flags = flags};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "sendmsg")) : ret(itoi_wsc_op_errno(&q));
+    if (!itoi_wsc_op_valid(&q)) return ret(itoi_wsc_op_errno(&q));
+    if (!(flags & MSG_DONTWAIT) && ITOI_UNLIKELY(to_unix_address(msg))) /* (see send_in_tries) */
+        return ret(send_in_tries(&q, "sendmsg"));
+    return ret(itoi_wsc_whole(&q, "sendmsg"));
 }
 
 ssize_t ito_recvmsg(int fd, struct msghdr *msg, int flags)
