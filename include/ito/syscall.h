@@ -106,7 +106,11 @@
  * MSG_ERRQUEUE (an empty error queue is EAGAIN at once, as recvmsg(2) says). A request posted
  * with ito_sys_post is one call: a short count is its result. The socket timeouts
  * SO_RCVTIMEO and SO_SNDTIMEO do not apply to the wrappers (io_uring ignores them too):
- * ito_io_deadline is their deadline. ito_send and ito_sendmsg never raise SIGPIPE: they
+ * ito_io_deadline is their deadline. Nor does SO_RCVLOWAT: a receive returns what has
+ * come (at least one byte), where recv(2) waits for the low-water mark. Sync backend
+ * (known limit): a send blocked on a full unix *stream* socket is not ended by the
+ * program's own shutdown(SHUT_WR) of it (the kernel's poll reports nothing for it, as any
+ * poll-based loop sees; SHUT_RDWR and TCP are fine): use ito_cancel_io or a deadline. ito_send and ito_sendmsg never raise SIGPIPE: they
  * send with MSG_NOSIGNAL, so a peer that closed gives -1/EPIPE only (the signal would
  * come to whichever thread runs the request: a worker or io_uring's, not the caller);
  * ito_write and ito_writev on a socket or pipe raise it as write(2) does.
