@@ -43,6 +43,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -287,6 +288,48 @@ def split_dwarf(args: list[Arg], m: str, out: str | None, src: str, final: str) 
     return stem(src) + ".dwo"
 
 
+# options that make clang's compile job write a file named after the job's output (-o),
+# and the cc1 options that name it: the stub variant's compile job writes a temporary .s,
+# so without the real names the file went to the temporary directory, removed at the end
+# (the gcov notes of --coverage -c, -fstack-usage's .su, -fsave-optimization-record's
+# .opt.yaml, -ftime-trace's .json), and the .gcda path compiled into the object named that
+# directory: the program re-created it in /tmp at exit and wrote its counts there (found
+# by an outside tester, h65b, 2026-12-06)
+AUX_TRIGGERS = ("--coverage", "-coverage", "-ftest-coverage", "-fprofile-arcs", "-fstack-usage",
+                "-fsave-optimization-record", "-ftime-trace")
+AUX_JOINED = ("-coverage-notes-file=", "-coverage-data-file=", "-ftime-trace=")
+AUX_SEPARATE = ("-stack-usage-file", "-opt-record-file")
+
+
+def aux_requested(ws: list[str]) -> bool:
+    return any(w in AUX_TRIGGERS or w.startswith(("-fsave-optimization-record=", "-ftime-trace="))
+               for w in ws)
+
+
+def aux_outputs(clang: str, cmd: list[str], final: str, how: str, scratch: Scratch) -> list[str]:
+    """The cc1 options naming the auxiliary outputs of `clang cmd how -o final` as clang
+    itself derives them (asked with -###), for the compile job that writes the .s instead:
+    each as -Xclang, after the driver's own, so they win."""
+    cp = subprocess.run(shorten([clang, *cmd, how, "-o", final, "-###"], scratch),
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                        errors="replace")
+    out: list[str] = []
+    for line in cp.stderr.splitlines():
+        if '"-cc1"' not in line:
+            continue
+        try:
+            ws = shlex.split(line)
+        except ValueError:
+            continue
+        for k, w in enumerate(ws):
+            if w.startswith(AUX_JOINED):
+                out += ["-Xclang", w]
+            elif w in AUX_SEPARATE and k + 1 < len(ws):
+                out += ["-Xclang", w, "-Xclang", ws[k + 1]]
+        break
+    return out
+
+
 def compile_stub(clang: str, cmd: list[str], asm_out: Path, stubset: str, dry: bool,
                  scratch: Scratch) -> int:
     """One input to assembly with its stubs appended (see the module docstring)."""
@@ -372,6 +415,7 @@ class StubBuild:
             # named <output>-<input stem>
             self.common += ["-dumpdir", (self.out if self.out is not None else "a") + "-"]
         self.compdb = None if self.dry else compdb_file(args)
+        self.aux = aux_requested(self.common)
 
     def run(self, extra: list[str]) -> int:
         # headers make a PCH in every mode, named as clang names it (h.h.pch), and are not
@@ -444,7 +488,11 @@ class StubBuild:
             "-Xclang", "-split-dwarf-file", "-Xclang", dwo,  # the name the skeleton records
             "-Xclang", "-split-dwarf-output", "-Xclang", str(sub / "cc1.dwo")]  # -S: empty
         deps = dependency_options(self.args, src, self.out)
-        rc = compile_stub(self.clang, [*self.plug, *self.common, *deps, *dwo_opts, *lang, src],
+        aux = aux_outputs(self.clang, [*self.common, *lang, src], final,
+                          "-S" if self.mode == "S" else "-c", self.scratch) \
+            if self.aux and not self.dry else []
+        rc = compile_stub(self.clang, [*self.plug, *self.common, *deps, *dwo_opts, *aux, *lang,
+                                       src],
                           asm, self.stubset, self.dry, self.scratch)
         if rc:
             return rc

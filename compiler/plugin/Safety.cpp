@@ -109,6 +109,15 @@ void closeOverCallees(DenseSet<const Function *> &Set) {
 
 bool isSigaction(StringRef N) { return N == "sigaction" || N == "__sigaction"; }
 
+// pthread_once(&o, init) and C11 call_once(&o, init): while init runs, a second caller
+// of the same object blocks its kernel thread in the kernel (a futex), so a ULT switched
+// out inside init left every worker that ran another caller blocked for ever (16 ULTs on
+// 2 workers calling pthread_once with an instrumented init hung 3 runs of 3; found by an
+// outside tester, h65b, 2026-12-06). Such an init gets no points, as a signal handler.
+bool isOnceRegistrar(StringRef N) {
+  return N == "pthread_once" || N == "__pthread_once" || N == "call_once";
+}
+
 } // namespace
 
 ModuleSafety::ModuleSafety(Module &M) {
@@ -144,6 +153,8 @@ ModuleSafety::ModuleSafety(Module &M) {
         continue;
       if (isSignalRegistrar(Callee->getName()) && CB->arg_size() >= 2)
         functionsFrom(CB->getArgOperand(1), Handlers, VSeen, CSeen);
+      if (isOnceRegistrar(Callee->getName()) && CB->arg_size() >= 2)
+        functionsFrom(CB->getArgOperand(1), OnceInits, VSeen, CSeen);
       if (isSigaction(Callee->getName())) {
         CallsSigaction = true;
         // `static struct sigaction sa = {.sa_handler = h}; sigaction(s, &sa, 0)`: a
@@ -179,6 +190,7 @@ ModuleSafety::ModuleSafety(Module &M) {
   }
   // ... and what they call directly, transitively.
   closeOverCallees(Handlers);
+  closeOverCallees(OnceInits);
 
   // IFUNC resolvers (written with __attribute__((ifunc)), or made by clang for
   // target_clones/target_version): the dynamic loader, or in a -static program the C
@@ -208,6 +220,8 @@ StringRef ModuleSafety::whyNot(const Function &F) const {
     return "signal handler";
   if (Resolvers.contains(&F))
     return "ifunc resolver";
+  if (OnceInits.contains(&F))
+    return "once routine";
   return "";
 }
 

@@ -19,6 +19,9 @@
 //  - they are IFUNC resolvers of this module (__attribute__((ifunc)), target_clones), or
 //    functions they call directly: the loader runs them, in a -static program before the
 //    thread pointer that the check reads exists;
+//  - they are pthread_once/__pthread_once/call_once routines this module passes (found as
+//    handlers are), or functions they call directly: while one runs, a second caller of the
+//    same once object blocks its kernel thread, so a switch inside it hung the workers;
 // Blocks are skipped when they are EH pads, are unreachable, end in `unreachable`, or (unless
 // allowed by -ito-yield-allow-va-regions) may execute between a va_start and its va_end.
 #ifndef ITO_COMPILER_SAFETY_H
@@ -38,7 +41,7 @@ public:
   llvm::StringRef whyNot(const llvm::Function &F) const;
 
 private:
-  llvm::DenseSet<const llvm::Function *> NoYield, Handlers, Resolvers;
+  llvm::DenseSet<const llvm::Function *> NoYield, Handlers, Resolvers, OnceInits;
 };
 
 // Blocks of F that may run while a va_list started by va_start is open.

@@ -80,7 +80,9 @@
  * constructor of a C++ function-local `static` runs, the compiler's guard is held for the
  * kernel thread (a second ULT there that reaches the same static gets
  * __gnu_cxx::recursive_init_error: std::terminate); while a pthread_once or call_once
- * routine runs, a second caller blocks the kernel thread (the worker hangs); libc also
+ * routine runs, a second caller blocks the kernel thread (the worker hangs: ito-cc puts
+ * no yield point in a routine passed to pthread_once or call_once in the same translation
+ * unit, nor in what it calls there, compiler/README.md; others count); libc also
  * holds locks while it calls the program back (printf handlers, fopencookie functions,
  * dl_iterate_phdr callbacks). A tick may switch inside such code, since it is the
  * program's own. Run such initialisations before ito_preempt_enable, or inside a region

@@ -396,6 +396,50 @@ def test_split_dwarf_where_clang_puts_it(itocc, tmp_path):
         assert name in (tmp_path / obj).read_bytes()  # the skeleton's DW_AT_dwo_name
 
 
+AUX_CASES = [  # each makes its compile job write a file named after the job's output
+    (["--coverage", "-c", "f.c"], ["f.gcno"]),
+    (["--coverage", "-c", "f.c", "-o", "sub/cov.o"], ["sub/cov.gcno"]),
+    (["-ftest-coverage", "-S", "f.c", "-o", "sub/f.s"], ["sub/f.gcno"]),
+    (["--coverage", "-c", "f.c", "main.c"], ["f.gcno", "main.gcno"]),
+    (["-fstack-usage", "-c", "f.c", "-o", "sub/su.o"], ["sub/su.su"]),
+    (["-fsave-optimization-record", "-c", "f.c"], ["f.opt.yaml"]),
+    (["-ftime-trace", "-c", "f.c", "-o", "sub/t.o"], ["sub/t.json"]),
+]
+
+
+@pytest.mark.parametrize("args,files", AUX_CASES, ids=lambda v: " ".join(v))
+def test_auxiliary_outputs_where_clang_puts_them(itocc, tmp_path, args, files):
+    """The files a compile names after its output (gcov notes, .su, .opt.yaml, time trace)
+    lie where clang puts them, not in ito-cc's removed temporary directory (found by an
+    outside tester, h65b, 2026-12-06: a --coverage build of lz4/bzip2 had no .gcno)."""
+    write(tmp_path, PROGRAM)
+    ref = tmp_path / "ref"
+    write(ref, PROGRAM)
+    for d in (tmp_path, ref):
+        (d / "sub").mkdir()
+    subprocess.run([CLANG, *args], cwd=ref, check=True)
+    itocc.ok(*STUB, *args)
+    for f in files:
+        assert (ref / f).is_file(), f  # what clang writes
+        assert (tmp_path / f).is_file(), f
+
+
+def test_coverage_counts_go_beside_the_object(itocc, tmp_path):
+    """The .gcda path compiled into an object of --coverage -c is clang's, beside the
+    object: it named ito-cc's temporary directory, which the program made again in /tmp
+    to write its counts there (found by an outside tester, h65b, 2026-12-06)."""
+    write(tmp_path, PROGRAM)
+    (tmp_path / "sub").mkdir()
+    itocc.ok(*STUB, "--coverage", "-c", "f.c", "-o", "sub/f.o")
+    itocc.ok(*STUB, "--coverage", "-c", "main.c")
+    itocc.ok(*STUB, "--coverage", "main.o", "sub/f.o", "g.S", RT, "-o", "prog")
+    data = (tmp_path / "sub/f.o").read_bytes()
+    assert str(tmp_path / "sub/f.gcda").encode() in data
+    assert b"ito-cc-" not in data
+    run(tmp_path / "prog")
+    assert (tmp_path / "sub/f.gcda").is_file() and (tmp_path / "main.gcda").is_file()
+
+
 BT_C = """#include <stdio.h>
 #include <stdlib.h>
 void bt_report(void);
