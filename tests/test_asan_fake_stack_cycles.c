@@ -7,7 +7,7 @@
  * never freed, one mapping per cycle (a 200-cycle test grew by 550 MiB of address space
  * and 100 MiB of RSS; LSan does not see it: it is not heap). The test runs 60 cycles with
  * work on worker 0's scheduler context (ZWTs run there) and ULTs, and checks that the
- * address space stays flat. Without ASan it checks the same, which holds trivially.
+ * address space stays flat (in ASan builds only: see the end).
  * Found by an outside tester, h65c, 2026-12-06 (lifecycle cycles under ASan). */
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -80,6 +80,13 @@ int main(void)
     fprintf(stderr, "VmSize after 10 cycles %ld kB, after 60: %ld kB\n", base / 1024, now / 1024);
     CHECK_EQ(atomic_load(&ran), 60);
     /* a leak of one ~2.8 MiB fake stack a cycle grows it by ~140 MiB over 50 cycles */
+#ifdef H_ASAN
     CHECK(base > 0 && now - base < 32L << 20);
+#else
+    /* elsewhere only that the cycles ran: TSan's own per-thread bookkeeping grows the
+     * address space by tens of MiB over the cycles, by chance (a fresh-clone CI run once
+     * measured 166 MiB over 50 cycles in the TSan tree) */
+    CHECK(base > 0);
+#endif
     TEST_DONE();
 }
