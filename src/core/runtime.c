@@ -8,7 +8,6 @@
  * ito_finalize, from main: waits for live work (the rule is stated above ito_finalize
  * below), then stops and joins the workers and unmaps every stack. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -84,35 +83,11 @@ static void pin_self(int index)
     }
 }
 
-/* The C++ runtime's per-thread exception globals (ultstate.h): NULL in a process without a
- * C++ runtime. A weak reference alone is bound once, when libito is relocated: a C program
- * that loaded its C++ code with dlopen (a plugin, python3's ctypes) kept NULL, and its ULTs
- * shared their kernel thread's exception stack (a `throw;` after a yield in a catch block
- * rethrew another ULT's exception; found by an outside tester, h65e, 2026-12-06). So when
- * the weak reference is NULL the symbol is looked up again, each time a worker binds its
- * kernel thread (ito_init), in the global scope and among the C++ ABI libraries loaded with
- * RTLD_LOCAL: a C++ runtime loaded before ito_init is found. (One loaded after ito_init is
- * not: ultstate.h.) */
+/* The C++ runtime's per-thread exception globals (ultstate.h): a weak reference, NULL in a
+ * process without a C++ runtime. */
 extern void *__cxa_get_globals(void) __attribute__((weak));
 
-void *itoi_eh_globals(void)
-{
-    void *(*f)(void) = __cxa_get_globals;
-    if (f == NULL) {
-        /* global scope first; then the C++ ABI libraries loaded locally (dlopen's default,
-         * RTLD_LOCAL, keeps a plugin's dependencies out of the global scope) */
-        void *sym = dlsym(RTLD_DEFAULT, "__cxa_get_globals");
-        static const char *const abi_libs[] = {"libstdc++.so.6", "libc++abi.so.1"};
-        for (size_t i = 0; sym == NULL && i < sizeof abi_libs / sizeof abi_libs[0]; i++) {
-            void *h = dlopen(abi_libs[i], RTLD_NOW | RTLD_NOLOAD);
-            if (h == NULL) continue;
-            sym = dlsym(h, "__cxa_get_globals");
-            dlclose(h); /* NOLOAD took a reference to an object that stays loaded */
-        }
-        memcpy(&f, &sym, sizeof f); /* ISO C: no cast from an object to a function pointer */
-    }
-    return f ? f() : NULL;
-}
+void *itoi_eh_globals(void) { return __cxa_get_globals ? __cxa_get_globals() : NULL; }
 
 static pthread_key_t thread_key; /* a worker's kernel thread ending: see thread_ended below */
 
@@ -575,27 +550,6 @@ static bool pending(void)
     return p;
 }
 
-/* Background work (a periodic timer device): its units made ready so far, and whether
- * it is armed. Its runs are not progress, and it does not delay the cancel pass. */
-static uint64_t background(void)
-{
-    uint64_t n = 0;
-    const itoi_fini_ops_t *ops[MAX_FINI];
-    int k = fini_ops_copy(ops);
-    for (int i = 0; i < k; i++)
-        if (ops[i]->background) n += ops[i]->background();
-    return n;
-}
-
-static bool background_armed(void)
-{
-    bool a = false;
-    const itoi_fini_ops_t *ops[MAX_FINI];
-    int k = fini_ops_copy(ops);
-    for (int i = 0; i < k && !a; i++) a = ops[i]->background_armed && ops[i]->background_armed();
-    return a;
-}
-
 /* Work that runs by itself even with nothing live (an armed one-shot timer device). */
 static bool holds(void)
 {
@@ -664,7 +618,7 @@ int ito_finalize(void)
     itoi_ult_release_store(itoi_rt.main_ult);
     in_dtors = false;
     fini_naps = 0;
-    uint64_t seen = progress(), seen_bg = background(), quiet_since = itoi_now_ns(), step = 20000, busy_at = 0;
+    uint64_t seen = progress(), quiet_since = itoi_now_ns(), step = 20000, busy_at = 0;
     uint64_t cancel_seen = UINT64_MAX; /* the progress count at the last cancel pass */
     for (;;) {
         if (quiet()) {
@@ -681,14 +635,9 @@ int ito_finalize(void)
             itoi_yield_worker(w); /* worker 0 has work: run it */
             continue;
         }
-        /* Progress: more than the runs of background work since the last progress (a
-         * periodic timer's delivery is counted before its handler's run, so a look
-         * between the two sees less, never more). */
-        uint64_t now = itoi_now_ns(), p = progress(), bg = background();
-        int64_t moved = (int64_t)(p - seen) - (int64_t)(bg - seen_bg);
-        if (moved > 0 || p < seen || pending()) {
+        uint64_t now = itoi_now_ns(), p = progress();
+        if (p != seen || pending()) {
             seen = p;
-            seen_bg = bg;
             quiet_since = now;
             busy_at = 0;
         } else if (now - quiet_since >= itoi_rt.finalize_grace_ns) {
@@ -712,9 +661,7 @@ int ito_finalize(void)
              * could come before a ULT just started had posted its request, which the
              * next look cancels. */
             if (!busy_at) busy_at = now + 10000000;
-            /* <= 0: only a timer device, about to deliver; an armed periodic timer device
-             * will deliver too (a ULT may wait on its handler's entry) */
-            if (now < busy_at || live_work() <= 0 || background_armed()) {
+            if (now < busy_at || live_work() <= 0) { /* <= 0: only a timer device, about to deliver */
                 itoi_fini_nap(step);
                 continue;
             }
