@@ -438,12 +438,11 @@ ssize_t ito_recv(int fd, void *buf, size_t len, int flags);
  * queue is full it waits as sendmsg(2) does, in attempts with MSG_DONTWAIT (io_uring's own
  * retry sent an empty datagram, Linux 6.18), by time, since no event says when the
  * receiver reads: again after 1, 2, 4 ... 64 ms; the deadline, ito_cancel_io and finalize
- * end the wait as any. Known limit (io_uring backend, the kernel's): ito_send or
- * ito_sendmsg without an address on a *connected* unix datagram socket whose receiver's
- * queue is full (a syslog client of /dev/log) returns 0 and the receiver gets an empty
- * datagram: asking every socket's type would cost two system calls per send. Use the sync
- * backend for such sockets, or MSG_DONTWAIT and ito_poll for POLLOUT (what the sync
- * backend does).
+ * end the wait as any. On io_uring every send (ito_send, ito_sendmsg) is one attempt
+ * with MSG_DONTWAIT in the request; without room it waits for POLLOUT in the worker's
+ * epoll and sends itself, as the sync backend does (io_uring's own wait and retry sent an
+ * empty datagram on a connected unix datagram socket whose receiver's queue was full, a
+ * syslog client of /dev/log).
  * @return the bytes sent; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).

@@ -335,23 +335,48 @@ static long call_once(const ito_sysreq_t *q, const char *what)
             deadline = ITO_FOREVER;
         }
     }
+    /* A send on io_uring is one attempt (MSG_DONTWAIT in the request only, not in the
+     * call's flags, which the whole transfer reads): when the socket has no room the call
+     * waits for POLLOUT in the worker's epoll and sends itself, as the sync backend does.
+     * io_uring's own wait and retry sent an EMPTY datagram and answered 0 on a unix
+     * datagram socket whose receiver's queue was full (a syslog client of /dev/log; Linux
+     * 6.18, a plain liburing program shows it; found by an outside tester, h65d,
+     * 2026-12-06: test_io_send_unix_dgram_full). No cost while there is room: the flag
+     * only. */
+    ito_sysreq_t once;
+    const ito_sysreq_t *sq = q;
+    if (!as_sync && (q->op == ITO_SYS_SEND || q->op == ITO_SYS_SENDMSG) && !(q->flags & MSG_DONTWAIT)) {
+        once = *q;
+        once.flags |= MSG_DONTWAIT;
+        sq = &once;
+    }
     int home = w->index;
     for (int tries = 0;; tries++) {
         itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
         if (ITOI_UNLIKELY(!r)) return back_home(home, -ENOMEM);
-        itoi_wsc_rec_fill(a, r, q);
+        itoi_wsc_rec_fill(a, r, sq);
         r->result = &res;
         r->frame = NULL;
         itoi_iowait_t wt = {.ult = me};
         wait_add(&wt, r);
         if (!as_sync) {
             if (ITOI_UNLIKELY(q->op == ITO_SYS_OPENAT)) r->req = *q; /* finalize reads its path (area.c) */
-            itoi_wsc_submit(w, a, r, q);
+            itoi_wsc_submit(w, a, r, sq);
         } else {
             r->req = *q;
             itoi_wsc_submit_retry(w, a, r, first, events);
         }
         io_park(w, a, &wt, deadline, what);
+        if (ITOI_UNLIKELY(res == -EAGAIN) && sq != q && !as_sync) { /* no room: as the sync backend (above) */
+            as_sync = true;
+            first = -EAGAIN;
+            events = POLLOUT;
+            res = 0;
+            w = itoi_self_worker();
+            a = itoi_wsc_area(w);
+            if (ITOI_UNLIKELY(!a)) return back_home(home, -itoi_wsc_area_errno());
+            continue;
+        }
         /* Cancelled by io_uring itself, not by ito (area.c, itoi_wsc_complete): it never ran;
          * run it again, a few times (a worker thread that can never be started, as under
          * RLIMIT_NPROC, fails as the sync backend's helpers do: EAGAIN). */
