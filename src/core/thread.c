@@ -528,6 +528,14 @@ static __attribute__((noinline)) void run_inline(itoi_worker_t *w, itoi_ult_t *m
     itoi_stack_put(w, stack);      /* we are off it again */
     t->stack = NULL;
     w->cur = me;
+    /* No hook was installed when the run began (join_inline_ok), but the child may have
+     * installed one (ito_regwin_attach from a ULT its joiner ran in place): tell it of the
+     * child's end and the joiner's return as the exit switch would. Unreported, the
+     * window file kept the ended child as its current thread, and the joiner's next
+     * switch counted an error that ito_regwin_detach returned (ITO_ESTATE; found by an
+     * outside tester, h65g, 2026-12-06: test_regwin_attach_inline). */
+    itoi_switch_hook_fn hook = itoi_switch_hook_get();
+    if (ITOI_UNLIKELY(hook != NULL)) hook(w, NULL, me);
     if (ITOI_UNLIKELY(me->bound >= 0 && me->bound != w->index)) itoi_migrate(w, me->bound);
 }
 

@@ -38,6 +38,7 @@
  * latest when the last worker that ran its threads returns to its scheduler. A thread
  * that could not be allocated is not created at all (errs[i] = ITO_ENOMEM, out[i] = NULL). */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -355,6 +356,10 @@ int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_siz
     bulk_t *b = NULL;
     size_t head = (sizeof *b + ITOI_CACHELINE - 1) / ITOI_CACHELINE * ITOI_CACHELINE;
     size_t pieces = (size_t)p * sizeof(piece_t);
+    /* a message no memory could hold (the sum wrapped: a small block, then a copy of
+     * common_size bytes over the heap; found by an outside tester, h65g, 2026-12-06).
+     * PTRDIFF_MAX, malloc's own bound: past it ASan's allocator aborts instead of failing. */
+    if (head + pieces > PTRDIFF_MAX || common_size > PTRDIFF_MAX - head - pieces) return refused_whole(n, out, errs);
     if (posix_memalign((void **)&b, ITOI_CACHELINE, head + pieces + common_size) != 0 || !b)
         return refused_whole(n, out, errs);
     memset(b, 0, head + pieces);

@@ -37,6 +37,7 @@ typedef struct slot {
 typedef struct store {
     itoi_ult_store_t hdr;
     size_t n;
+    int round;      /* the destructor round running now, -1 when none (store_release) */
     slot_t slot[];
 } store_t;
 
@@ -94,7 +95,13 @@ static ito_key_destructor_t dtor_of(ito_key_t key)
 static void store_release(itoi_ult_t *t)
 {
     store_t *s = (store_t *)t->store;
-    for (int round = 0; round < ITO_KEY_DESTRUCTOR_ROUNDS; round++) {
+    /* A destructor that calls ito_exit enters here again, on the same table, and the outer
+     * call never resumes: go on with the next round instead of starting over, so the
+     * rounds stay bounded (starting at 0, a destructor that stored a value again and
+     * exited recursed until its stack overflowed; found by an outside tester, h65g,
+     * 2026-12-06: test_key_dtor_exit_rounds). */
+    for (int round = s->round + 1; round < ITO_KEY_DESTRUCTOR_ROUNDS; round++) {
+        s->round = round;
         bool called = false;
         for (size_t i = 0; i < s->n; i++) {
             void *v = s->slot[i].value;
@@ -105,6 +112,7 @@ static void store_release(itoi_ult_t *t)
             d(v); /* may block, and may store values again (into s, which stays ours) */
             called = true;
             s = (store_t *)t->store; /* a set may have grown the table */
+            s->round = round;
         }
         if (!called) break;
     }
@@ -134,6 +142,7 @@ int ito_key_set(ito_key_t key, const void *value)
         if (!g) return ITO_ENOMEM;
         g->hdr.release = store_release;
         g->n = want;
+        g->round = s ? s->round : -1;
         if (n) memcpy(g->slot, s->slot, n * sizeof g->slot[0]);
         memset(g->slot + n, 0, (want - n) * sizeof g->slot[0]);
         free(s);
