@@ -55,20 +55,26 @@ JOINED_AND_SEPARATE = ("-Xarch_", "-Xopenmp-target=")
 
 # Languages (-x) and extensions (clang's lookupTypeForExtension), by what ito-cc does with
 # the input: "code" gets the plugin (and, with the stub variant, its stubs), "asm" is
-# assembled as it is, "other" (headers, CUDA, modules, ...) is left to one plain clang call,
+# assembled as it is, "other" (headers, CUDA, ...) is left to one plain clang call,
 # "link" goes to the linker.
 CODE_LANGS = {"c", "c++", "objective-c", "objective-c++", "cpp-output", "c++-cpp-output",
               "objective-c-cpp-output", "objc-cpp-output", "objective-c++-cpp-output",
-              "objc++-cpp-output", "ir"}
+              "objc++-cpp-output", "ir", "c++-module", "c++-module-cpp-output", "cl", "clcpp"}
 ASM_LANGS = {"assembler", "assembler-with-cpp"}
 LINK_LANGS = {"object", "lto-ir", "lto-bc"}
 CODE_EXT = {"c", "C", "cc", "CC", "cp", "cpp", "CPP", "c++", "C++", "cxx", "CXX", "i", "ii",
-            "m", "M", "mm", "mi", "mii", "ll", "bc"}
+            "m", "M", "mm", "mi", "mii", "ll", "bc",
+            # C++20 module units and their BMIs make code too (`-c m.cppm`, `-c m.pcm`): as
+            # "other" they got the plugin in one plain call, and the stub variant's sites were
+            # left unbound ("Undefined temporary symbol .Lito_ys_0"; found by an outside
+            # tester, h65e, 2026-12-06)
+            "ccm", "c++m", "cppm", "cxxm", "iim", "pcm",
+            "cl", "clcpp"}  # OpenCL C / C++ for OpenCL compiled for the host, the same
 ASM_EXT = {"s", "S", "asm"}
 HEADER_EXT = {"h", "H", "hh", "hpp", "hxx", "iih"}  # headers: compiled, they make a PCH
 PCH_EXT = {"pch", "gch"}  # a PCH given as an input is not linked either
-OTHER_EXT = {"h", "H", "hh", "hpp", "hxx", "cu", "cui", "hip", "hipi", "cl", "clcpp", "cli",
-             "ast", "pcm", "ccm", "c++m", "cppm", "cxxm", "iim", "iih", "hlsl", "rs"}
+OTHER_EXT = {"h", "H", "hh", "hpp", "hxx", "cu", "cui", "hip", "hipi", "cli",
+             "ast", "iih", "hlsl", "rs"}
 
 NO_CODE = {"-E", "--preprocess", "-fsyntax-only", "-M", "-MM", "--analyze", "-emit-ast",
            "--precompile"}

@@ -348,7 +348,9 @@ def compile_stub(clang: str, cmd: list[str], asm_out: Path, stubset: str, dry: b
         return 0
     asm = asm_out.read_text(encoding="latin-1")  # bytes as they are (strings, debug info)
     referenced = sites.sites_in_asm(asm)
-    att = stubs.att_sites(asm)  # -masm=intel -fno-integrated-as: sites printed verbatim
+    # the line table as `clang -c` writes it (no assembler warning), then
+    # -masm=intel -fno-integrated-as: sites printed verbatim
+    att = stubs.att_sites(stubs.consistent_md5(asm))
     if referenced or att is not asm:
         live = {} if stubset == "full" or not referenced else sites.module_sites(dump)
         with asm_out.open("a" if att is asm else "w", encoding="latin-1") as f:

@@ -8,6 +8,7 @@
  * ito_finalize, from main: waits for live work (the rule is stated above ito_finalize
  * below), then stops and joins the workers and unmaps every stack. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -83,11 +84,35 @@ static void pin_self(int index)
     }
 }
 
-/* The C++ runtime's per-thread exception globals (ultstate.h): a weak reference, NULL in a
- * process without a C++ runtime. */
+/* The C++ runtime's per-thread exception globals (ultstate.h): NULL in a process without a
+ * C++ runtime. A weak reference alone is bound once, when libito is relocated: a C program
+ * that loaded its C++ code with dlopen (a plugin, python3's ctypes) kept NULL, and its ULTs
+ * shared their kernel thread's exception stack (a `throw;` after a yield in a catch block
+ * rethrew another ULT's exception; found by an outside tester, h65e, 2026-12-06). So when
+ * the weak reference is NULL the symbol is looked up again, each time a worker binds its
+ * kernel thread (ito_init), in the global scope and among the C++ ABI libraries loaded with
+ * RTLD_LOCAL: a C++ runtime loaded before ito_init is found. (One loaded after ito_init is
+ * not: ultstate.h.) */
 extern void *__cxa_get_globals(void) __attribute__((weak));
 
-void *itoi_eh_globals(void) { return __cxa_get_globals ? __cxa_get_globals() : NULL; }
+void *itoi_eh_globals(void)
+{
+    void *(*f)(void) = __cxa_get_globals;
+    if (f == NULL) {
+        /* global scope first; then the C++ ABI libraries loaded locally (dlopen's default,
+         * RTLD_LOCAL, keeps a plugin's dependencies out of the global scope) */
+        void *sym = dlsym(RTLD_DEFAULT, "__cxa_get_globals");
+        static const char *const abi_libs[] = {"libstdc++.so.6", "libc++abi.so.1"};
+        for (size_t i = 0; sym == NULL && i < sizeof abi_libs / sizeof abi_libs[0]; i++) {
+            void *h = dlopen(abi_libs[i], RTLD_NOW | RTLD_NOLOAD);
+            if (h == NULL) continue;
+            sym = dlsym(h, "__cxa_get_globals");
+            dlclose(h); /* NOLOAD took a reference to an object that stays loaded */
+        }
+        memcpy(&f, &sym, sizeof f); /* ISO C: no cast from an object to a function pointer */
+    }
+    return f ? f() : NULL;
+}
 
 static pthread_key_t thread_key; /* a worker's kernel thread ending: see thread_ended below */
 

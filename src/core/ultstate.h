@@ -38,8 +38,12 @@
  * (itoi_ult_entry), also when a join runs it inline on its joiner's kernel thread (thread.c,
  * run_inline: the joiner's are saved first and given back after). Each worker finds its
  * kernel thread's globals once, when it starts (w->eh); a process without a C++ runtime has
- * no __cxa_get_globals (a weak reference), w->eh stays NULL and a switch pays one load and a
- * branch. Otherwise it copies two words out and two in (callgrind: 3 and 8 instructions a
+ * no __cxa_get_globals (a weak reference, else looked up with dlsym: a C program that loaded
+ * its C++ code with dlopen before ito_init), w->eh stays NULL and a switch pays one load and
+ * a branch. Known limit: a C++ runtime that first arrives with a dlopen after ito_init (a C
+ * program without -lstdc++ loading a C++ plugin) is not seen, and its ULTs share their
+ * kernel thread's exception state: link such a program with -lstdc++, or load the library
+ * before ito_init. Otherwise it copies two words out and two in (callgrind: 3 and 8 instructions a
  * yield; a C++ program's yield, 3 interleaved sets of 7-15 runs on AMD EPYC: +0.7 to +0.8
  * ns at the minimum in two, none in the third).
  *

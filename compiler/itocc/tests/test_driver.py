@@ -369,6 +369,68 @@ def test_nothing_on_stderr_when_all_is_well(itocc, tmp_path):
     assert itocc.ok(*STUB, "main.c", "f.c", "g.S", RT, "-o", "p").stderr == b""
 
 
+# found by an outside tester, h65e, 2026-12-06: each C++ unit with -g that includes
+# <cstdlib> printed "warning: inconsistent use of MD5 checksums" (one per .file directive
+# clang 19 writes without a checksum: std_abs.h, cstdlib, an EH table's <stdin>) when
+# ito-cc assembled its .s; `clang -c` of the same source prints nothing
+CXX_G = "#include <cstdlib>\n#include <string>\n" \
+        "int k(const char *s) { return std::abs((int)std::strtol(s, nullptr, 10)); }\n" \
+        "std::string w(int n) { try { return std::to_string(k(\"-4\") + n); }\n" \
+        "  catch (...) { return {}; } }\n"
+
+
+@pytest.mark.parametrize("dbg", ["-g", "-gdwarf-5", "-g1"])
+def test_debug_info_of_cxx_assembles_without_warnings(itocc, tmp_path, dbg):
+    write(tmp_path, {"k.cpp": CXX_G})
+    plain = subprocess.run([CLANG, "-O2", dbg, "-c", "k.cpp", "-o", "plain.o"], cwd=tmp_path,
+                           capture_output=True, check=True)
+    assert plain.stderr == b""
+    assert itocc.ok(*STUB, "-O2", dbg, "-c", "k.cpp", "-o", "k.o").stderr == b""
+    # the same line table as clang -c writes (no checksums where not every file has one)
+    dump = tool("llvm-dwarfdump")
+    lines = [subprocess.run([dump, "--debug-line", o], cwd=tmp_path, capture_output=True,
+                            text=True, check=True).stdout.count("MD5")
+             for o in ("plain.o", "k.o")]
+    assert lines[0] == lines[1]
+
+
+def test_consistent_md5_only_when_mixed():
+    both = '\t.file\t0 "/d" "a.c" md5 0xab\n\t.file\t1 "/d" "b.h" md5 0xcd\n'
+    assert stubs.consistent_md5(both) is both
+    none = '\t.file\t"a.c"\n\t.file\t1 "/d" "b.h"\n'
+    assert stubs.consistent_md5(none) is none
+    mixed = both + '\t.file\t2 "/d" "c.h"\n\t.file\t3 "/d" "e.h" md5 0xEF source "x"\n'
+    assert stubs.consistent_md5(mixed) == (
+        '\t.file\t0 "/d" "a.c"\n\t.file\t1 "/d" "b.h"\n\t.file\t2 "/d" "c.h"\n'
+        '\t.file\t3 "/d" "e.h" source "x"\n')
+
+
+# found by an outside tester, h65e, 2026-12-06: a C++20 module unit (.cppm) or its BMI
+# (.pcm) compiled to an object got the plugin in one plain clang call, so the stub variant's
+# sites stayed unbound: "error: Undefined temporary symbol .Lito_ys_0"
+MODULE = "module;\n#include <stdint.h>\nexport module m;\n" \
+         "export uint64_t spin(uint64_t n) { uint64_t s = 0;\n" \
+         "  for (uint64_t i = 0; i < n; i++) s = s * 31 + i; return s; }\n"
+
+
+@pytest.mark.parametrize("how", [["m.cppm", "-fmodule-output=m.pcm"],
+                                 ["-x", "c++-module", "m.cppm"], ["m.pcm"]], ids=" ".join)
+def test_cxx_module_units_get_their_stubs(itocc, tmp_path, how):
+    write(tmp_path, {"m.cppm": MODULE})
+    if "m.pcm" in how and "m.cppm" not in how:
+        itocc.ok(*STUB, "-std=c++20", "--precompile", "m.cppm", "-o", "m.pcm")
+    itocc.ok(*STUB, "-std=c++20", "-O2", "-c", *how, "-o", "m.o")
+    assert instrumented(tmp_path / "m.o")
+
+
+@pytest.mark.parametrize("how", [["k.cl"], ["-x", "cl", "k.cl"]], ids=" ".join)
+def test_opencl_for_the_host_gets_its_stubs(itocc, tmp_path, how):
+    # the same as the module units (h65e, 2026-12-06): OpenCL C compiled for the host
+    write(tmp_path, {"k.cl": "int f(int n){ int s=0; for(int i=0;i<n;i++) s=s*31+i; return s; }\n"})
+    itocc.ok(*STUB, "-c", *how, "-o", "k.o")
+    assert instrumented(tmp_path / "k.o")
+
+
 def test_split_dump_leaves_no_blank_lines():
     fn = "# Machine code for function {0}: NoPHIs\n\nbb.0:\n  RET64\n\n" \
          "# End machine code for function {0}.\n\n"
