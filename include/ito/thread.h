@@ -19,7 +19,9 @@
  * returns, unless the device is masked (an event not yet acked: its next delivery waits
  * for an ack that only live work could make), and a handler still running is live work
  * too. A periodic one never ends by
- * itself and is not waited for once nothing else is live; a handler that re-arms its
+ * itself and is not waited for once nothing else is live, and neither it nor the runs
+ * of its handler hold off the cancellation below (a ULT waiting on its handler's
+ * code-less entry still counts as progress); a handler that re-arms its
  * one-shot device each time keeps finalize waiting, as a ULT that never ends does.
  * After ITO_FINALIZE_GRACE_MS (default 1000) without progress it
  * cancels the requests that can never complete by themselves (on sockets, pipes and other

@@ -882,13 +882,19 @@ int itoi_fini_add(void (*fn)(void));    /* idempotent; ITO_ENOMEM past 8 */
  * device: its handler is to run before finalize returns); `cancel` cancels what can
  * never complete by itself (requests on sockets and pipes, waits for readiness) and
  * returns how many it cancelled (or found live); `resume` tells it that finalize gave up
- * (ITO_EBUSY) and the runtime goes on. Any may be NULL. All run on the main ULT while the
+ * (ITO_EBUSY) and the runtime goes on; `background` counts the stackless units made ready
+ * by work that never ends by itself (a periodic timer device's deliveries to a handler
+ * with code), which finalize does not take for progress, and `background_armed` says
+ * whether such work is armed (it keeps finalize from giving up with ITO_EBUSY, not
+ * from cancelling). Any may be NULL. All run on the main ULT while the
  * workers run; a mechanism that must wait for its workers there uses itoi_fini_nap. */
 typedef struct itoi_fini_ops {
     bool (*pending)(void);
     bool (*holds)(void);
     size_t (*cancel)(void);
     void (*resume)(void);
+    uint64_t (*background)(void);
+    bool (*background_armed)(void);
 } itoi_fini_ops_t;
 int itoi_fini_ops_add(const itoi_fini_ops_t *ops); /* idempotent; ITO_ENOMEM past 8 */
 /* Main naps `ns` inside ito_finalize (its worker runs others or sleeps meanwhile); its

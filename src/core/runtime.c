@@ -575,6 +575,27 @@ static bool pending(void)
     return p;
 }
 
+/* Background work (a periodic timer device): its units made ready so far, and whether
+ * it is armed. Its runs are not progress, and it does not delay the cancel pass. */
+static uint64_t background(void)
+{
+    uint64_t n = 0;
+    const itoi_fini_ops_t *ops[MAX_FINI];
+    int k = fini_ops_copy(ops);
+    for (int i = 0; i < k; i++)
+        if (ops[i]->background) n += ops[i]->background();
+    return n;
+}
+
+static bool background_armed(void)
+{
+    bool a = false;
+    const itoi_fini_ops_t *ops[MAX_FINI];
+    int k = fini_ops_copy(ops);
+    for (int i = 0; i < k && !a; i++) a = ops[i]->background_armed && ops[i]->background_armed();
+    return a;
+}
+
 /* Work that runs by itself even with nothing live (an armed one-shot timer device). */
 static bool holds(void)
 {
@@ -643,7 +664,7 @@ int ito_finalize(void)
     itoi_ult_release_store(itoi_rt.main_ult);
     in_dtors = false;
     fini_naps = 0;
-    uint64_t seen = progress(), quiet_since = itoi_now_ns(), step = 20000, busy_at = 0;
+    uint64_t seen = progress(), seen_bg = background(), quiet_since = itoi_now_ns(), step = 20000, busy_at = 0;
     uint64_t cancel_seen = UINT64_MAX; /* the progress count at the last cancel pass */
     for (;;) {
         if (quiet()) {
@@ -660,9 +681,14 @@ int ito_finalize(void)
             itoi_yield_worker(w); /* worker 0 has work: run it */
             continue;
         }
-        uint64_t now = itoi_now_ns(), p = progress();
-        if (p != seen || pending()) {
+        /* Progress: more than the runs of background work since the last progress (a
+         * periodic timer's delivery is counted before its handler's run, so a look
+         * between the two sees less, never more). */
+        uint64_t now = itoi_now_ns(), p = progress(), bg = background();
+        int64_t moved = (int64_t)(p - seen) - (int64_t)(bg - seen_bg);
+        if (moved > 0 || p < seen || pending()) {
             seen = p;
+            seen_bg = bg;
             quiet_since = now;
             busy_at = 0;
         } else if (now - quiet_since >= itoi_rt.finalize_grace_ns) {
@@ -686,7 +712,9 @@ int ito_finalize(void)
              * could come before a ULT just started had posted its request, which the
              * next look cancels. */
             if (!busy_at) busy_at = now + 10000000;
-            if (now < busy_at || live_work() <= 0) { /* <= 0: only a timer device, about to deliver */
+            /* <= 0: only a timer device, about to deliver; an armed periodic timer device
+             * will deliver too (a ULT may wait on its handler's entry) */
+            if (now < busy_at || live_work() <= 0 || background_armed()) {
                 itoi_fini_nap(step);
                 continue;
             }

@@ -13,7 +13,11 @@
  * code may keep the address of errno (__errno_location is a const function) from before
  * the call. So a wrapper that fails after it moved goes back to the worker it was called
  * on before it sets errno: `if (ito_read(...) < 0) use(errno)` reads the right errno.
- * (Success leaves errno alone, as POSIX allows.)
+ * Success leaves errno as the caller had it, as read(2) and write(2) do: the sync backend's
+ * attempts and its epoll re-arm (EAGAIN, ENOENT) ran in the ULT's context and a
+ * successful ito_write or ito_send that had waited returned with errno 11 or 2 (found by
+ * an outside tester, h65f, 2026-12-06; tests/test_io_errno_success.c). KEEP_ERRNO reads
+ * errno's address anew after the call (the ULT may have moved: see above).
  *
  * The wait (io_park): the ULT's itoi_iowait_t lives on its stack and is published in
  * me->io_wait for ito_cancel_io; the owner worker completes the records, clears io_wait
@@ -403,6 +407,23 @@ static long call_once(const ito_sysreq_t *q, const char *what)
     return back_home(home, res);
 }
 
+/* errno's address, looked up at every call: not inlined, and the empty asm keeps the
+ * compiler from taking it for a const function whose result it may reuse (the ULT may
+ * have moved to another kernel thread meanwhile). */
+__attribute__((noinline)) static int *errno_here(void)
+{
+    int *p = __errno_location();
+    __asm__ volatile("" : "+r"(p));
+    return p;
+}
+#define KEEP_ERRNO(expr)                                                                   \
+    __extension__({                                                                        \
+        int keep_e_ = *errno_here();                                                       \
+        long keep_r_ = (expr);                                                             \
+        if (keep_r_ >= 0) *errno_here() = keep_e_;                                         \
+        keep_r_;                                                                           \
+    })
+
 static long ret(long r)
 {
     if (r < 0) {
@@ -416,50 +437,50 @@ static long ret(long r)
 ssize_t ito_read(int fd, void *buf, size_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_READ, .fd = fd, .buf = buf, .len = len};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "read")) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "read"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_write(int fd, const void *buf, size_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_WRITE, .fd = fd, .buf = (void *)buf, .len = len};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "write")) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_whole(&q, "write"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_pread(int fd, void *buf, size_t len, off_t offset)
 {
     ito_sysreq_t q = {.op = ITO_SYS_PREAD, .fd = fd, .buf = buf, .len = len, .offset = offset};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "pread")) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "pread"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_pwrite(int fd, const void *buf, size_t len, off_t offset)
 {
     ito_sysreq_t q = {.op = ITO_SYS_PWRITE, .fd = fd, .buf = (void *)buf, .len = len, .offset = offset};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "pwrite")) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "pwrite"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_readv(int fd, const struct iovec *iov, int iovcnt)
 {
     ito_sysreq_t q = {.op = ITO_SYS_READV, .fd = fd, .iov = iov, .iovcnt = iovcnt, .offset = -1};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "readv")) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "readv"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_writev(int fd, const struct iovec *iov, int iovcnt)
 {
     ito_sysreq_t q = {.op = ITO_SYS_WRITEV, .fd = fd, .iov = iov, .iovcnt = iovcnt, .offset = -1};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "writev")) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_whole(&q, "writev"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_send(int fd, const void *buf, size_t len, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_SEND, .fd = fd, .buf = (void *)buf, .len = len, .flags = flags};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "send")) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_whole(&q, "send"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_recv(int fd, void *buf, size_t len, int flags)
 {
     if (flags & MSG_ERRQUEUE) flags |= MSG_DONTWAIT; /* recv(2) never waits for the error queue */
     ito_sysreq_t q = {.op = ITO_SYS_RECV, .fd = fd, .buf = buf, .len = len, .flags = flags};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "recv")) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_whole(&q, "recv"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 /* Blocking sendmsg to a unix address (an unconnected unix datagram socket, sendto(2)
@@ -498,21 +519,21 @@ ssize_t ito_sendmsg(int fd, const struct msghdr *msg, int flags)
     ito_sysreq_t q = {.op = ITO_SYS_SENDMSG, .fd = fd, .msg = (struct msghdr *)msg, .flags = flags};
     if (!itoi_wsc_op_valid(&q)) return ret(itoi_wsc_op_errno(&q));
     if (!(flags & MSG_DONTWAIT) && ITOI_UNLIKELY(to_unix_address(msg))) /* (see send_in_tries) */
-        return ret(send_in_tries(&q, "sendmsg"));
-    return ret(itoi_wsc_whole(&q, "sendmsg"));
+        return ret(KEEP_ERRNO(send_in_tries(&q, "sendmsg")));
+    return ret(KEEP_ERRNO(itoi_wsc_whole(&q, "sendmsg")));
 }
 
 ssize_t ito_recvmsg(int fd, struct msghdr *msg, int flags)
 {
     if (flags & MSG_ERRQUEUE) flags |= MSG_DONTWAIT; /* recvmsg(2) never waits for the error queue */
     ito_sysreq_t q = {.op = ITO_SYS_RECVMSG, .fd = fd, .msg = msg, .flags = flags};
-    return itoi_wsc_op_valid(&q) ? ret(itoi_wsc_whole(&q, "recvmsg")) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_whole(&q, "recvmsg"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 int ito_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_ACCEPT, .fd = fd, .addr = addr, .addrlen = addrlen, .flags = flags};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "accept")) : ret(itoi_wsc_op_errno(&q)));
+    return (int)(itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "accept"))) : ret(itoi_wsc_op_errno(&q)));
 }
 
 int ito_accept(int fd, struct sockaddr *addr, socklen_t *addrlen) { return ito_accept4(fd, addr, addrlen, 0); }
@@ -525,7 +546,7 @@ int ito_accept(int fd, struct sockaddr *addr, socklen_t *addrlen) { return ito_a
  * EALREADY for a unix listener whose backlog is full (nonblock.c): POLLOUT comes at once
  * there, so from the second round on it also waits 1, 2, 4 ... 64 ms between attempts,
  * where a blocking connect(2) sleeps until there is room. */
-int ito_connect(int fd, const struct sockaddr *addr, socklen_t len)
+static int connect_impl(int fd, const struct sockaddr *addr, socklen_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_CONNECT, .fd = fd, .addr = (struct sockaddr *)addr, .addr_len = len};
     if (!itoi_wsc_op_valid(&q)) return (int)ret(itoi_wsc_op_errno(&q));
@@ -548,22 +569,24 @@ int ito_connect(int fd, const struct sockaddr *addr, socklen_t len)
     return (int)ret(r);
 }
 
+int ito_connect(int fd, const struct sockaddr *addr, socklen_t len) { return (int)KEEP_ERRNO(connect_impl(fd, addr, len)); }
+
 int ito_openat(int dirfd, const char *path, int flags, unsigned mode)
 {
     ito_sysreq_t q = {.op = ITO_SYS_OPENAT, .fd = dirfd, .path = path, .flags = flags, .mode = mode};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "openat")) : ret(itoi_wsc_op_errno(&q)));
+    return (int)(itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "openat"))) : ret(itoi_wsc_op_errno(&q)));
 }
 
 int ito_fsync(int fd)
 {
     ito_sysreq_t q = {.op = ITO_SYS_FSYNC, .fd = fd};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "fsync")) : ret(itoi_wsc_op_errno(&q)));
+    return (int)(itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "fsync"))) : ret(itoi_wsc_op_errno(&q)));
 }
 
 int ito_fdatasync(int fd)
 {
     ito_sysreq_t q = {.op = ITO_SYS_FSYNC, .fd = fd, .flags = 1};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(itoi_wsc_call(&q, "fsync")) : ret(itoi_wsc_op_errno(&q)));
+    return (int)(itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "fsync"))) : ret(itoi_wsc_op_errno(&q)));
 }
 
 int *ito_errno_location(void) { return __errno_location(); }
@@ -571,7 +594,7 @@ int *ito_errno_location(void) { return __errno_location(); }
 long ito_getpid(void)
 {
     ito_sysreq_t q = {.op = ITO_SYS_GETPID};
-    return ret(itoi_wsc_call(&q, "getpid"));
+    return ret(KEEP_ERRNO(itoi_wsc_call(&q, "getpid")));
 }
 
 /* ---- several requests from one ULT ---- */
@@ -895,7 +918,7 @@ static bool poll_never_fires(int fd)
     return refused;
 }
 
-int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
+static int poll_impl(struct pollfd *fds, nfds_t nfds, int timeout_ms)
 {
     if (nfds > WAIT_ALL_MAX) return (int)ret(-EINVAL);
     if (!fds && nfds) return (int)ret(-EFAULT); /* as poll(2) */
@@ -1082,3 +1105,5 @@ int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
         if (res != res_small) free(res);
     }
 }
+
+int ito_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms) { return (int)KEEP_ERRNO(poll_impl(fds, nfds, timeout_ms)); }

@@ -83,7 +83,11 @@ static size_t dev_poll(itoi_worker_t *w, size_t budget);
 static void dev_teardown(void);
 static bool dev_pending(void);
 static bool dev_holds(void);
-static const itoi_fini_ops_t dev_fini_ops = {.pending = dev_pending, .holds = dev_holds};
+static bool dev_background_armed(void);
+static uint64_t dev_background(void);
+static const itoi_fini_ops_t dev_fini_ops = {.pending = dev_pending, .holds = dev_holds,
+                                            .background = dev_background,
+                                            .background_armed = dev_background_armed};
 
 /* Our +1 (up) or -1 on side_shared, mirrored in side_busy: raised after side_shared,
  * lowered before it, so finalize never sees more polling than shared work. */
@@ -229,7 +233,18 @@ static bool any_timer_due(bool periodic, bool masked)
  * only live work can make: a masked periodic timer counted here held off ITO_EBUSY for
  * ever while a ULT stayed blocked; found by an outside tester, h65a, 2026-12-06,
  * test_zwt_device_masked_fin). */
-static bool dev_pending(void) { return any_timer_due(true, false); }
+static bool dev_pending(void) { return any_timer_due(false, false); }
+
+/* A periodic one is background work (runtime.c): armed, it keeps finalize from giving up
+ * with ITO_EBUSY (a ULT may wait on its handler's entry), but neither it nor the runs of
+ * its handler restart the grace period after which finalize cancels the wrappers' waits.
+ * (Until 2026-12-06 dev_pending counted it and each run of its handler was progress:
+ * with any periodic timer device open, a ULT parked in ito_recv on a socket nobody
+ * writes to kept ito_finalize waiting for ever; found by an outside tester, h65f,
+ * tests/test_io_finalize_periodic_device.c.) */
+static _Atomic uint64_t periodic_units; /* deliveries of periodic timers to entries with code */
+static bool dev_background_armed(void) { return any_timer_due(true, false); }
+static uint64_t dev_background(void) { return atomic_load(&periodic_units); }
 
 /* ... and an armed one-shot timer device is work of its own: its handler runs before
  * finalize returns (thread.h). A periodic one never ends, so it is not waited for.
@@ -534,8 +549,20 @@ static size_t dev_poll(itoi_worker_t *w, size_t budget)
                 value += d->carry;
                 d->carry = 0;
             }
+            /* A periodic timer's run of a handler with code is counted before it can run
+             * (finalize compares it with the runs it sees: dev_background). */
+            bool bg = false;
+            if (d->kind == KIND_TIMER) {
+                struct itimerspec its;
+                int erc;
+                itoi_zentry_t *e = itoi_zwt_entry(d->frame, d->entry, &erc);
+                bg = e && ITOI_ZGET(e->code) && timerfd_gettime(d->fd, &its) == 0 &&
+                     (its.it_interval.tv_sec || its.it_interval.tv_nsec);
+                if (bg) atomic_fetch_add(&periodic_units, 1);
+            }
             /* as the I/O controller, in kernel mode: the handler entry may be of any mode */
             int rc = itoi_zwt_continue_io(d->frame, d->entry, value);
+            if (rc != ITO_OK && bg) atomic_fetch_sub(&periodic_units, 1);
             if (rc == ITO_OK) {
                 atomic_fetch_add_explicit(&d->delivered, 1, memory_order_relaxed);
                 did++;
