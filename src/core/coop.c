@@ -20,6 +20,10 @@
  * preemption-safe region (no check switches there) or the slice (ito_coop_set_budget's
  * slice_ns) has not yet ended, counted from this worker's last switch through an
  * expired budget. The quantum and the slice are process-wide, read relaxed. */
+#define _GNU_SOURCE
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "ito/coop.h"
 #include "itoi.h"
 
@@ -46,6 +50,25 @@ bool itoi_coop_expired(itoi_worker_t *w)
     if (now - w->coop_t0 < slice) return false;
     w->coop_t0 = now;
     return true;
+}
+
+/* A compiled yield taken on a kernel thread other than its worker's. The child of vfork()
+ * (and of clone(CLONE_VM) without CLONE_SETTLS) runs on its parent's stack with its
+ * parent's thread pointer, so its checks read the parent's ito_coop_flag and
+ * ito_coop_budget (set when the parent forked: the parent's yield point had not run yet)
+ * and its yield found the parent's worker: it switched to the parent's other ULTs inside
+ * the child process (their waitpid failed with ECHILD, their getpid was the child's) while
+ * the parent slept in vfork. Code the child runs before exec or _exit is ordinary code
+ * built by ito-cc (CPython's _posixsubprocess runs child_exec there), which only the
+ * vfork caller itself is left without checks (returns_twice). The kernel thread id is
+ * the one thing such a child does not share: one system call, made only when a check is
+ * due (once a quantum), never on the checks' fast path. Found by an outside tester,
+ * h66d, 2026-12-06 (test_coop_vfork). */
+bool itoi_coop_other_thread(itoi_worker_t *w)
+{
+    if (!w) return false;
+    int tid = atomic_load_explicit(&w->tid, memory_order_relaxed);
+    return tid != 0 && tid != (int)syscall(SYS_gettid);
 }
 
 void ito_coop_yield_abi(void)

@@ -496,6 +496,7 @@ void itoi_wake_worker(itoi_worker_t *w);
 void itoi_wake_all(void);
 void *itoi_coop_next(void *sp);
 bool itoi_coop_expired(itoi_worker_t *w);      /* an expired budget: switch? (coop.c) */
+bool itoi_coop_other_thread(itoi_worker_t *w); /* not w's kernel thread: a vfork child (coop.c) */
 /* What every compiled yield reads, relaxed, in one cache line (16 bytes, 16-aligned; apart
  * they were two lines in .data and .bss): ito_coop_set_budget's quantum and slice. */
 typedef struct itoi_coop_conf {
@@ -540,7 +541,15 @@ static inline bool itoi_coop_due(itoi_worker_t *w)
     /* A compiled yield in code libito called out to (the program's own malloc, fault.c):
      * libito's frames are below it, perhaps holding a spinlock (test_preempt_own_malloc) */
     if (ITOI_UNLIKELY(itoi_callout_depth != 0)) return false;
-    return flag || left >= 0 || itoi_coop_expired(w);
+    /* A call with budget left and no flag: a yield point by hand (ito_coop_yield in a
+     * loop): no system call on that path. */
+    if (ITOI_LIKELY(!flag && left >= 0)) return true;
+    if (!flag && !itoi_coop_expired(w)) return false;
+    /* A set flag or an expired budget (about once a quantum). A vfork child (or a
+     * clone(CLONE_VM) child without its own TLS) shares its parent's thread-local words,
+     * so it reads the worker's flag and budget and finds the worker as its own: a switch
+     * there ran the parent's ULTs in the child process (coop.c). */
+    return !itoi_coop_other_thread(w);
 }
 
 /* threads (thread.c) */

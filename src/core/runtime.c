@@ -714,7 +714,14 @@ int ito_finalize(void)
             if (!busy_at) busy_at = now + 10000000;
             /* <= 0: only a timer device, about to deliver; an armed periodic timer device
              * will deliver too (a ULT may wait on its handler's entry) */
-            if (now < busy_at || live_work() <= 0 || background_armed()) {
+            /* A foreign thread inside a call (foreign_in) may have counted a unit it has
+             * not queued yet (itoi_unit_ready: counted, then pushed to worker 0's inbox):
+             * live work nobody can see for as long as the OS keeps that thread off the CPU.
+             * Foreign calls never block inside the door (only wake-side calls are theirs),
+             * so this only waits for it to come out. (Until 2026-12-06 finalize said
+             * ITO_EBUSY with no thread blocked, 1 round in 800 with foreign threads calling
+             * ito_continue under load; found by an outside tester, h66a.) */
+            if (now < busy_at || live_work() <= 0 || background_armed() || atomic_load(&itoi_rt.foreign_in) > 0) {
                 itoi_fini_nap(step);
                 continue;
             }

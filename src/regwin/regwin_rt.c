@@ -331,7 +331,11 @@ int ito_regwin_attach(void)
     g_nfiles = itoi_rt.nworkers;
     for (int i = 0; i < g_nfiles; i++) {
         int err = ITO_OK;
-        g_file[i] = itoi_regwin_file_new(i, NULL, &err);
+        /* from the snapshot checked above, not the configuration installed by now: a
+         * configure from another thread in between (to OFF: no file and no error, and attach
+         * said ITO_ENOMEM) built files other than the ones checked (found by an outside
+         * tester, h66b, 2026-12-06: test_regwin_attach_configure_race) */
+        g_file[i] = itoi_regwin_file_new(i, &cfg, &err);
         if (!g_file[i]) {
             free_files();
             return err != ITO_OK ? err : ITO_ENOMEM;

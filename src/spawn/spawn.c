@@ -138,7 +138,14 @@ static inline int make_one(itoi_worker_t *w, bulk_t *b, size_t i, int use_templa
         return ITO_ENOMEM;
     }
     if (use_template) {
-        t->common = b->tmpl;
+        /* the template's fields, with flags as a relaxed atomic: ito_detach, ito_join_until
+         * and ito_group_add may read them through a handle of this descriptor's last life
+         * (thread.c create_fast; the plain struct copy raced them) */
+        t->fn = b->tmpl.fn;
+        t->stack_size = b->tmpl.stack_size;
+        __atomic_store_n(&t->flags, b->tmpl.flags, __ATOMIC_RELAXED);
+        t->bound = b->tmpl.bound;
+        t->on_exit = b->tmpl.on_exit;
     } else {
         t->fn = b->tmpl.fn;
         t->stack_size = b->tmpl.stack_size;
@@ -163,7 +170,10 @@ static inline int make_one(itoi_worker_t *w, bulk_t *b, size_t i, int use_templa
         t->arg = b->common;
     }
     t->ret = NULL;
-    t->id = w->next_id++ * ITOI_MAX_WORKERS + (uint64_t)w->index;
+    /* as in thread.c create_fast: ito_thread_id and ito_thread_name may read the id through
+     * a handle of this descriptor's last life (a plain store raced them under TSan; found
+     * by an outside tester, h66b, 2026-12-06: test_thread_id_stale_race) */
+    __atomic_store_n(&t->id, w->next_id++ * ITOI_MAX_WORKERS + (uint64_t)w->index, __ATOMIC_RELAXED);
     itoi_ult_init_state(t);
     t->slot[ITOI_USLOT_BULK].p = b;
     t->slot[ITOI_USLOT_BULK_INDEX].w = i;
@@ -341,12 +351,16 @@ int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_siz
     ito_spawn_attr_init(&a);
     if (attr) a = *attr;
     if (!fn || (common_size && !common) || n == 0 || n > ((size_t)1 << 40)) return ITO_EINVAL; /* spawn.h: at most 2^40 */
-    if ((unsigned)a.scheme > ITO_SPAWN_COMBINED || a.workers < 0 || a.workers > itoi_rt.nworkers) return ITO_EINVAL;
+    if ((unsigned)a.scheme > ITO_SPAWN_COMBINED || a.workers < 0) return ITO_EINVAL;
     if (a.flags & ~(unsigned)ITO_ATTR_DETACHED) return ITO_EINVAL;
     if (!out && !(a.flags & ITO_ATTR_DETACHED)) return ITO_EINVAL;
     if (a.stack_size && (a.stack_size < ITO_STACK_MIN || a.stack_size > ITO_STACK_MAX)) return ITO_EINVAL;
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return ITO_ENOTULT;
+    /* the runtime's settings only from a ULT, as in ito_create (thread.c create_general): a
+     * foreign caller read the worker count while the next ito_init wrote it (a data race
+     * under TSan; found by an outside tester, h66b, 2026-12-06: test_spawn_foreign_init_race) */
+    if (a.workers > itoi_rt.nworkers) return ITO_EINVAL;
     size_t ssize = a.stack_size ? a.stack_size : itoi_rt.default_stack;
     if (!itoi_stack_admit(ssize, n)) return refused_whole(n, out, errs); /* more than this machine could hold */
     if (itoi_poller_add(spawn_poll) != ITO_OK) return refused_whole(n, out, errs);

@@ -11,6 +11,8 @@
  * them, so a cancellation (deadline, ito_cancel_io, ito_close, finalize) ends it. Threads start on demand, up to HELPERS_MAX, and stop at finalize. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "wsc.h"
@@ -22,6 +24,16 @@ static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static itoi_sysrec_t *head, *tail; /* jobs not started, FIFO */
 static int nthreads, nidle, stopping;
 static pthread_t threads[HELPERS_MAX];
+/* The descriptor number each helper's call uses (-1: none), set as it takes the record
+ * from the queue (under mu, so before any closer's unqueue fails): ito_close waits until
+ * no helper uses the number before it closes it (itoi_helpers_busy), so a started call
+ * acts on the file it was posted for without a duplicate of the descriptor (see
+ * helper_pin in nonblock.c). Sequentially consistent on both sides: the helper stores
+ * its number and then reads the record's abandon mark; the closer sets the mark and then
+ * reads the numbers. Read without the lock (every ito_close reads them). */
+static _Atomic int busy_fd[HELPERS_MAX] = {-1, -1, -1, -1};
+_Static_assert(HELPERS_MAX == 4, "busy_fd's initializer");
+static __thread int self_slot = -1; /* this helper's index in busy_fd */
 
 static void done_on_owner(itoi_worker_t *w, itoi_call_t *c)
 {
@@ -39,9 +51,10 @@ static void done_on_owner(itoi_worker_t *w, itoi_call_t *c)
     itoi_wsc_complete(w, a, r, r->res);
 }
 
-static void *helper_main(void *unused)
+static void *helper_main(void *arg)
 {
-    (void)unused;
+    int me = (int)(intptr_t)arg;
+    self_slot = me;
     pthread_mutex_lock(&mu);
     for (;;) {
         while (!head && !stopping) {
@@ -54,8 +67,10 @@ static void *helper_main(void *unused)
         head = r->next;
         if (!head) tail = NULL;
         r->next = NULL;
+        atomic_store(&busy_fd[me], r->req.fd);
         pthread_mutex_unlock(&mu);
         r->res = itoi_wsc_run_blocking(r);
+        atomic_store(&busy_fd[me], -1); /* done with the number: a closer may close it now */
         r->call.fn = done_on_owner;
         itoi_worker_call(&itoi_rt.workers[r->owner], &r->call);
         pthread_mutex_lock(&mu);
@@ -68,7 +83,8 @@ static void *helper_main(void *unused)
 void itoi_helpers_run(itoi_sysrec_t *r)
 {
     pthread_mutex_lock(&mu);
-    if (nidle == 0 && nthreads < HELPERS_MAX && pthread_create(&threads[nthreads], NULL, helper_main, NULL) == 0)
+    if (nidle == 0 && nthreads < HELPERS_MAX &&
+        pthread_create(&threads[nthreads], NULL, helper_main, (void *)(intptr_t)nthreads) == 0)
         nthreads++;
     if (nthreads == 0) {
         /* None could start (RLIMIT_NPROC, a pids cgroup): the request fails with EAGAIN,
@@ -105,6 +121,19 @@ bool itoi_helpers_unqueue(itoi_sysrec_t *r)
     }
     pthread_mutex_unlock(&mu);
     return found;
+}
+
+/* On a helper thread: its call no longer uses its request's number (it holds a duplicate). */
+void itoi_helpers_release_fd(void)
+{
+    if (self_slot >= 0) atomic_store(&busy_fd[self_slot], -1);
+}
+
+bool itoi_helpers_busy(int fd)
+{
+    for (int i = 0; i < HELPERS_MAX; i++)
+        if (atomic_load(&busy_fd[i]) == fd) return true;
+    return false;
 }
 
 void itoi_helpers_stop(void)

@@ -334,25 +334,34 @@ static bool read_lock_take(itoi_sysrec_t *r)
     }
 }
 
-/* The descriptor a helper's call uses: a duplicate of the request's number, taken before
- * the record's cancellation is looked at. ito_close cancels (abandons) a request before it
- * closes the number, and does not wait for a call a helper has started, so a call made on
- * the bare number could come after the close and a new open that took the number: a
- * write went into the new file, an openat relative to a directory created its file in the
- * new directory (found by an outside tester, h62b, 2026-12-05; reads had the duplicate
- * already). Taken before the close, the duplicate holds the file the request was posted
- * for; taken after it, the abandon mark is seen (-ECANCELED: the closer's reason, EBADF,
- * is reported). helper_unpin closes it (a result other than fd). Out of descriptors
- * (EMFILE, ENFILE) the bare number is used, as before: the call must not fail where
- * write(2) cannot. */
-static int helper_pin(itoi_sysrec_t *r, int fd)
+/* The descriptor a helper's call uses. ito_close cancels (abandons) a request before it
+ * closes the number, and a call a helper has started could otherwise come after the close
+ * and a new open that took the number: a write went into the new file, an openat relative
+ * to a directory created its file in the new directory (found by an outside tester, h62b,
+ * 2026-12-05). The helper marks the number busy as it takes the record (helpers.c, under
+ * its lock, where the closer's unqueue looks), and ito_close waits until no helper uses
+ * the number before it closes it. On a regular file or directory the call then uses the
+ * number itself: it ends by itself, and the file it acts on is the one it was posted for.
+ * Until 2026-12-06 every call used a duplicate of the number and closed it after: close(2)
+ * of any descriptor of a file releases every POSIX record lock (fcntl F_SETLK, lockf) the
+ * process holds on that file, so an ito_write, ito_pwrite or ito_fsync (and a read past
+ * the page cache) silently dropped the program's locks (found by an outside tester, h66a,
+ * 2026-12-06; tests/test_io_helper_keeps_locks.c). Other descriptors (a tty, inotify: a
+ * write there may block its helper for ever) still get a duplicate, taken while the
+ * number is marked, and the mark is dropped at once, so an ito_close never waits for them;
+ * so does an openat's directory (the open of a tty there may wait for ever).
+ * A request cancelled before it started sees the abandon mark: -ECANCELED (the closer's
+ * reason, EBADF, is reported). Out of descriptors (EMFILE, ENFILE) the bare number is
+ * used, as before: the call must not fail where write(2) cannot. */
+static int helper_pin(itoi_sysrec_t *r, int fd, bool bare_if_file)
 {
+    if (atomic_load_explicit(&r->abandon, memory_order_seq_cst)) return -ECANCELED; /* cancelled (closed) before it started */
+    struct stat st;
+    if (bare_if_file && fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+        return fd; /* ito_close waits for it */
     int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (d < 0 && errno != EMFILE && errno != ENFILE) return atomic_load(&r->abandon) ? -ECANCELED : -errno;
-    if (atomic_load_explicit(&r->abandon, memory_order_seq_cst)) {
-        if (d >= 0) close(d);
-        return -ECANCELED; /* cancelled (closed) before it started */
-    }
+    if (d < 0 && errno != EMFILE && errno != ENFILE) return -errno;
+    if (d >= 0) itoi_helpers_release_fd(); /* the duplicate holds the file: the number may go */
     return d < 0 ? fd : d;
 }
 
@@ -371,7 +380,7 @@ static long helper_read(itoi_sysrec_t *r)
     int64_t off = offset_of(q);
     /* Everything on a duplicate checked against the cancellation (see above): a regular
      * file at a reused number must not be read either. */
-    int fd = helper_pin(r, q->fd);
+    int fd = helper_pin(r, q->fd, true);
     if (fd < 0) return fd;
     long res;
     if (is_file(fd)) {
@@ -412,7 +421,8 @@ static long helper_openat(itoi_sysrec_t *r)
     int at = (q->flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
     /* a directory descriptor (not AT_FDCWD; an absolute path ignores it) is pinned */
     int dir = q->fd;
-    if (dir >= 0 && q->path[0] != '/' && (dir = helper_pin(r, q->fd)) < 0) return dir;
+    if (dir >= 0 && q->path[0] != '/' && (dir = helper_pin(r, q->fd, false)) < 0) return dir;
+    if (dir == q->fd) itoi_helpers_release_fd(); /* not pinned (AT_FDCWD, an absolute path, no descriptor left) */
     long res;
     if ((q->flags & (O_NONBLOCK | O_PATH)) || fstatat(dir, q->path, &st, at) != 0 || !S_ISFIFO(st.st_mode)) {
         res = neg_errno(openat(dir, q->path, q->flags, q->mode));
@@ -435,7 +445,7 @@ long itoi_wsc_run_blocking(itoi_sysrec_t *r)
     switch (q->op) {
     case ITO_SYS_OPENAT: return helper_openat(r);
     case ITO_SYS_FSYNC: {
-        int fd = helper_pin(r, q->fd);
+        int fd = helper_pin(r, q->fd, true);
         if (fd < 0) return fd;
         w = neg_errno(q->flags ? fdatasync(fd) : fsync(fd));
         helper_unpin(fd, q->fd);
@@ -443,7 +453,7 @@ long itoi_wsc_run_blocking(itoi_sysrec_t *r)
     }
     case ITO_SYS_READ: case ITO_SYS_PREAD: case ITO_SYS_READV: return helper_read(r);
     case ITO_SYS_WRITE: case ITO_SYS_PWRITE: case ITO_SYS_WRITEV: {
-        int fd = helper_pin(r, q->fd); /* the file it was posted for (see helper_pin) */
+        int fd = helper_pin(r, q->fd, true); /* the file it was posted for (see helper_pin) */
         if (fd < 0) return fd;
         if ((w = helper_wait_ready(r, fd, POLLOUT)) == 0) {
             const struct iovec *iov = vec_of(q, &one, &cnt);

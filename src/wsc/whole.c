@@ -434,6 +434,19 @@ long itoi_wsc_whole(ito_sysreq_t *q, const char *what)
     uint64_t gen = atomic_load(gen_of(q->fd));
     size_t ctl_cap = q->op == ITO_SYS_RECVMSG ? q->msg->msg_controllen : 0;
     long r = itoi_wsc_call(q, what);
+    /* TCP Fast Open (MSG_FASTOPEN on an unconnected socket): the part is one attempt, and
+     * without a cookie the kernel starts the connect and answers EINPROGRESS, nothing
+     * sent, where sendmsg(2) on a blocking socket waits for the connection and sends every
+     * byte. So the call goes on as a plain send once the connect is under way (it waits
+     * for the connection as for room: POLLOUT; a refusal is its error, as sendmsg(2)
+     * says), and later parts never carry the flag (on the connected socket it is EISCONN).
+     * Until 2026-12-06 ito_sendmsg failed with EINPROGRESS and sent nothing (found by an
+     * outside tester, h66c: a proxy opening its backend connection with TFO). */
+    if (ITOI_UNLIKELY(q->flags & MSG_FASTOPEN) && (q->op == ITO_SYS_SEND || q->op == ITO_SYS_SENDMSG) &&
+        !(q->flags & MSG_DONTWAIT)) {
+        q->flags &= ~MSG_FASTOPEN;
+        if (r == -EINPROGRESS) return itoi_wsc_whole(q, what);
+    }
     if (r <= 0) return r;
     size_t done = (size_t)r, total;
     switch (q->op) {

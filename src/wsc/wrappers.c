@@ -882,6 +882,12 @@ int ito_close(int fd)
         }
     }
     if ((a = itoi_wsc_area_if_ready(w)) != NULL) ITOI_BUMP(a->st.crossings); /* (it may have moved) */
+    /* A call a helper thread started on fd before the passes ends by itself (a regular
+     * file's) or at its next look at the abandon mark (a tty's wait for readiness): the
+     * number goes only after it, so that the call acts on the file it was posted for
+     * (helper_pin in nonblock.c; helpers.c). */
+    for (uint64_t ns = 20000; itoi_helpers_busy(fd); ns = ns < 1000000 ? ns * 2 : ns) (void)ito_sleep_ns(ns);
+    w = itoi_self_worker();
     atomic_fetch_or(&closing[slot], IN_CLOSE_BIT); /* waiters that find the number wait for the close */
     long r = close(fd) == 0 ? 0 : -errno;
     atomic_fetch_or(&closing[slot], CLOSED_BIT); /* from now on the number may name a new file */

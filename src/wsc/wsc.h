@@ -259,6 +259,8 @@ void itoi_helpers_run(itoi_sysrec_t *r);      /* r->state = POOL; completes on i
                                                * with -EAGAIN, when no helper thread can start) */
 bool itoi_helpers_unqueue(itoi_sysrec_t *r);  /* true if it had not started (now removed) */
 void itoi_helpers_stop(void);
+bool itoi_helpers_busy(int fd);               /* a helper's call uses the number fd now */
+void itoi_helpers_release_fd(void);           /* on a helper: its call holds a duplicate now */
 
 /* wrappers.c, whole.c */
 long itoi_wsc_call(const ito_sysreq_t *q, const char *what); /* one request, waited for: result or -errno */
