@@ -149,6 +149,12 @@
  * ito_connect end at once, untried). If finalize then
  * returns ITO_EBUSY, waits work as before.
  *
+ * Record locks: the wrappers keep the program's POSIX record locks (fcntl F_SETLK, lockf)
+ * as read(2), write(2) and fsync(2) do: a call that runs on a helper thread uses the
+ * descriptor's number itself on a regular file (until 2026-12-06 a duplicate, whose close
+ * released the locks), and ito_close of that number waits for such a call already
+ * running, as close(2) after the write would have come after it.
+ *
  * Close: ito_close(fd) first wakes every ULT and request waiting on fd, on every worker
  * (they get -EBADF; ito_poll reports POLLNVAL for that descriptor), then closes it: also
  * a wait that begins on another worker while ito_close runs (after its pass there) ends

@@ -5,7 +5,7 @@
  * A hang watchdog for finding why an input hangs (libFuzzer's -timeout prints the stack
  * of whichever thread took its SIGALRM only): with ITO_FUZZ_WATCHDOG=<seconds> in the
  * environment, an input running longer than that makes the harness attach gdb to itself
- * (every thread's stack and, with tools/gdb/ito.py, `ito workers` and `ito ults`) into
+ * (every thread's stack and, with tools/gdb/ito.py, `ito workers`, `ito ults` and `ito io`) into
  * fuzz-hang-<pid>.txt in the current folder, copy it to stderr, then abort (libFuzzer then
  * saves the input as crash-*). ITO_FUZZ_GDB_SCRIPT names ito.py. */
 #ifndef ITO_FUZZ_UTIL_H
@@ -42,7 +42,7 @@ static void *fuzz_watchdog(void *arg)
                  "gdb -p %d -batch -ex 'set pagination off' %s%s%s -ex 'info threads' "
                  "-ex 'thread apply all bt 30' %s > fuzz-hang-%d.txt 2>&1",
                  (int)getpid(), py ? "-x '" : "", py ? py : "", py ? "'" : "",
-                 py ? "-ex 'ito workers' -ex 'ito ults'" : "", (int)getpid());
+                 py ? "-ex 'ito workers' -ex 'ito ults' -ex 'ito io'" : "", (int)getpid());
         fprintf(stderr, "fuzz watchdog: input %lu runs over %u s, dumping to fuzz-hang-%d.txt\n", now, secs,
                 (int)getpid());
         if (system(cmd) != 0) fprintf(stderr, "fuzz watchdog: gdb failed\n");

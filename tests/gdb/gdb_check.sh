@@ -12,7 +12,7 @@ trap 'rm -f "$out"' EXIT
 "$gdb" -nx -batch \
   -ex "set pagination off" -ex "set confirm off" -ex "set debuginfod enabled off" \
   -ex "break gdb_stop_here" -ex "run" -ex "source $ext" \
-  -ex "ito workers" -ex "ito ults" -ex "ito bt parked-one" -ex "ito bt chan-waiter 30" \
+  -ex "ito workers" -ex "ito ults" -ex "ito io" -ex "ito bt parked-one" -ex "ito bt chan-waiter 30" \
   -ex "ito bt quick-one" -ex "continue" \
   "$target" >"$out" 2>&1 || true
 cat "$out"
@@ -22,6 +22,7 @@ check() {
 }
 check '^worker 0 \(tid [0-9]+\): ULT 0$'
 check '^  [0-9]+ +main +running +0 +-$'
+check '^worker 0: sleep_state [0-9], calls (none|waiting), inbox [0-9]+, timer_next '
 check '^  [0-9]+ +parked-one +blocked +- +mutex$'
 check '^  [0-9]+ +chan-waiter +blocked +- +chan recv$'
 check '^  [0-9]+ +quick-one +finished +- +-$'

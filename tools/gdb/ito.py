@@ -10,6 +10,9 @@ source tree), then:
   ito bt ID|NAME [N]  the backtrace of a ULT that is not running (parked, ready or
                       finished), at most N frames; for a running ULT, select the kernel
                       thread of its worker (`ito workers` shows its tid) and use `bt`
+  ito io              per worker: its sleep state, calls and inbox, earliest timer, and
+                      its split-phase requests (counts and every live request: op, fd,
+                      state, cancellation): what a ULT parked in a wrapper waits for
 
 The program must be built with debug information for libito (-g: the default
 RelWithDebInfo and Debug builds). How it finds the ULTs (see src/core/thread.c and
@@ -205,7 +208,7 @@ def backtrace(key: str, limit: str = "") -> None:
 
 
 class ItoPrefix(gdb.Command):
-    """Commands for ito's user-level threads: ito ults, ito workers, ito bt ID|NAME [N]."""
+    """Commands for ito's user-level threads: ito ults, ito workers, ito bt ID|NAME [N], ito io."""
 
     def __init__(self):
         super().__init__("ito", gdb.COMMAND_STACK, gdb.COMPLETE_NONE, True)
@@ -254,7 +257,60 @@ class ItoBt(gdb.Command):
         backtrace(args[0], args[1] if len(args) == 2 else "")
 
 
+class ItoIo(gdb.Command):
+    """Each worker's wake-up state and split-phase requests: ito io.
+
+    Per worker: its sleep state (0 awake, 1 futex, 2 epoll), whether calls or inbox units
+    wait for it, its earliest timer; then its common area (src/wsc/area.c): the backend,
+    the counts (posted, completed, cancelled, in the kernel, not yet submitted, in the
+    bucket) and every live request (op, fd, state, why it was cancelled, whether an
+    io_uring cancellation went out, a helper's abandon mark, a waiting ULT). A hang whose
+    ULT waits on I/O with its worker asleep is read here: a request in the kernel with no
+    cancellation sent, a helper's record never completed, a call not run."""
+
+    def __init__(self):
+        super().__init__("ito io", gdb.COMMAND_STACK)
+
+    def invoke(self, arg, from_tty):
+        rt = _runtime()
+        sym = gdb.lookup_static_symbol("areas")
+        areas = sym.value() if sym is not None else None
+        for i in range(int(rt["nworkers"])):
+            w = rt["workers"][i]
+            nt = int(w["timer_next"])
+            tn = "none" if nt == (1 << 64) - 1 else str(nt)
+            gdb.write(f"worker {i}: sleep_state {int(w['sleep_state'])}, calls "
+                      f"{'waiting' if int(w['calls']) else 'none'}, inbox {int(w['inbox_n'])}, "
+                      f"timer_next {tn}\n")
+            if areas is None or int(areas) == 0 or not int(areas[i]["init"]):
+                gdb.write("  no common area\n")
+                continue
+            a = areas[i]
+            st = a["st"]
+            kind = "sync"
+            if int(a["uring"]):
+                try:  # (no ring field in a build without liburing)
+                    kind = f"io_uring (ring fd {int(a['ring']['ring_fd'])}, eventfd {int(a['efd'])})"
+                except gdb.error:
+                    kind = "io_uring"
+            gdb.write(f"  {kind}: posted {int(st['posted'])}, "
+                      f"completed {int(st['completed'])}, cancelled {int(st['cancelled'])}, "
+                      f"in kernel {int(a['inflight'])}, unsubmitted {int(a['sq_pending'])}, "
+                      f"bucket {int(a['bucket_n'])}, live {int(a['nlive'])}\n")
+            head = int(a["live"].address)
+            r = a["live"]["lnext"]
+            for _ in range(256):
+                if int(r) == head or int(r) == 0:
+                    break
+                gdb.write(f"  request {int(r):#x}: op {int(r['op'])} fd {int(r['fd'])} "
+                          f"state {int(r['state'])} why {int(r['why'])} "
+                          f"cancel_sent {int(r['cancel_sent'])} abandon {int(r['abandon'])} "
+                          f"waiter {'yes' if int(r['wait']) else 'no'}\n")
+                r = r["lnext"]
+
+
 ItoPrefix()
 ItoUlts()
 ItoWorkers()
 ItoBt()
+ItoIo()
