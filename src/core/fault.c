@@ -15,7 +15,7 @@
 #include "itoi.h"
 
 /* One hook per variable: the call at which it fires (0: never) and the calls so far. */
-enum { HOOK_MMAP, HOOK_MALLOC, HOOK_REARM, HOOK_UCANCEL, HOOK_WAITPOST, HOOK_IOCONT, HOOK_N };
+enum { HOOK_MMAP, HOOK_MALLOC, HOOK_REARM, HOOK_UCANCEL, HOOK_WAITPOST, HOOK_IOCONT, HOOK_HELPER, HOOK_N };
 static struct {
     _Atomic long at, n;
 } hook[HOOK_N];
@@ -30,6 +30,7 @@ void itoi_fault_reset(void)
         [HOOK_UCANCEL] = itoi_env.fault_uring_cancel,
         [HOOK_WAITPOST] = itoi_env.fault_waitpost,
         [HOOK_IOCONT] = itoi_env.fault_iocont,
+        [HOOK_HELPER] = itoi_env.fault_helper,
     };
 #else
     const long at[HOOK_N] = {0}; /* never armed: inject() always says no */
@@ -100,6 +101,11 @@ void itoi_fault_pause(void)
 void itoi_fault_window_rearm(void)
 {
     if (inject(HOOK_REARM)) itoi_fault_pause();
+}
+
+void itoi_fault_window_helper(void)
+{
+    if (inject(HOOK_HELPER)) itoi_fault_pause();
 }
 
 bool itoi_fault_waitpost(void) { return inject(HOOK_WAITPOST); }

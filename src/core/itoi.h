@@ -814,6 +814,7 @@ typedef struct itoi_env {
     long fault_rearm;           /* ITO_FAULT_REARM: the N-th ito_rearm pauses in its window (fault.c) */
     long fault_waitpost;        /* ITO_FAULT_WAITPOST: the N-th ZWT wait's post action pauses before and after its install (fault.c) */
     long fault_iocont;          /* ITO_FAULT_IOCONT: the N-th I/O continuation pauses after it validated its frame (fault.c) */
+    long fault_helper;          /* ITO_FAULT_HELPER: the N-th helper call pauses after it took its descriptor (fault.c) */
     long fault_uring_cancel;    /* ITO_FAULT_URING_CANCEL: the N-th io_uring request is cancelled by the kernel (fault.c) */
     long fp_restore;            /* ITOA_FP_AUTO / ALWAYS / LAZY */
     long affinity;              /* ITO_AFFINITY: 0 off, 1 on (worker i on the i-th allowed CPU) */
@@ -854,6 +855,11 @@ bool itoi_fault_iocont(void);
  * it gives up before running it (an io-wq worker it cannot start). False without
  * ITOI_FAULT_INJECTION. */
 bool itoi_fault_uring_cancel(void);
+/* The N-th call a helper thread runs after ito_init (ITO_FAULT_HELPER=N; src/wsc/nonblock.c
+ * helper_pin) sleeps 50 ms after it took its descriptor (marked busy, a duplicate or the
+ * bare number) and before the system call, so that a test can close and reuse the number
+ * meanwhile. A no-op without ITOI_FAULT_INJECTION. */
+void itoi_fault_window_helper(void);
 
 /* Pollers: how work outside the ready queues (device events, completions of requests,
  * bulk-creation messages) reaches the workers. A mechanism registers a poller once;

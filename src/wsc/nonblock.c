@@ -37,10 +37,23 @@ static long neg_errno(long r)
     return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 }
 
+/* A file whose calls end by themselves (no readiness to wait for): st from fstat, its
+ * st_mode 0 when fstat failed. */
+static bool st_is_file(const struct stat *st)
+{
+    return S_ISREG(st->st_mode) || S_ISBLK(st->st_mode) || S_ISDIR(st->st_mode);
+}
+
+static void stat_or_none(int fd, struct stat *st)
+{
+    if (fstat(fd, st) != 0) st->st_mode = 0;
+}
+
 static bool is_file(int fd)
 {
     struct stat st;
-    return fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode));
+    stat_or_none(fd, &st);
+    return st_is_file(&st);
 }
 
 static int set_nonblock(int fd, bool must_listen)
@@ -120,13 +133,12 @@ static void pos_init(void)
     for (int i = 0; i < POS_STRIPES; i++) pthread_mutex_init(&pos_locks[i], NULL);
 }
 
-/* The lock of fd's file if fd is a regular file, else NULL. */
-static pthread_mutex_t *pos_lock(int fd)
+/* The lock of st's file if it is a regular file, else NULL. */
+static pthread_mutex_t *pos_lock(const struct stat *st)
 {
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return NULL;
+    if (!S_ISREG(st->st_mode)) return NULL;
     pthread_once(&pos_once, pos_init);
-    uint64_t h = ((uint64_t)st.st_dev * 0x9E3779B97F4A7C15u) ^ ((uint64_t)st.st_ino * 0xC2B2AE3D27D4EB4Fu);
+    uint64_t h = ((uint64_t)st->st_dev * 0x9E3779B97F4A7C15u) ^ ((uint64_t)st->st_ino * 0xC2B2AE3D27D4EB4Fu);
     return &pos_locks[(h >> 32) % POS_STRIPES];
 }
 
@@ -154,8 +166,12 @@ static long rw_nonblocking(const ito_sysreq_t *q, bool wr, bool again, uint32_t 
     int cnt;
     const struct iovec *iov = vec_of(q, &one, &cnt);
     int64_t off = offset_of(q);
-    if (!wr && off < 0) { /* at the file position: see pos_lock */
-        pthread_mutex_t *m = pos_lock(q->fd);
+    struct stat st;
+    st.st_mode = 0;
+    bool known = !wr && off < 0; /* st holds fd's type */
+    if (known) { /* at the file position: see pos_lock */
+        stat_or_none(q->fd, &st);
+        pthread_mutex_t *m = pos_lock(&st);
         if (m) {
             if (pthread_mutex_trylock(m) != 0) return ITOI_WSC_BLOCKING; /* a helper reads it now */
             long r = neg_errno(preadv2(q->fd, iov, cnt, -1, RWF_NOWAIT));
@@ -170,7 +186,7 @@ static long rw_nonblocking(const ito_sysreq_t *q, bool wr, bool again, uint32_t 
     *events = wr ? POLLOUT : POLLIN;
     if (!wr && cut_short(q, r, iov, cnt, off)) return ITOI_WSC_BLOCKING;
     if (r != -EAGAIN && r != -EOPNOTSUPP) return r;
-    if (is_file(q->fd)) return ITOI_WSC_BLOCKING; /* not cached, or no NOWAIT support: a helper reads it */
+    if (known ? st_is_file(&st) : is_file(q->fd)) return ITOI_WSC_BLOCKING; /* not cached, or no NOWAIT support: a helper reads it */
     if (r == -EAGAIN) return again && !wr && rcv_shut(q->fd) ? 0 : r; /* (see rcv_shut) */
     /* Not a file, and no RWF_NOWAIT (a tty, inotify, some character devices): wait for
      * readiness, then a helper thread makes the call. Not the worker: another reader (a
@@ -267,9 +283,9 @@ long itoi_wsc_run_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *event
  * cancellation). A write after it can still block if another writer fills the room
  * first, as a blocking write(2) by two threads does; reads see helper_read. */
 #define HELPER_POLL_MS 20
-static long helper_wait_ready(itoi_sysrec_t *r, int fd, short events)
+static long helper_wait_ready(itoi_sysrec_t *r, int fd, const struct stat *st, short events)
 {
-    if (is_file(fd)) return 0;
+    if (st_is_file(st)) return 0;
     for (;;) {
         if (atomic_load_explicit(&r->abandon, memory_order_relaxed)) return -ECANCELED;
         struct pollfd p = {.fd = fd, .events = events};
@@ -352,13 +368,15 @@ static bool read_lock_take(itoi_sysrec_t *r)
  * so does an openat's directory (the open of a tty there may wait for ever).
  * A request cancelled before it started sees the abandon mark: -ECANCELED (the closer's
  * reason, EBADF, is reported). Out of descriptors (EMFILE, ENFILE) the bare number is
- * used, as before: the call must not fail where write(2) cannot. */
-static int helper_pin(itoi_sysrec_t *r, int fd, bool bare_if_file)
+ * used, as before (the call must not fail where write(2) cannot), and its mark stays
+ * until the call returns. `st` (NULL for an openat's directory) gets the number's type. */
+static int helper_pin(itoi_sysrec_t *r, int fd, struct stat *st)
 {
     if (atomic_load_explicit(&r->abandon, memory_order_seq_cst)) return -ECANCELED; /* cancelled (closed) before it started */
-    struct stat st;
-    if (bare_if_file && fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
-        return fd; /* ito_close waits for it */
+    if (st) { /* a read, write or fsync: fd's type, for the caller too (one fstat) */
+        stat_or_none(fd, st);
+        if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) return fd; /* ito_close waits for it */
+    }
     int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (d < 0 && errno != EMFILE && errno != ENFILE) return -errno;
     if (d >= 0) itoi_helpers_release_fd(); /* the duplicate holds the file: the number may go */
@@ -380,11 +398,13 @@ static long helper_read(itoi_sysrec_t *r)
     int64_t off = offset_of(q);
     /* Everything on a duplicate checked against the cancellation (see above): a regular
      * file at a reused number must not be read either. */
-    int fd = helper_pin(r, q->fd, true);
+    struct stat st;
+    int fd = helper_pin(r, q->fd, &st);
     if (fd < 0) return fd;
+    itoi_fault_window_helper(); /* ITO_FAULT_HELPER (tests) */
     long res;
-    if (is_file(fd)) {
-        pthread_mutex_t *m = off < 0 ? pos_lock(fd) : NULL; /* at the position: see pos_lock */
+    if (st_is_file(&st)) {
+        pthread_mutex_t *m = off < 0 ? pos_lock(&st) : NULL; /* at the position: see pos_lock */
         if (m) pthread_mutex_lock(m);
         res = neg_errno(off < 0 ? readv(fd, iov, cnt) : preadv(fd, iov, cnt, off));
         if (m) pthread_mutex_unlock(m);
@@ -421,8 +441,14 @@ static long helper_openat(itoi_sysrec_t *r)
     int at = (q->flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
     /* a directory descriptor (not AT_FDCWD; an absolute path ignores it) is pinned */
     int dir = q->fd;
-    if (dir >= 0 && q->path[0] != '/' && (dir = helper_pin(r, q->fd, false)) < 0) return dir;
-    if (dir == q->fd) itoi_helpers_release_fd(); /* not pinned (AT_FDCWD, an absolute path, no descriptor left) */
+    bool uses_dir = dir >= 0 && q->path[0] != '/';
+    if (uses_dir && (dir = helper_pin(r, q->fd, NULL)) < 0) return dir;
+    /* Not used (AT_FDCWD, an absolute path): the number may go. Used bare (no descriptor
+     * left for a duplicate): the mark stays until the open has returned, so that an
+     * ito_close waits for it, as on a file (until 2026-12-06 it was dropped here too, and
+     * a close and a new open could give the open another directory). */
+    if (!uses_dir) itoi_helpers_release_fd();
+    itoi_fault_window_helper(); /* ITO_FAULT_HELPER (tests) */
     long res;
     if ((q->flags & (O_NONBLOCK | O_PATH)) || fstatat(dir, q->path, &st, at) != 0 || !S_ISFIFO(st.st_mode)) {
         res = neg_errno(openat(dir, q->path, q->flags, q->mode));
@@ -445,17 +471,21 @@ long itoi_wsc_run_blocking(itoi_sysrec_t *r)
     switch (q->op) {
     case ITO_SYS_OPENAT: return helper_openat(r);
     case ITO_SYS_FSYNC: {
-        int fd = helper_pin(r, q->fd, true);
+        struct stat st;
+        int fd = helper_pin(r, q->fd, &st);
         if (fd < 0) return fd;
+        itoi_fault_window_helper(); /* ITO_FAULT_HELPER (tests) */
         w = neg_errno(q->flags ? fdatasync(fd) : fsync(fd));
         helper_unpin(fd, q->fd);
         return w;
     }
     case ITO_SYS_READ: case ITO_SYS_PREAD: case ITO_SYS_READV: return helper_read(r);
     case ITO_SYS_WRITE: case ITO_SYS_PWRITE: case ITO_SYS_WRITEV: {
-        int fd = helper_pin(r, q->fd, true); /* the file it was posted for (see helper_pin) */
+        struct stat st;
+        int fd = helper_pin(r, q->fd, &st); /* the file it was posted for (see helper_pin) */
         if (fd < 0) return fd;
-        if ((w = helper_wait_ready(r, fd, POLLOUT)) == 0) {
+        itoi_fault_window_helper(); /* ITO_FAULT_HELPER (tests) */
+        if ((w = helper_wait_ready(r, fd, &st, POLLOUT)) == 0) {
             const struct iovec *iov = vec_of(q, &one, &cnt);
             int64_t off = offset_of(q);
             w = neg_errno(off < 0 ? writev(fd, iov, cnt) : pwritev(fd, iov, cnt, off));
