@@ -47,6 +47,7 @@ static const var_t vars[] = {
     {"ITO_FAULT_WAITPOST", 0, 1000000000, NULL, &itoi_env.fault_waitpost},
     {"ITO_FAULT_IOCONT", 0, 1000000000, NULL, &itoi_env.fault_iocont},
     {"ITO_FAULT_HELPER", 0, 1000000000, NULL, &itoi_env.fault_helper},
+    {"ITO_FAULT_CANCEL_MISS", 0, 1000000000, NULL, &itoi_env.fault_cancel_miss},
     {"ITO_FP_RESTORE", 0, 0, fp_restores, &itoi_env.fp_restore},
     {"ITO_AFFINITY", 0, 0, affinities, &itoi_env.affinity},
     {"ITO_COOP_BUDGET", 1, ITO_COOP_BUDGET_MAX, NULL, &itoi_env.coop_budget},
@@ -125,7 +126,7 @@ static int check_uring(void)
 int itoi_env_load(void)
 {
     itoi_env = (itoi_env_t){.workers = 0, .wsc_backend = -1, .wsc_threshold = 0, .wsc_latency_us = -1,
-                            .finalize_grace_ms = -1, .fault_mmap = 0, .fault_malloc = 0, .fault_rearm = 0, .fault_uring_cancel = 0, .fault_waitpost = 0, .fault_iocont = 0, .fault_helper = 0, .fp_restore = 0, .affinity = 0,
+                            .finalize_grace_ms = -1, .fault_mmap = 0, .fault_malloc = 0, .fault_rearm = 0, .fault_uring_cancel = 0, .fault_waitpost = 0, .fault_iocont = 0, .fault_helper = 0, .fault_cancel_miss = 0, .fp_restore = 0, .affinity = 0,
                             .coop_budget = -1, .coop_slice_ns = -1};
     for (size_t i = 0; i < NVARS; i++) {
         const char *val = getenv(vars[i].name);

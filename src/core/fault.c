@@ -15,7 +15,7 @@
 #include "itoi.h"
 
 /* One hook per variable: the call at which it fires (0: never) and the calls so far. */
-enum { HOOK_MMAP, HOOK_MALLOC, HOOK_REARM, HOOK_UCANCEL, HOOK_WAITPOST, HOOK_IOCONT, HOOK_HELPER, HOOK_N };
+enum { HOOK_MMAP, HOOK_MALLOC, HOOK_REARM, HOOK_UCANCEL, HOOK_WAITPOST, HOOK_IOCONT, HOOK_HELPER, HOOK_CMISS, HOOK_N };
 static struct {
     _Atomic long at, n;
 } hook[HOOK_N];
@@ -31,6 +31,7 @@ void itoi_fault_reset(void)
         [HOOK_WAITPOST] = itoi_env.fault_waitpost,
         [HOOK_IOCONT] = itoi_env.fault_iocont,
         [HOOK_HELPER] = itoi_env.fault_helper,
+        [HOOK_CMISS] = itoi_env.fault_cancel_miss,
     };
 #else
     const long at[HOOK_N] = {0}; /* never armed: inject() always says no */
@@ -113,3 +114,5 @@ bool itoi_fault_waitpost(void) { return inject(HOOK_WAITPOST); }
 bool itoi_fault_iocont(void) { return inject(HOOK_IOCONT); }
 
 bool itoi_fault_uring_cancel(void) { return inject(HOOK_UCANCEL); }
+
+bool itoi_fault_cancel_miss(void) { return inject(HOOK_CMISS); }

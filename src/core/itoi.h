@@ -816,6 +816,7 @@ typedef struct itoi_env {
     long fault_iocont;          /* ITO_FAULT_IOCONT: the N-th I/O continuation pauses after it validated its frame (fault.c) */
     long fault_helper;          /* ITO_FAULT_HELPER: the N-th helper call pauses after it took its descriptor (fault.c) */
     long fault_uring_cancel;    /* ITO_FAULT_URING_CANCEL: the N-th io_uring request is cancelled by the kernel (fault.c) */
+    long fault_cancel_miss;     /* ITO_FAULT_CANCEL_MISS: the N-th io_uring cancellation finds nothing (fault.c) */
     long fp_restore;            /* ITOA_FP_AUTO / ALWAYS / LAZY */
     long affinity;              /* ITO_AFFINITY: 0 off, 1 on (worker i on the i-th allowed CPU) */
     long coop_budget, coop_slice_ns; /* ITO_COOP_*: -1 unset (ito_coop_set_budget) */
@@ -860,6 +861,11 @@ bool itoi_fault_uring_cancel(void);
  * bare number) and before the system call, so that a test can close and reuse the number
  * meanwhile. A no-op without ITOI_FAULT_INJECTION. */
 void itoi_fault_window_helper(void);
+/* The N-th ASYNC_CANCEL ito sends to io_uring after ito_init (ITO_FAULT_CANCEL_MISS=N) goes as
+ * a NOP whose result the kernel sets to -ENOENT, the request left running: what io_uring
+ * answers for a request it holds where a cancel does not look (queued to be issued again
+ * after its poll found the file ready: uring.c). False without ITOI_FAULT_INJECTION. */
+bool itoi_fault_cancel_miss(void);
 
 /* Pollers: how work outside the ready queues (device events, completions of requests,
  * bulk-creation messages) reaches the workers. A mechanism registers a poller once;

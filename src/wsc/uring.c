@@ -10,7 +10,18 @@
  * such work waits, and only then does it enter the kernel to collect it), and registers
  * the ring fd (each enter skips the fd lookup). Older kernels refuse flags they do not
  * know: the set-up retries with fewer. Cancellation is IORING_OP_ASYNC_CANCEL by the
- * record's address (user_data); the cancel's own completion carries CANCEL_TAG. */
+ * record's address (user_data); the cancel's own completion carries the record's address
+ * with CANCEL_TAG set.
+ *
+ * A cancel that finds nothing (-ENOENT) is not always a request that has ended: a request
+ * whose poll found its file ready at once (IO_APOLL_READY) is queued as task work to be
+ * issued again, and in that window it is neither in the poll table nor in io-wq. If the
+ * data is then taken by another reader, the reissued request arms its poll again and
+ * waits with its cancellation lost: a ULT whose read on a socket had a deadline already
+ * passed waited for ever (found by fuzz_io in the clean-clone CI, about 1 run in 6;
+ * diagnosed by an outside tester, h67a, 2026-12-06; tests/test_io_uring_cancel_enoent.c).
+ * So a record whose cancel said -ENOENT and that is still in the kernel after the reap
+ * (its completion did not come in the same pass) gets its cancel again. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -25,7 +36,7 @@
 #if defined(ITOI_HAVE_URING)
 
 #define RING_ENTRIES 256
-#define CANCEL_TAG ((uint64_t)1) /* user_data of an ASYNC_CANCEL; records are aligned */
+#define CANCEL_TAG ((uint64_t)1) /* in the user_data of an ASYNC_CANCEL, with its record (aligned) */
 
 /* The completion eventfd is on only while the worker sleeps: writing it costs the
  * kernel about 165 ns per crossing (measured), which a busy worker does not need since
@@ -182,7 +193,14 @@ void itoi_uring_cancel(itoi_wscw_t *a, itoi_sysrec_t *r)
     struct io_uring_sqe *sqe = sqe_get(w, a);
     if (!sqe) return; /* a refused ring (ring_refused): the request ends by itself */
     io_uring_prep_cancel64(sqe, (uint64_t)(uintptr_t)r, 0);
-    io_uring_sqe_set_data64(sqe, CANCEL_TAG);
+#ifdef ITOI_FAULT_INJECTION
+    if (ITOI_UNLIKELY(itoi_fault_cancel_miss())) { /* ITO_FAULT_CANCEL_MISS (fault.c) */
+        io_uring_prep_nop(sqe);
+        sqe->rw_flags = 1u;              /* nop_flags: IORING_NOP_INJECT_RESULT (kernel 6.10) */
+        sqe->len = (uint32_t)-ENOENT;    /* the answer of a cancel that found nothing */
+    }
+#endif
+    io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)r | CANCEL_TAG);
     a->sq_pending++;
     itoi_uring_submit(w, a); /* a cancellation should not wait for the bucket */
 }
@@ -216,7 +234,7 @@ static __attribute__((cold, noinline)) void ring_refused(itoi_worker_t *w, itoi_
     size_t failed = 0;
     for (unsigned i = head; i != tail; i++) { /* liburing maps SQ slot i to SQE i */
         uint64_t ud = sq->sqes[i & sq->ring_mask].user_data;
-        if (ud == CANCEL_TAG) continue;
+        if (ud & CANCEL_TAG) continue;
         itoi_wsc_complete(w, a, (itoi_sysrec_t *)(uintptr_t)ud, -err);
         failed++;
     }
@@ -246,6 +264,13 @@ void itoi_uring_submit(itoi_worker_t *w, itoi_wscw_t *a)
     }
 }
 
+/* A cancel of r found nothing (-ENOENT): if r is still in the kernel with its cancel sent,
+ * the cancel came in the window described at the top; send it again. */
+static void cancel_again(itoi_wscw_t *a, itoi_sysrec_t *r)
+{
+    if (r->state == REC_URING && r->cancel_sent) itoi_uring_cancel(a, r);
+}
+
 size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a)
 {
     /* Completion work the kernel keeps for our next entry (COOP_TASKRUN), or completions
@@ -256,17 +281,34 @@ size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a)
     }
     if (io_uring_cq_ready(&a->ring) == 0) return 0;
     size_t n = 0;
-    unsigned head, seen = 0;
+    unsigned head, seen = 0, nagain = 0;
+    itoi_sysrec_t *again[16]; /* cancels that found nothing: looked at after the pass */
     struct io_uring_cqe *cqe;
     io_uring_for_each_cqe(&a->ring, head, cqe) {
         seen++;
         a->inflight--;
         uint64_t ud = io_uring_cqe_get_data64(cqe);
-        if (ud == CANCEL_TAG) continue; /* the cancel's own answer */
+        if (ud & CANCEL_TAG) { /* the cancel's own answer */
+            if (ITOI_UNLIKELY(cqe->res == -ENOENT)) {
+                itoi_sysrec_t *r = (itoi_sysrec_t *)(uintptr_t)(ud & ~CANCEL_TAG);
+                if (nagain < sizeof again / sizeof again[0]) again[nagain++] = r;
+                else cancel_again(a, r); /* at once: at worst one cancel more */
+            }
+            continue;
+        }
         itoi_wsc_complete(w, a, (itoi_sysrec_t *)(uintptr_t)ud, cqe->res);
         n++;
     }
     io_uring_cq_advance(&a->ring, seen);
+    /* Still in the kernel with its cancel sent (records are pooled until the teardown, so
+     * the address is one; a record given back and posted again is cancelled again only if
+     * its new request is being cancelled too): the cancel missed it, send it again. Each
+     * round is one enter, whose task work ends the window (see above). */
+    for (unsigned i = 0; i < nagain; i++) {
+        bool dup = false;
+        for (unsigned j = 0; j < i; j++) dup |= again[j] == again[i];
+        if (!dup) cancel_again(a, again[i]);
+    }
     return n;
 }
 

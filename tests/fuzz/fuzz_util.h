@@ -5,7 +5,8 @@
  * A hang watchdog for finding why an input hangs (libFuzzer's -timeout prints the stack
  * of whichever thread took its SIGALRM only): with ITO_FUZZ_WATCHDOG=<seconds> in the
  * environment, an input running longer than that makes the harness attach gdb to itself
- * (every thread's stack and, with tools/gdb/ito.py, `ito workers`, `ito ults` and `ito io`) into
+ * (every thread's stack and, with tools/gdb/ito.py, `ito workers`, `ito ults` and `ito io`),
+ * then each io_uring's /proc fdinfo (the requests the kernel still holds), into
  * fuzz-hang-<pid>.txt in the current folder, copy it to stderr, then abort (libFuzzer then
  * saves the input as crash-*). ITO_FUZZ_GDB_SCRIPT names ito.py. */
 #ifndef ITO_FUZZ_UTIL_H
@@ -46,6 +47,14 @@ static void *fuzz_watchdog(void *arg)
         fprintf(stderr, "fuzz watchdog: input %lu runs over %u s, dumping to fuzz-hang-%d.txt\n", now, secs,
                 (int)getpid());
         if (system(cmd) != 0) fprintf(stderr, "fuzz watchdog: gdb failed\n");
+        /* the kernel's side of each io_uring: requests it still holds (PollList: op numbers
+         * of requests armed on a file's poll), SQ/CQ heads (h67a, 2026-12-06: a read still
+         * armed there after its cancel answered -ENOENT; test_io_uring_cancel_enoent) */
+        snprintf(cmd, sizeof cmd,
+                 "for f in /proc/%d/fdinfo/*; do grep -q SqMask $f 2>/dev/null && { echo \"== io_uring $f\"; cat $f; }; done "
+                 ">> fuzz-hang-%d.txt 2>&1",
+                 (int)getpid(), (int)getpid());
+        if (system(cmd) != 0) fprintf(stderr, "fuzz watchdog: no io_uring fdinfo\n");
         snprintf(cmd, sizeof cmd, "cat fuzz-hang-%d.txt >&2", (int)getpid());
         if (system(cmd) != 0) fprintf(stderr, "fuzz watchdog: no dump\n");
         abort();
