@@ -112,7 +112,7 @@ bool BoundPlacer::unrollSmallLoops(Function &F, const DenseSet<const Function *>
   DominatorTree &DT = FAM.getResult<DominatorTreeAnalysis>(F);
   AssumptionCache &AC = FAM.getResult<AssumptionAnalysis>(F);
   OptimizationRemarkEmitter ORE(&F);
-  DenseSet<const BasicBlock *> VaOpen = vaOpenBlocks(F);
+  DenseSet<const BasicBlock *> VaOpen = noYieldBlocks(F, false);
   SmallVector<Loop *, 16> Inner;
   for (Loop *L : LI.getLoopsInPreorder())
     if (L->isInnermost())
@@ -171,9 +171,7 @@ std::vector<YieldPoint> BoundPlacer::place(Function &F,
   const TargetTransformInfo &TTI = FAM.getResult<TargetIRAnalysis>(F);
   LoopInfo &LI = FAM.getResult<LoopAnalysis>(F);
   ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
-  DenseSet<const BasicBlock *> VaOpen;
-  if (!O.allowVarargRegions)
-    VaOpen = vaOpenBlocks(F);
+  DenseSet<const BasicBlock *> VaOpen = noYieldBlocks(F, O.allowVarargRegions);
 
   ReversePostOrderTraversal<Function *> RPOT(&F);
   DenseMap<const BasicBlock *, unsigned> Rank;

@@ -73,9 +73,7 @@ unsigned sizeOf(const BasicBlock &B) {
 
 std::vector<YieldPoint> placeYieldPoints(Function &F, const YieldOptions &O) {
   std::vector<YieldPoint> Points;
-  DenseSet<const BasicBlock *> VaOpen;
-  if (!O.allowVarargRegions)
-    VaOpen = vaOpenBlocks(F);
+  DenseSet<const BasicBlock *> VaOpen = noYieldBlocks(F, O.allowVarargRegions);
   IRLiveness Live(F);
 
   // Reverse post order; a retreating edge goes to a block not yet numbered after it.

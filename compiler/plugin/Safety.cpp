@@ -1,6 +1,8 @@
 // Safety.cpp: functions and blocks that never get a yield point (see Safety.h).
 #include "Safety.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/ConstantFolding.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -261,6 +263,93 @@ DenseSet<const BasicBlock *> vaOpenBlocks(Function &F) {
       if (Open.insert(S).second)
         Work.push_back(S);
   }
+  return Open;
+}
+
+namespace {
+
+// The calls that take a kernel lock (+1) and that release one (-1); 0 for any other call.
+int lockEffect(const CallBase &CB) {
+  const Function *C = calledFunction(CB);
+  if (!C)
+    return 0;
+  StringRef N = C->getName();
+  N.consume_front("__"); // __pthread_mutex_lock, glibc's internal aliases
+  if (N == "pthread_mutex_unlock" || N == "pthread_rwlock_unlock" ||
+      N == "pthread_spin_unlock" || N == "mtx_unlock" || N == "funlockfile")
+    return -1;
+  if (N == "pthread_mutex_lock" || N == "pthread_mutex_trylock" ||
+      N == "pthread_mutex_timedlock" || N == "pthread_mutex_clocklock" ||
+      N == "pthread_rwlock_rdlock" || N == "pthread_rwlock_wrlock" ||
+      N == "pthread_rwlock_tryrdlock" || N == "pthread_rwlock_trywrlock" ||
+      N == "pthread_rwlock_timedrdlock" || N == "pthread_rwlock_timedwrlock" ||
+      N == "pthread_rwlock_clockrdlock" || N == "pthread_rwlock_clockwrlock" ||
+      N == "pthread_spin_lock" || N == "pthread_spin_trylock" || N == "mtx_lock" ||
+      N == "mtx_trylock" || N == "mtx_timedlock" || N == "flockfile" || N == "ftrylockfile")
+    return +1;
+  return 0;
+}
+
+} // namespace
+
+DenseSet<const BasicBlock *> lockOpenBlocks(Function &F) {
+  // A forward dataflow of how many kernel locks may be held: the most over the paths that
+  // reach a point (a trylock counts as taken, conservatively; capped, so that a loop that
+  // takes a lock on every turn without releasing it ends). A block is open when a lock
+  // may be held at its entry or it takes one itself.
+  constexpr unsigned Cap = 8;
+  DenseSet<const BasicBlock *> Open;
+  bool Any = false;
+  for (Instruction &I : instructions(F))
+    if (const auto *CB = dyn_cast<CallBase>(&I))
+      if (lockEffect(*CB) > 0) {
+        Any = true;
+        break;
+      }
+  if (!Any)
+    return Open;
+  DenseMap<const BasicBlock *, unsigned> In;
+  SmallVector<const BasicBlock *, 16> Work;
+  SmallPtrSet<const BasicBlock *, 16> Queued;
+  const BasicBlock *Entry = &F.getEntryBlock();
+  In[Entry] = 0;
+  Work.push_back(Entry);
+  Queued.insert(Entry);
+  while (!Work.empty()) {
+    const BasicBlock *B = Work.pop_back_val();
+    Queued.erase(B);
+    unsigned D = In.lookup(B);
+    bool Takes = D > 0;
+    for (const Instruction &I : *B)
+      if (const auto *CB = dyn_cast<CallBase>(&I)) {
+        int E = lockEffect(*CB);
+        if (E > 0) {
+          Takes = true;
+          D = std::min(D + 1, Cap);
+        } else if (E < 0 && D > 0) {
+          --D;
+        }
+      }
+    if (Takes)
+      Open.insert(B);
+    for (const BasicBlock *S : successors(B)) {
+      auto It = In.find(S);
+      if (It != In.end() && It->second >= D)
+        continue;
+      In[S] = D;
+      if (Queued.insert(S).second)
+        Work.push_back(S);
+    }
+  }
+  return Open;
+}
+
+DenseSet<const BasicBlock *> noYieldBlocks(Function &F, bool AllowVarargRegions) {
+  DenseSet<const BasicBlock *> Open;
+  if (!AllowVarargRegions)
+    Open = vaOpenBlocks(F);
+  for (const BasicBlock *B : lockOpenBlocks(F))
+    Open.insert(B);
   return Open;
 }
 
