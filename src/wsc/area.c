@@ -101,6 +101,8 @@ static inline __attribute__((always_inline)) itoi_sysrec_t *rec_get(itoi_worker_
     r->fd = -1; /* counted in fdlive from rec_fill on (rec_put of an unfilled record counts nothing) */
     r->why = WHY_NONE;
     r->cancel_sent = false;
+    r->cancel_missed = false;
+    r->cancel_late = false;
     r->retry = false;
     r->state = REC_DONE;
     live_add(a, r);
@@ -434,6 +436,18 @@ static __attribute__((noinline)) void complete_full(itoi_worker_t *w, itoi_wscw_
         if (r->why == WHY_CANCEL && res == -ECANCELED && r->wait) r->wait->cancelled = true; /* (off the common path) */
         bound = r->why == WHY_TIMEOUT && res == -ETIMEDOUT && r->wait && !r->frame;
     }
+    /* A try that found no room or nothing to read (-EAGAIN: a request with MSG_DONTWAIT,
+     * such as each attempt of ito_sendmsg to a full unix address, wrappers.c
+     * send_in_tries) moved nothing either: not progress. On io_uring each attempt is a
+     * request whose completion woke the ULT, and a sendmsg waiting by time for a receiver
+     * that never reads kept finalize from its cancel pass for ever (found by an outside
+     * tester, h67b, 2026-12-06; tests/test_io_finalize_sendto_unix_full.c). So is a
+     * connect's -EALREADY with no reason (nonblock.c: a unix listener's backlog still
+     * full), each round of ito_connect's wait by time on the sync backend (found by h67b and
+ * h67d; tests/test_io_connect_unix_backlog_finalize.c). */
+    if (ITOI_UNLIKELY(res == -EAGAIN || (res == -EALREADY && r->op == ITO_SYS_CONNECT)) && r->why == WHY_NONE &&
+        r->wait && !r->frame)
+        bound = true;
     if (r->wait && !bound) r->wait->moved = true;
     if (bound) ITOI_BUMP(w->n_bound_ends);
     ITOI_BUMP(a->st.completed);

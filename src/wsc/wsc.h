@@ -90,6 +90,8 @@ typedef struct itoi_sysrec {
     uint8_t op;                          /* req.op */
     uint8_t state, why;
     bool cancel_sent : 1;                /* io_uring: ASYNC_CANCEL submitted */
+    bool cancel_missed : 1;              /* io_uring: a cancel of this request found nothing (-ENOENT) */
+    bool cancel_late : 1;                /* io_uring: its cancel is sent again by the area's recancel_timer */
     bool retry : 1;                      /* sync: a readiness wait before running req again */
     _Atomic uint8_t abandon;             /* a helper waiting for a descriptor's readiness stops
                                           * (set by a cancellation of a started POOL record) */
@@ -158,6 +160,10 @@ typedef struct itoi_wscw {
     /* latency bound (area.c, flush_timer_fire): a timer that ticks every half bound while
      * requests are buffered; a bucket still there at two ticks in a row is flushed */
     itoi_timer_t flush_timer;
+    /* io_uring: cancels that found nothing twice for the same request are sent again by
+     * this timer, after recancel_ns (doubled while they go on missing; uring.c) */
+    itoi_timer_t recancel_timer;
+    uint64_t recancel_ns;
     uint64_t flushes;           /* buckets flushed so far: tells one bucket from the next */
     uint64_t tick_flushes;      /* `flushes` at the last tick that found a bucket (flushes - 1
                                  * when none has since the timer was armed) */
