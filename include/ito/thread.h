@@ -106,7 +106,10 @@ typedef void *(*ito_fn_t)(void *arg);
  * mappings last; else a canary checked when the ULT ends). A ULT that runs into its
  * guard ends the process with "ito: fatal: stack overflow in ULT '<name>'". Compile with
  * -fstack-clash-protection (pkg-config --cflags ito and ito-cc add it) so that a frame
- * larger than the guard still hits it. */
+ * larger than the guard still hits it. Stacks are executable when the program asks for
+ * executable stacks at ito_init's first stack (PT_GNU_STACK with PF_X in the executable or
+ * a library then loaded, as glibc makes thread stacks executable: a GCC nested function's
+ * trampoline), else not. */
 #define ITO_STACK_MIN ((size_t)8 << 10)
 #define ITO_STACK_MAX ((size_t)1 << 30) /**< see ITO_STACK_MIN */
 

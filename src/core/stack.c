@@ -35,6 +35,7 @@
  * class's list, so ito_finalize unmaps them all, wherever their stacks are. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -99,6 +100,41 @@ static inline size_t guard_bytes(int c) { return class_bytes(c) >= 65536 ? 65536
 
 size_t itoi_stack_round(size_t size) { return class_bytes(class_of(size)); }
 
+/* Whether the program asked for executable stacks: PT_GNU_STACK with PF_X in the
+ * executable or a library loaded at the first look, or an executable without that header
+ * (glibc then makes every thread's stack executable, so code placed on a stack runs in a
+ * pthread: a GCC nested function's trampoline, which the compiler asks the linker to
+ * mark so). ULT stacks follow, or such a call in a ULT crashed, reported as a stack
+ * overflow (found by an outside tester, h67b, 2026-12-06; tests/test_stack_exec.c). A
+ * library loaded later that asks for it changes nothing here (known limit). */
+static int execstack_of(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    int *exec = data;
+    bool has = false;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_GNU_STACK) {
+            has = true;
+            if (info->dlpi_phdr[i].p_flags & PF_X) *exec = 1;
+        }
+    if (!has && exec[1]) *exec = 1; /* the executable (the first object) without the header */
+    exec[1] = 0;
+    return 0;
+}
+
+static int stack_prot(void)
+{
+    static _Atomic int prot = -1; /* the same answer for every caller: the race is benign */
+    int p = atomic_load_explicit(&prot, memory_order_relaxed);
+    if (p < 0) {
+        int exec[2] = {0, 1};
+        (void)dl_iterate_phdr(execstack_of, exec);
+        p = PROT_READ | PROT_WRITE | (exec[0] ? PROT_EXEC : 0);
+        atomic_store_explicit(&prot, p, memory_order_relaxed);
+    }
+    return p;
+}
+
 /* Map the class's next region (lock held). */
 static bool map_region(klass_t *k, int c)
 {
@@ -107,7 +143,7 @@ static bool map_region(klass_t *k, int c)
     while (n > 1 && n * slot > MAX_REGION) n /= 2;
     region_t *r = itoi_malloc(sizeof *r);
     if (!r) return false;
-    char *map = itoi_mmap(n * slot, PROT_READ | PROT_WRITE);
+    char *map = itoi_mmap(n * slot, stack_prot());
     if (!map) {
         itoi_free(r);
         return false;
@@ -466,7 +502,10 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 {
     itoi_stack_t *s;
     int frame = 0;
-    if (itoi_stack_guard_owner(si->si_addr, &s) || (frame = frame_overflow(si, uc, &s))) {
+    /* A jump to the faulting address (code run from memory that is not executable, such
+     * as a stack) is no overflow, wherever it points. */
+    bool fetch = uc && (uintptr_t)si->si_addr == (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+    if (!fetch && (itoi_stack_guard_owner(si->si_addr, &s) || (frame = frame_overflow(si, uc, &s)))) {
         itoi_worker_t *w = itoi_tls_worker;
         char name[ITOI_NAME_LEN + 24];
         itoi_ult_name(w->cur, name, sizeof name);
