@@ -8,15 +8,21 @@
 
 #include "ito/ito.h"
 
-__attribute__((unused)) static int stack_exec_run(void)
+/* Copies `mov eax, 42; ret` into buf (on the caller's stack) and returns it as a function. */
+static int (*stack_exec_place(volatile unsigned char *buf))(void)
 {
-    static const unsigned char code[] = {0xb8, 0x2a, 0x00, 0x00, 0x00, 0xc3}; /* mov eax, 42; ret */
-    _Alignas(16) volatile unsigned char buf[16];
-    memcpy((void *)buf, code, sizeof code);
+    static const unsigned char code[] = {0xb8, 0x2a, 0x00, 0x00, 0x00, 0xc3};
+    for (size_t i = 0; i < sizeof code; i++) buf[i] = code[i]; /* volatile stores: kept */
     int (*fn)(void);
     uintptr_t at = (uintptr_t)buf;
     memcpy(&fn, &at, sizeof fn); /* (object to function pointer) */
-    return fn();
+    return fn;
+}
+
+__attribute__((unused)) static int stack_exec_run(void)
+{
+    _Alignas(16) volatile unsigned char buf[16];
+    return stack_exec_place(buf)();
 }
 
 __attribute__((unused)) static void *stack_exec_body(void *arg)
@@ -37,11 +43,8 @@ __attribute__((unused)) static void *stack_exec_caller(void *arg)
 
 __attribute__((unused)) static void *stack_exec_cross(void *arg)
 {
-    static const unsigned char code[] = {0xb8, 0x2a, 0x00, 0x00, 0x00, 0xc3};
     _Alignas(16) volatile unsigned char buf[16];
-    memcpy((void *)buf, code, sizeof code);
-    uintptr_t at = (uintptr_t)buf;
-    memcpy(&stack_exec_fn, &at, sizeof stack_exec_fn);
+    stack_exec_fn = stack_exec_place(buf);
     ito_thread_t t;
     if (ito_create(&t, stack_exec_caller, arg, NULL) != ITO_OK || ito_join(t, NULL) != ITO_OK) *(int *)arg = -1;
     return NULL;

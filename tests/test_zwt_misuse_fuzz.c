@@ -131,6 +131,7 @@ static reg_t reg[NREG];
 /* ---- ZWT handlers ---- */
 static _Atomic long zruns, zbad;
 static __thread uint64_t zseed;
+static void retry_pinned(ito_frame_t *f);
 static void handler(ito_frame_t *f, int entry, uint64_t v)
 {
     (void)v;
@@ -147,7 +148,7 @@ static void handler(ito_frame_t *f, int entry, uint64_t v)
             ito_device_t *d = atomic_load(&reg[i].d);
             if (d) EXPECT(ito_device_ack(d), ITO_OK, ITO_ESTATE, ITO_EBUSY, ITO_EINVAL, ITO_EIO); /* EIO: a pipe closed under its device */
         }
-    if (rnd(&zseed) % 16 == 0) EXPECT(ito_zwt_retry(), ITO_OK, ITO_ESTATE, ITO_EPERM, ITO_EINVAL);
+    if (rnd(&zseed) % 16 == 0) retry_pinned(f);
 }
 
 /* ---- owners ---- */
@@ -184,6 +185,24 @@ static void frame_kill(int o, int i)
         bury_frame(f);
     } else if (rc != ITO_EBUSY) fail("ito_frame_destroy(live)", rc, __LINE__);
     atomic_store(&sh->dying, 0);
+}
+
+/* A handler's retry re-arms and continues its own frame: racing the owner's destroy it
+ * would be the caller's error (zwt.h, ito_frame_destroy; a ThreadSanitizer report in CI,
+ * the retry's queue push against the next life's entry reset), so it pins the frame as the
+ * foreign thread does, and skips the retry while the owner is destroying it. */
+static void retry_pinned(ito_frame_t *f)
+{
+    for (int o = 0; o < NOWN; o++)
+        for (int i = 0; i < NF; i++) {
+            shared_frame_t *sh = &shf[o][i];
+            if (atomic_load(&sh->h) != f || atomic_load(&sh->dying)) continue;
+            atomic_fetch_add(&sh->pins, 1);
+            if (!atomic_load(&sh->dying) && atomic_load(&sh->h) == f)
+                EXPECT(ito_zwt_retry(), ITO_OK, ITO_ESTATE, ITO_EPERM, ITO_EINVAL);
+            atomic_fetch_sub(&sh->pins, 1);
+            return;
+        }
 }
 
 static void *owner(void *arg)

@@ -50,6 +50,23 @@
 #include "itoi.h"
 #include "sanitizer.h"
 
+/* Valgrind: memcheck takes a change of the stack pointer by less than 2 MB for a frame
+ * pushed or popped on one stack, and paints what lies between as undefined or
+ * inaccessible: a switch between two ULT stacks of a region (64 KiB apart) made it report
+ * thousands of false errors in every program that yields (found by an outside tester,
+ * h68d, 2026-12-06). So every stack is registered with valgrind when it is carved
+ * (VALGRIND_STACK_REGISTER: a switch into it is a switch, not a frame) and deregistered
+ * before its region is unmapped. The client requests are a few no-op instructions when
+ * the program does not run under valgrind; without <valgrind/valgrind.h> at build time
+ * they are left out. */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>) && !defined(ITOI_ASAN) && !defined(ITOI_TSAN)
+#include <valgrind/valgrind.h>
+#define ITOI_VALGRIND 1
+#endif
+#endif
+#define VG_ID_SHIFT 16 /* the registration's id + 1 (0: none), above the class and the unguarded bit */
+
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL 102
 #endif
@@ -107,18 +124,23 @@ size_t itoi_stack_round(size_t size) { return class_bytes(class_of(size)); }
  * mark so). ULT stacks follow, or such a call in a ULT crashed, reported as a stack
  * overflow (found by an outside tester, h67b, 2026-12-06; tests/test_stack_exec.c). A
  * library loaded later that asks for it changes nothing here (known limit). */
+typedef struct {
+    bool exec;  /* an object asked for an executable stack */
+    bool first; /* the next object is the first one: the executable */
+} execstack_t;
+
 static int execstack_of(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
-    int *exec = data;
+    execstack_t *x = data;
     bool has = false;
     for (int i = 0; i < info->dlpi_phnum; i++)
         if (info->dlpi_phdr[i].p_type == PT_GNU_STACK) {
             has = true;
-            if (info->dlpi_phdr[i].p_flags & PF_X) *exec = 1;
+            if (info->dlpi_phdr[i].p_flags & PF_X) x->exec = true;
         }
-    if (!has && exec[1]) *exec = 1; /* the executable (the first object) without the header */
-    exec[1] = 0;
+    if (!has && x->first) x->exec = true; /* the executable without the header */
+    x->first = false;
     return 0;
 }
 
@@ -127,9 +149,9 @@ static int stack_prot(void)
     static _Atomic int prot = -1; /* the same answer for every caller: the race is benign */
     int p = atomic_load_explicit(&prot, memory_order_relaxed);
     if (p < 0) {
-        int exec[2] = {0, 1};
-        (void)dl_iterate_phdr(execstack_of, exec);
-        p = PROT_READ | PROT_WRITE | (exec[0] ? PROT_EXEC : 0);
+        execstack_t x = {.exec = false, .first = true};
+        (void)dl_iterate_phdr(execstack_of, &x);
+        p = PROT_READ | PROT_WRITE | (x.exec ? PROT_EXEC : 0);
         atomic_store_explicit(&prot, p, memory_order_relaxed);
     }
     return p;
@@ -209,6 +231,9 @@ static itoi_stack_t *carve(klass_t *k, int c)
     s->map_size = g + size;
     s->reg_index = (size_t)c | (guarded ? 0 : (size_t)1 << 8);
     if (!guarded) *(uint64_t *)s->base = CANARY;
+#ifdef ITOI_VALGRIND
+    if (RUNNING_ON_VALGRIND) s->reg_index |= ((size_t)VALGRIND_STACK_REGISTER(s->base, top) + 1) << VG_ID_SHIFT;
+#endif
     atomic_fetch_add_explicit(&n_carved, 1, memory_order_relaxed);
     return s;
 }
@@ -429,6 +454,15 @@ void itoi_stack_free_all(void)
         itoi_spin_unlock(&k->lock);
         while (r) {
             region_t *next = r->next;
+#ifdef ITOI_VALGRIND
+            if (RUNNING_ON_VALGRIND) { /* every carved slot of the region: its registration goes */
+                size_t slot = guard_bytes(c) + class_bytes(c);
+                for (char *top = r->map + slot; top <= r->carve; top += slot) {
+                    const itoi_stack_t *s = (const itoi_stack_t *)(top - sizeof(itoi_stack_t));
+                    if (s->reg_index >> VG_ID_SHIFT) VALGRIND_STACK_DEREGISTER((s->reg_index >> VG_ID_SHIFT) - 1);
+                }
+            }
+#endif
             itoi_munmap(r->map, r->bytes);
             free(r);
             r = next;

@@ -370,7 +370,7 @@ static bool read_lock_take(itoi_sysrec_t *r)
  * reason, EBADF, is reported). Out of descriptors (EMFILE, ENFILE) the bare number is
  * used, as before (the call must not fail where write(2) cannot), and its mark stays
  * until the call returns. `st` (NULL for an openat's directory) gets the number's type. */
-static int helper_pin(itoi_sysrec_t *r, int fd, struct stat *st)
+static int pin_fd(itoi_sysrec_t *r, int fd, struct stat *st)
 {
     if (atomic_load_explicit(&r->abandon, memory_order_seq_cst)) return -ECANCELED; /* cancelled (closed) before it started */
     if (st) { /* a read, write or fsync: fd's type, for the caller too (one fstat) */
@@ -381,6 +381,14 @@ static int helper_pin(itoi_sysrec_t *r, int fd, struct stat *st)
     if (d < 0 && errno != EMFILE && errno != ENFILE) return -errno;
     if (d >= 0) itoi_helpers_release_fd(); /* the duplicate holds the file: the number may go */
     return d < 0 ? fd : d;
+}
+
+/* pin_fd, then the test window before the system call (ITO_FAULT_HELPER) */
+static int helper_pin(itoi_sysrec_t *r, int fd, struct stat *st)
+{
+    int d = pin_fd(r, fd, st);
+    if (d >= 0) itoi_fault_window_helper();
+    return d;
 }
 
 /* After the call: the duplicate helper_pin took for the request's number `fd`, if any. */
@@ -401,7 +409,6 @@ static long helper_read(itoi_sysrec_t *r)
     struct stat st;
     int fd = helper_pin(r, q->fd, &st);
     if (fd < 0) return fd;
-    itoi_fault_window_helper(); /* ITO_FAULT_HELPER (tests) */
     long res;
     if (st_is_file(&st)) {
         pthread_mutex_t *m = off < 0 ? pos_lock(&st) : NULL; /* at the position: see pos_lock */
@@ -447,8 +454,10 @@ static long helper_openat(itoi_sysrec_t *r)
      * left for a duplicate): the mark stays until the open has returned, so that an
      * ito_close waits for it, as on a file (until 2026-12-06 it was dropped here too, and
      * a close and a new open could give the open another directory). */
-    if (!uses_dir) itoi_helpers_release_fd();
-    itoi_fault_window_helper(); /* ITO_FAULT_HELPER (tests) */
+    if (!uses_dir) {
+        itoi_helpers_release_fd();
+        itoi_fault_window_helper(); /* ITO_FAULT_HELPER (tests), as helper_pin */
+    }
     long res;
     if ((q->flags & (O_NONBLOCK | O_PATH)) || fstatat(dir, q->path, &st, at) != 0 || !S_ISFIFO(st.st_mode)) {
         res = neg_errno(openat(dir, q->path, q->flags, q->mode));
@@ -474,7 +483,6 @@ long itoi_wsc_run_blocking(itoi_sysrec_t *r)
         struct stat st;
         int fd = helper_pin(r, q->fd, &st);
         if (fd < 0) return fd;
-        itoi_fault_window_helper(); /* ITO_FAULT_HELPER (tests) */
         w = neg_errno(q->flags ? fdatasync(fd) : fsync(fd));
         helper_unpin(fd, q->fd);
         return w;
@@ -484,7 +492,6 @@ long itoi_wsc_run_blocking(itoi_sysrec_t *r)
         struct stat st;
         int fd = helper_pin(r, q->fd, &st); /* the file it was posted for (see helper_pin) */
         if (fd < 0) return fd;
-        itoi_fault_window_helper(); /* ITO_FAULT_HELPER (tests) */
         if ((w = helper_wait_ready(r, fd, &st, POLLOUT)) == 0) {
             const struct iovec *iov = vec_of(q, &one, &cnt);
             int64_t off = offset_of(q);

@@ -323,34 +323,36 @@ size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a)
     }
     if (io_uring_cq_ready(&a->ring) == 0) return 0;
     size_t n = 0;
-    unsigned head, seen = 0, nagain = 0;
-    itoi_sysrec_t *again[16]; /* cancels that found nothing: looked at after the pass */
+    unsigned head, seen = 0;
+    bool missed = false; /* a cancel found nothing: looked at after the pass */
     struct io_uring_cqe *cqe;
     io_uring_for_each_cqe(&a->ring, head, cqe) {
         seen++;
         a->inflight--;
         uint64_t ud = io_uring_cqe_get_data64(cqe);
         if (ud & CANCEL_TAG) { /* the cancel's own answer */
-            if (ITOI_UNLIKELY(cqe->res == -ENOENT)) {
-                itoi_sysrec_t *r = (itoi_sysrec_t *)(uintptr_t)(ud & ~CANCEL_TAG);
-                if (nagain < sizeof again / sizeof again[0]) again[nagain++] = r;
-                else cancel_again(a, r); /* at once: at worst one cancel more */
-            }
+            missed |= cqe->res == -ENOENT;
             continue;
         }
         itoi_wsc_complete(w, a, (itoi_sysrec_t *)(uintptr_t)ud, cqe->res);
         n++;
     }
-    io_uring_cq_advance(&a->ring, seen);
     /* Still in the kernel with its cancel sent (records are pooled until the teardown, so
      * the address is one; a record given back and posted again is cancelled again only if
-     * its new request is being cancelled too): the cancel missed it, send it again. Each
-     * round is one enter, whose task work ends the window (see above). */
-    for (unsigned i = 0; i < nagain; i++) {
-        bool dup = false;
-        for (unsigned j = 0; j < i; j++) dup |= again[j] == again[i];
-        if (!dup) cancel_again(a, again[i]);
+     * its new request is being cancelled too): the cancel missed it, send it again. The
+     * pass's CQEs are read again before they go back (the request's own completion may
+     * come after its cancel's answer in the same pass). Each round is one enter, whose
+     * task work ends the window (see above); a record missed twice in one pass is due at
+     * the timer the second time (at worst one cancel more). */
+    if (ITOI_UNLIKELY(missed)) {
+        unsigned i = 0;
+        io_uring_for_each_cqe(&a->ring, head, cqe) {
+            if (i++ == seen) break;
+            uint64_t ud = io_uring_cqe_get_data64(cqe);
+            if ((ud & CANCEL_TAG) && cqe->res == -ENOENT) cancel_again(a, (itoi_sysrec_t *)(uintptr_t)(ud & ~CANCEL_TAG));
+        }
     }
+    io_uring_cq_advance(&a->ring, seen);
     return n;
 }
 
