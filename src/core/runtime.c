@@ -89,13 +89,20 @@ static void pin_self(int index)
  * that loaded its C++ code with dlopen (a plugin, python3's ctypes) kept NULL, and its ULTs
  * shared their kernel thread's exception stack (a `throw;` after a yield in a catch block
  * rethrew another ULT's exception; found by an outside tester, h65e, 2026-12-06). So when
- * the weak reference is NULL the symbol is looked up again, each time a worker binds its
- * kernel thread (ito_init), in the global scope and among the C++ ABI libraries loaded with
- * RTLD_LOCAL: a C++ runtime loaded before ito_init is found. (One loaded after ito_init is
- * not: ultstate.h.) */
+ * the weak reference is NULL the symbol is looked up again at each ito_init, in the global
+ * scope and among the C++ ABI libraries loaded with RTLD_LOCAL: a C++ runtime loaded before
+ * ito_init is found. (One loaded after ito_init is not: ultstate.h.)
+ * The look-up runs on ito_init's caller, before any worker starts, never on a worker: dlsym
+ * and dlopen take the dynamic loader's lock, which a dlopen holds while it runs the loaded
+ * library's constructors, so a constructor that called ito_init (a C plugin starting its
+ * runtime) waited for ever for workers blocked in dlsym (found by an outside tester, h68d,
+ * 2026-12-06; test_init_in_dlopen_ctor). The caller may take the lock again (it is
+ * recursive); the workers only call the function found. */
 extern void *__cxa_get_globals(void) __attribute__((weak));
 
-void *itoi_eh_globals(void)
+static void *(*eh_globals_fn)(void); /* set by itoi_eh_resolve before the workers start */
+
+void itoi_eh_resolve(void)
 {
     void *(*f)(void) = __cxa_get_globals;
     if (f == NULL) {
@@ -111,6 +118,12 @@ void *itoi_eh_globals(void)
         }
         memcpy(&f, &sym, sizeof f); /* ISO C: no cast from an object to a function pointer */
     }
+    eh_globals_fn = f;
+}
+
+void *itoi_eh_globals(void)
+{
+    void *(*f)(void) = eh_globals_fn;
     return f ? f() : NULL;
 }
 
@@ -413,6 +426,7 @@ int ito_init(const ito_config_t *cfg)
     itoi_rt.main_ult = main_ult;
     w0->cur = main_ult;
     w0->next_id = 1;
+    itoi_eh_resolve();   /* here, before any worker starts: see itoi_eh_resolve */
     itoi_state_bind(w0); /* main's own errno and exceptions stay there: main is running */
     atomic_store(&w0->tid, (int)syscall(SYS_gettid));
     saved_slack = prctl(PR_GET_TIMERSLACK);

@@ -62,6 +62,9 @@
 
 /* This kernel thread's exception globals, or NULL without a C++ runtime. */
 void *itoi_eh_globals(void);
+/* Finds the C++ runtime's __cxa_get_globals for itoi_eh_globals: on ito_init's caller,
+ * before any worker starts (it may take the dynamic loader's lock; runtime.c). */
+void itoi_eh_resolve(void);
 
 /* A switch on w from `from` to `to` (NULL: the scheduler context), made before the
  * context switch itself (the kernel thread is the same on both sides). */

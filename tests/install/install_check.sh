@@ -12,6 +12,10 @@
 # 3. the prefix is moved to T/moved/elsewhere and step 2 runs again there: every path
 #    in ito.pc, the CMake package and ito-cc is relative. No installed text file may
 #    name the first prefix or the build tree.
+# 4. staged as a package build does (DESTDIR) under a prefix whose path has a space, the
+#    staged tree then moved to another folder with a space: find_package(ito) takes such a
+#    prefix as it is, and pkg-config's flags work through `eval` (README), for the shared
+#    and the static libito, C and C++.
 # SAN_FLAGS: a sanitizer tree's libito needs its runtime in every program (else empty).
 # URING: 1 when libito uses liburing (then `pkg-config --static` must give -luring).
 set -u
@@ -95,4 +99,44 @@ mv "$first" "$moved"
 check_prefix "$moved" moved
 stale=$(grep -rIl -e "$first" -e "$build" "$moved")
 [ -z "$stale" ] || fail "installed files name the first prefix or the build tree: $stale"
-echo "ok install into a prefix, moved"
+
+# 4. DESTDIR staging under a prefix with a space, moved to another folder with a space
+staged="$tmp/stage dir"
+run env DESTDIR="$staged" "$cmake" --install "$build" --prefix "/ito prefix"
+[ -f "$staged/ito prefix/$libdir/pkgconfig/ito.pc" ] || fail "DESTDIR staging: no ito.pc under $staged/ito prefix"
+sp="$tmp/with space/ito"
+mkdir -p "$tmp/with space"
+mv "$staged/ito prefix" "$sp"
+echo "== prefix $sp (staged with DESTDIR, moved)"
+out="$tmp/use space"
+mkdir -p "$out"
+PKG_CONFIG_LIBDIR=$sp/$libdir/pkgconfig
+PKG_CONFIG_PATH=
+export PKG_CONFIG_LIBDIR PKG_CONFIG_PATH
+[ "$(pkg-config --modversion ito)" = "$version" ] || fail "pkg-config --modversion ito (prefix with a space)"
+# pkgconf writes the space as '\ ': the flags are words for eval, as the README says
+cflags=$(pkg-config --cflags ito) libs=$(pkg-config --libs ito) slibs=$(pkg-config --static --libs ito)
+static_libs=$(echo "$slibs" | sed 's/-lito\( \|$\)/-l:libito.a\1/')
+run eval "\"\$cc\" \$san $cflags \"\$src/hello.c\" $libs -Wl,-rpath,\"\$sp/\$libdir\" -o \"\$out/pc_c_shared\""
+run eval "\"\$cxx\" \$san -std=c++17 $cflags \"\$src/hello.cpp\" $static_libs -o \"\$out/pc_cxx_static\""
+run "$cmake" -S "$src" -B "$out/cm" -G "$gen" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$sp" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
+    -DITO_EXPECT_PREFIX="$sp" -DITO_EXPECT_VERSION="$version" \
+    -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
+    -DCMAKE_C_FLAGS="$san" -DCMAKE_CXX_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san"
+run "$cmake" --build "$out/cm"
+for exe in pc_c_shared pc_cxx_static cm/hello_c_shared cm/hello_cxx_shared cm/hello_c_static cm/hello_cxx_static; do
+    case $exe in
+        *shared) needs_libito "$out/$exe" || fail "$exe does not link the shared libito" ;;
+        *static) needs_libito "$out/$exe" && fail "$exe links the shared libito" ;;
+    esac
+    "$out/$exe" > /dev/null || fail "$exe (prefix with a space) exited $?"
+done
+if [ -x "$sp/$bindir/ito-cc" ]; then # the driver from a folder with a space finds its plugin
+    run eval "\"\$sp/\$bindir/ito-cc\" -O2 $cflags \"\$src/hello.c\" $libs -Wl,-rpath,\"\$sp/\$libdir\" -o \"\$out/itocc\""
+    nm "$out/itocc" | grep -q ito_coop_yield || fail "ito-cc in a prefix with a space inserted no yield"
+    "$out/itocc" > /dev/null || fail "the ito-cc program (prefix with a space) exited $?"
+fi
+stale=$(grep -rIl -e "$staged" -e "/ito prefix" -e "$build" "$sp")
+[ -z "$stale" ] || fail "installed files name the staging folder, the staged prefix or the build tree: $stale"
+echo "ok install into a prefix, moved; staged with DESTDIR under a prefix with a space, moved"
