@@ -29,8 +29,9 @@
  * was never initialised (also all-zero storage), was destroyed (a second destroy too), or
  * holds an object of another type (also one initialised over a live object of the first
  * type), where the functions below say "ITO_EINVAL if m is NULL". Init writes a 32-bit
- * mark of the type into the object, at the same place for every type, and destroy clears
- * it under the object's lock, so random bytes pass for an object once in 2^32, of two
+ * mark of the type into the object, at the same place for every type, and destroy replaces
+ * it with a mark of a destroyed object under the object's lock (ito_once refuses that
+ * storage too), so random bytes pass for an object once in 2^32, of two
  * destroys at once one says ITO_OK, and a lock, barrier, semaphore, wait-group, condition
  * or future wait that reaches the object after a destroy returns ITO_EINVAL, never owns,
  * passes or parks in the destroyed object (a destroy of a mutex takes its owner word, so
@@ -313,7 +314,8 @@ int ito_barrier_wait(ito_barrier_t *b);
  * caller waits for ever (and one whose ULT reuses the ended runner's descriptor gets
  * ITO_EDEADLK).
  * @return ITO_OK; ITO_EINVAL if o or fn is NULL, or if o holds what no once object holds
- * (o has no init and no mark: most garbage is caught, not all); ITO_EDEADLK if fn itself
+ * (o has no init and no mark: most garbage is caught, not all; the storage of a destroyed
+ * object of another type always is); ITO_EDEADLK if fn itself
  * calls ito_once on the same object; ITO_ENOTULT if a caller that is not a ULT (a ZWT or a
  * foreign thread) would have to wait for another caller's fn.
  * @contexts any thread (a ULT waits while another runs fn; others get ITO_ENOTULT then),

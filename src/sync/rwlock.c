@@ -50,6 +50,8 @@ int ito_rwlock_destroy(ito_rwlock_t *l)
     if (!itoi_marked(l, ITOI_MARK_RWLOCK)) return ITO_EINVAL;
     rw_impl_t *x = (rw_impl_t *)l;
     itoi_spin_lock(&x->lock);
+    itoi_waitq_own(&x->rq); /* a copy's queues are not its own (waitq.h) */
+    itoi_waitq_own(&x->wq);
     int busy = x->readers || x->writer || x->rq.head || x->wq.head;
     int rc = busy ? ITO_EBUSY : itoi_mark_clear(&x->mark) ? ITO_OK : ITO_EINVAL;
     itoi_spin_unlock(&x->lock);
@@ -95,6 +97,8 @@ static int lock_until(ito_rwlock_t *l, bool write, uint64_t deadline)
     if (!w) return ITO_ENOTULT;
     rw_impl_t *x = (rw_impl_t *)l;
     itoi_spin_lock(&x->lock);
+    itoi_waitq_own(&x->rq); /* a copy's queues are not its own (waitq.h) */
+    itoi_waitq_own(&x->wq);
     int rc = ITO_OK;
     if (!itoi_marked(l, ITOI_MARK_RWLOCK)) {
         rc = ITO_EINVAL; /* destroyed since the check above (the destroy clears it under the lock) */
@@ -139,6 +143,8 @@ int ito_rwlock_unlock(ito_rwlock_t *l)
     rw_impl_t *x = (rw_impl_t *)l;
     int rc = ITO_OK;
     itoi_spin_lock(&x->lock);
+    itoi_waitq_own(&x->rq); /* a copy's queues are not its own (waitq.h) */
+    itoi_waitq_own(&x->wq);
     if (x->writer) {
         if (x->writer != itoi_owner_id(w->cur)) {
             rc = ITO_EPERM;

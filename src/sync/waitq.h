@@ -8,9 +8,9 @@
 
 /* The type mark of a caller-owned object (mutex, cond, rwlock, semaphore, barrier, wait
  * group, future): its init writes the mark of its type into the object, its destroy
- * clears it, and every other call checks it first, so that storage never initialised,
- * destroyed, or of another type gives ITO_EINVAL instead of a hang on a lock word that
- * reads as held (random bytes match a mark with probability 2^-32). The mark is written
+ * replaces it with ITOI_MARK_DEAD, and every other call checks it first, so that storage
+ * never initialised, destroyed, or of another type gives ITO_EINVAL instead of a hang on a
+ * lock word that reads as held (random bytes match a mark with probability 2^-32). The mark is written
  * only while nobody else may use the object (init, destroy), so a plain load reads it. */
 #define ITOI_MARK(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 enum {
@@ -21,6 +21,13 @@ enum {
     ITOI_MARK_BARRIER = ITOI_MARK('i', 'B', 'a', 'r'),
     ITOI_MARK_WAITGROUP = ITOI_MARK('i', 'W', 'g', 'p'),
     ITOI_MARK_FUTURE = ITOI_MARK('i', 'F', 'u', 't'),
+    /* What destroy leaves: not 0. ito_once_t has no init and no mark, and takes storage
+     * whose first two words are 0 (an unlocked lock, the mark's place) as a NEW once object:
+     * destroyed storage of any type read so, and ito_once then woke "waiters" made of the
+     * old object's fields (a destroyed future's value: SIGSEGV; found by an outside
+     * tester, h68b, 2026-12-06: test_once_destroyed_storage). This mark, like every other,
+     * is no lock word a spinlock holds, so ito_once refuses it (ITO_EINVAL). */
+    ITOI_MARK_DEAD = ITOI_MARK('i', 'D', 'e', 'd'),
 };
 
 /* The mark is the second 32-bit word of every such object (after its spinlock), whatever
@@ -47,8 +54,9 @@ static inline bool itoi_marked(const void *obj, uint32_t want)
  * outside tester, h62d, 2026-12-05, test_sync_double_destroy). */
 static inline bool itoi_mark_clear(uint32_t *mark)
 {
-    if (__atomic_load_n(mark, __ATOMIC_RELAXED) == 0) return false;
-    __atomic_store_n(mark, 0, __ATOMIC_RELAXED);
+    uint32_t v = __atomic_load_n(mark, __ATOMIC_RELAXED);
+    if (v == 0 || v == ITOI_MARK_DEAD) return false;
+    __atomic_store_n(mark, ITOI_MARK_DEAD, __ATOMIC_RELAXED);
     return true;
 }
 
@@ -70,8 +78,24 @@ typedef struct itoi_waitq {
     itoi_ult_t *head, *tail;
 } itoi_waitq_t;
 
+/* A queue whose first waiter is queued elsewhere is not this object's own: the object is a
+ * byte copy of a live one (struct assignment, memcpy, realloc of an array of objects)
+ * made while ULTs waited on the original, so the copy's queue links the original's
+ * waiters. The copy gets an empty queue of its own (called with q's lock held, by every
+ * path that reads or changes the queue): it acts as the object with nobody waiting, and
+ * the original keeps its waiters. (Before, the copy's unlock, post or signal "woke" the
+ * original's waiter without taking it off the original's queue, whose own wake-up then
+ * readied it a second time: SIGSEGV; pushing onto the copy linked a new waiter into the
+ * original's list. Found by an outside tester, h68b, 2026-12-06: test_sync_copied_waiters.)
+ * POSIX leaves copies of its objects undefined; this only keeps the runtime whole. */
+static inline void itoi_waitq_own(itoi_waitq_t *q)
+{
+    if (ITOI_UNLIKELY(q->head != NULL && q->head->wq_in != (void *)q)) q->head = q->tail = NULL;
+}
+
 static inline void itoi_waitq_push(itoi_waitq_t *q, itoi_ult_t *t)
 {
+    itoi_waitq_own(q);
     t->wq_in = q;
     t->wq_next = NULL;
     t->wq_prev = q->tail;
@@ -112,6 +136,7 @@ static inline int itoi_wait_on_until(itoi_worker_t *w, itoi_waitq_t *q, itoi_spi
  * wait_claim): that one is timing out and its timer takes it off q. */
 static inline itoi_ult_t *itoi_waiter_pop(itoi_waitq_t *q)
 {
+    itoi_waitq_own(q);
     for (itoi_ult_t *t = q->head; t; t = t->wq_next) {
         if (!itoi_waiter_claim(t)) continue;
         itoi_waiter_remove(q, t);
@@ -127,9 +152,10 @@ static inline bool itoi_waitq_unlink(itoi_ult_t *t, void *queue)
 }
 
 /* What destroy checks: ITO_EBUSY while ULTs wait on q (read under its lock l). */
-static inline int itoi_destroy_check(itoi_spinlock_t *l, const itoi_waitq_t *q, uint32_t *mark)
+static inline int itoi_destroy_check(itoi_spinlock_t *l, itoi_waitq_t *q, uint32_t *mark)
 {
     itoi_spin_lock(l);
+    itoi_waitq_own(q);
     int rc = q->head != NULL ? ITO_EBUSY : itoi_mark_clear(mark) ? ITO_OK : ITO_EINVAL;
     itoi_spin_unlock(l); /* destroyed: later calls are ITO_EINVAL */
     return rc;
