@@ -31,8 +31,10 @@
  * ITO_WSC_BACKEND=uring was asked for: io_uring_setup refused after ito_init, or out of
  * memory (ENOMEM: RLIMIT_MEMLOCK before Linux 5.12, a memory cgroup at its limit). Out of
  * descriptors (EMFILE, ENFILE) only that request fails, and the next one tries again.
- * Descriptors that can be neither (a tty, inotify) wait for readiness in the epoll and
- * are then read on a helper, which asks for no more than is there (FIONREAD): a raw tty's
+ * Descriptors that can be neither (a tty, inotify; and a "regular file" of size 0 of
+ * /proc, tracefs or debugfs that poll(2) finds not ready, whose read waits for an event:
+ * /proc/kmsg, trace_pipe) wait for readiness in the epoll and are then read on a helper,
+ * which asks for no more than is there (FIONREAD): a raw tty's
  * VMIN/VTIME framing is not kept (a read returns the bytes that have come, as io_uring
  * does). A write to such a descriptor waits for room on a helper, and one larger than the
  * room left can block that helper in write(2) until a reader takes the bytes (a pty nobody

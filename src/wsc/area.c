@@ -796,7 +796,7 @@ bool itoi_wsc_ends_by_itself(const ito_sysreq_t *q)
         return S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISLNK(st.st_mode);
     }
     default:
-        return fstat(q->fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode));
+        return itoi_wsc_fstat(q->fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode));
     }
 }
 

@@ -23,7 +23,9 @@
 #include <pthread.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -44,9 +46,34 @@ static bool st_is_file(const struct stat *st)
     return S_ISREG(st->st_mode) || S_ISBLK(st->st_mode) || S_ISDIR(st->st_mode);
 }
 
+/* fstat(2), except that a "regular file" of a kernel pseudo file system whose read waits
+ * for an event (/proc/kmsg, tracefs's trace_pipe, debugfs files) is shown as a character
+ * device while poll(2) says it is neither readable nor writable: it offers no RWF_NOWAIT,
+ * so it then waits for readiness in the worker's epoll and is read by a helper once ready,
+ * as a tty is, and ito_cancel_io, a deadline and finalize end that wait. Taken for a file
+ * that ends by itself, its read ran blocking on a helper thread that nothing could stop:
+ * ito_finalize waited for ever for a ULT reading /proc/kmsg with no kernel message coming,
+ * and neither ito_cancel_io nor the ULT's I/O deadline ended the read (found by an outside
+ * tester, h68a, 2026-12-06; tests/test_io_proc_event_file.c). Such files say size 0: only
+ * then the fstatfs. Other files there (/proc/self/status) poll ready at once (the
+ * default mask): files as before. */
+int itoi_wsc_fstat(int fd, struct stat *st)
+{
+    if (fstat(fd, st) != 0) return -1;
+    if (S_ISREG(st->st_mode) && st->st_size == 0) {
+        struct statfs sf;
+        struct pollfd p = {.fd = fd, .events = POLLIN | POLLOUT};
+        if (fstatfs(fd, &sf) == 0 &&
+            (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == TRACEFS_MAGIC || sf.f_type == DEBUGFS_MAGIC) &&
+            poll(&p, 1, 0) == 0)
+            st->st_mode = (st->st_mode & ~(mode_t)S_IFMT) | S_IFCHR;
+    }
+    return 0;
+}
+
 static void stat_or_none(int fd, struct stat *st)
 {
-    if (fstat(fd, st) != 0) st->st_mode = 0;
+    if (itoi_wsc_fstat(fd, st) != 0) st->st_mode = 0;
 }
 
 static bool is_file(int fd)
@@ -105,7 +132,7 @@ static size_t vec_total(const struct iovec *iov, int cnt)
 static bool cut_short(const ito_sysreq_t *q, long r, const struct iovec *iov, int cnt, int64_t off)
 {
     struct stat st;
-    if (r <= 0 || (size_t)r >= vec_total(iov, cnt) || fstat(q->fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    if (r <= 0 || (size_t)r >= vec_total(iov, cnt) || itoi_wsc_fstat(q->fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
     int64_t end = off >= 0 ? off + r : (int64_t)lseek(q->fd, 0, SEEK_CUR);
     if (end < 0 || end >= (int64_t)st.st_size) return false; /* at end of file: short is right */
     return off >= 0 || lseek(q->fd, -(off_t)r, SEEK_CUR) >= 0;

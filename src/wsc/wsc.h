@@ -272,6 +272,8 @@ void itoi_helpers_release_fd(void);           /* on a helper: its call holds a d
 long itoi_wsc_call(const ito_sysreq_t *q, const char *what); /* one request, waited for: result or -errno */
 long itoi_wsc_whole(ito_sysreq_t *q, const char *what);      /* the same, continued after a short count */
 bool itoi_wsc_ends_by_itself(const ito_sysreq_t *q);          /* however slow the device (area.c) */
+struct stat;
+int itoi_wsc_fstat(int fd, struct stat *st); /* fstat, an event file shown as a character device (nonblock.c) */
 void itoi_wsc_closing(int fd);                                /* ito_close(fd) begins (whole.c) */
 /* An error a socket reported once to a part of a whole transfer, kept for the next call on
  * fd (whole.c): -errno, taken out, or 0. `rx`: the call is a receive (it takes the error
