@@ -193,7 +193,7 @@ static itoi_sysrec_t *on_closing(const itoi_iowait_t *wt)
  * open pipe POLLNVAL too (found by a chaos test, sync backend, 2 workers). */
 static void end_closing_waits(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt)
 {
-    atomic_thread_fence(memory_order_seq_cst); /* the records are registered: now look */
+    /* (io_park's fence: the records are registered, then this looks) */
     if (ITOI_LIKELY(atomic_load_explicit(&closing_n, memory_order_relaxed) == 0)) return;
     for (itoi_sysrec_t *r; wt->left && (r = on_closing(wt)) != NULL;) itoi_wsc_cancel(w, a, r, WHY_CLOSE);
 }
@@ -205,6 +205,14 @@ static void io_park(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, uint64_
     if (wt->left == 0) return; /* completed inside the post */
     atomic_store_explicit(&me->io_owner, (int16_t)w->index, memory_order_relaxed);
     atomic_store_explicit(&me->io_wait, wt, memory_order_release);
+    /* The wait and its records are published before io_cancel and the closings are read.
+     * A canceller stores io_cancel, then the worker it asks (cancel_on_owner) reads
+     * io_wait: without a full fence here the load below could pass the store above (x86's
+     * store buffer), and a cancellation forwarded to another worker could find no wait
+     * while this read found no cancellation: the wait was not ended (seen in review by an
+     * outside tester, h68c, 2026-12-06; before, the only fence was end_closing_waits',
+     * after this read). One fence, as before. */
+    atomic_thread_fence(memory_order_seq_cst);
     if (itoi_io_cancelled(me)) /* came before the park */
         itoi_wsc_cancel_wait(w, a, wt, WHY_CANCEL);
     if (wt->left) end_closing_waits(w, a, wt);
