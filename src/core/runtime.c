@@ -564,6 +564,20 @@ static int fini_ops_copy(const itoi_fini_ops_t **ops)
     return k;
 }
 
+/* Whether a mechanism's yes-or-no hook at `off` in itoi_fini_ops_t (pending, holds,
+ * background_armed) says yes, asked in the order the ops were added, up to the first yes. */
+static bool any_op(size_t off)
+{
+    const itoi_fini_ops_t *ops[MAX_FINI];
+    int k = fini_ops_copy(ops);
+    for (int i = 0; i < k; i++) {
+        bool (*f)(void);
+        memcpy(&f, (const char *)ops[i] + off, sizeof f);
+        if (f && f()) return true;
+    }
+    return false;
+}
+
 /* Work that will progress by itself, seen from main on worker 0. */
 static bool pending(void)
 {
@@ -582,11 +596,7 @@ static bool pending(void)
      * open idle device in ITO_DEVICE_BUSY mode held finalize for ever); an armed timer
      * device is, through the device's pending hook below. */
     if (atomic_load(&itoi_rt.side_shared) > atomic_load(&itoi_rt.side_busy)) return true;
-    bool p = false;
-    const itoi_fini_ops_t *ops[MAX_FINI];
-    int k = fini_ops_copy(ops);
-    for (int i = 0; i < k && !p; i++) p = ops[i]->pending && ops[i]->pending();
-    return p;
+    return any_op(offsetof(itoi_fini_ops_t, pending));
 }
 
 /* Background work (a periodic timer device): its units made ready so far, and whether
@@ -601,24 +611,10 @@ static uint64_t background(void)
     return n;
 }
 
-static bool background_armed(void)
-{
-    bool a = false;
-    const itoi_fini_ops_t *ops[MAX_FINI];
-    int k = fini_ops_copy(ops);
-    for (int i = 0; i < k && !a; i++) a = ops[i]->background_armed && ops[i]->background_armed();
-    return a;
-}
+static bool background_armed(void) { return any_op(offsetof(itoi_fini_ops_t, background_armed)); }
 
 /* Work that runs by itself even with nothing live (an armed one-shot timer device). */
-static bool holds(void)
-{
-    bool h = false;
-    const itoi_fini_ops_t *ops[MAX_FINI];
-    int k = fini_ops_copy(ops);
-    for (int i = 0; i < k && !h; i++) h = ops[i]->holds && ops[i]->holds();
-    return h;
-}
+static bool holds(void) { return any_op(offsetof(itoi_fini_ops_t, holds)); }
 
 /* Nothing live and nothing that will run by itself, at one instant: no live work, then
  * no armed one-shot timer device, then the same counts as at the first look. A device's
