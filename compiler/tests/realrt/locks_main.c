@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ito/ito.h"
+#include "realrt_harness.h"
 
 struct node { struct node *next; long size; };
 struct node *locks_list;
@@ -32,17 +32,8 @@ int main(void)
         n->next = locks_list;
         locks_list = n;
     }
-    ito_config_t cfg = {.workers = 2};
-    if (ito_init(&cfg) != ITO_OK) return 2;
-    ito_preempt_config_t pc = {.quantum_us = 100, .mode = ITO_PREEMPT_FLAG};
-    if (ito_preempt_enable(&pc) != ITO_OK) return 2;
-    ito_thread_t t[ULTS];
-    for (int i = 0; i < ULTS; i++)
-        if (ito_create(&t[i], run, (void *)(intptr_t)i, NULL) != ITO_OK) return 2;
-    for (int i = 0; i < ULTS; i++) ito_join(t[i], NULL);
     ito_preempt_stats_t st;
-    if (ito_preempt_stats(&st) != ITO_OK) return 2;
-    if (ito_preempt_disable() != ITO_OK || ito_finalize() != ITO_OK) return 2;
+    if (realrt_run(2, ULTS, run, &st) != 0) return 2;
     long s = 0;
     for (int i = 0; i < ULTS; i++) s += sums[i];
     printf("sum %ld switches %llu\n", s, (unsigned long long)st.preemptions);

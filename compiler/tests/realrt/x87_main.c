@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ito/ito.h"
+#include "realrt_harness.h"
 
 #define ULTS 8
 #define TERMS 1000000
@@ -39,16 +39,7 @@ int main(void)
 {
     volatile int terms = TERMS; /* computed at run time, like the ULTs' sums */
     long double ref = reference(terms);
-    ito_config_t cfg = {.workers = 1};
-    if (ito_init(&cfg) != ITO_OK) return 2;
-    ito_preempt_config_t pc = {.quantum_us = 100, .mode = ITO_PREEMPT_FLAG};
-    if (ito_preempt_enable(&pc) != ITO_OK) return 2;
-    ito_thread_t t[ULTS];
-    for (intptr_t i = 0; i < ULTS; i++)
-        if (ito_create(&t[i], run, (void *)i, NULL) != ITO_OK) return 2;
-    for (int i = 0; i < ULTS; i++) ito_join(t[i], NULL);
-    ito_preempt_disable();
-    if (ito_finalize() != ITO_OK) return 2;
+    if (realrt_run(1, ULTS, run, NULL) != 0) return 2;
     int bad = 0;
     for (int i = 0; i < ULTS; i++)
         if (!(results[i] == ref)) {
