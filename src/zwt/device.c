@@ -362,11 +362,16 @@ static int open_dev(int kind, int fd, ito_frame_t *f, int entry, ito_device_t **
         old->fd = -1; /* detached (same_number) */
         itoi_spin_unlock(&old->lock);
     }
-    ito_device_t *h = dev_handle(d); /* the generation of this open, under the lock */
+    /* The handle (the generation of this open) is stored before the device's lock is
+     * released: the poller takes that lock before it delivers, so a handler that uses the
+     * handle its opener stored is ordered after the store also for TSan, which does not see
+     * the kernel's order (timerfd, epoll). Stored after the unlock, every TSan run of a
+     * periodic timer whose handler acked through it reported a data race (found by an
+     * outside tester, h68g, 2026-12-06; tests/test_zwt_device_handle_order.c). */
+    *out = dev_handle(d);
     itoi_spin_unlock(&d->lock);
     busy_update();
     itoi_spin_unlock(&tab_lock);
-    *out = h;
     return ITO_OK;
 }
 
