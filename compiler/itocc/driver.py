@@ -525,6 +525,10 @@ def run_stub_variant(clang: str, plug: list[str], args: list[Arg], stubset: str,
         raise Usage("--ito-variant=stub needs object or assembly output, not -emit-llvm")
     if m == "nocode" or not any(a.kind == "code" for a in args):
         return call([clang, *plug, *words(args), *extra], scratch)
+    if any(a.is_input and a.name != "-" and not os.path.exists(a.name) for a in args):
+        # clang checks every input before it runs a job: one missing, it reports it and
+        # compiles nothing (the steps below compiled the others and left their objects)
+        return call([clang, *plug, *words(args), *extra], scratch)
     return StubBuild(clang, plug, args, stubset, scratch).run(extra)
 
 

@@ -106,9 +106,21 @@ static void groups_fini(void)
     atomic_store(&itoi_gang_group, NULL);
 }
 
+/* ULTs parked for another group's turn, on all workers. They are runnable: work that will
+ * progress by itself, which ito_finalize waits for (thread.h, the finalize rule). Without
+ * this, finalize saw a group's computing ULT parked for its turn as no work while another
+ * group's turn ran nothing (runtime.c pending(): an awake worker other than main's was the
+ * only sign of a computing ULT, and a worker whose running group has nothing to run idles),
+ * and after its grace cancelled a socket receive that the computing ULT was
+ * about to send to: ECANCELED, the message lost (found by an outside tester, h68f,
+ * 2026-12-06; tests/test_preempt_gang_fin_compute.c). */
+static _Atomic size_t gang_parked_n;
+static bool gang_fini_pending(void) { return atomic_load_explicit(&gang_parked_n, memory_order_acquire) != 0; }
+static const itoi_fini_ops_t gang_fini_ops = {.pending = gang_fini_pending};
+
 static int group_create(ito_group_t **out)
 {
-    if (itoi_fini_add(groups_fini) != ITO_OK) return ITO_ENOMEM;
+    if (itoi_fini_add(groups_fini) != ITO_OK || itoi_fini_ops_add(&gang_fini_ops) != ITO_OK) return ITO_ENOMEM;
     itoi_spin_lock(&groups_lock);
     int slot = -1;
     for (int i = 0; i < ITOI_MAX_GROUPS; i++)
@@ -335,6 +347,7 @@ static size_t unpark(itoi_worker_t *w)
     itoi_queue_append(&first, &last);
     itoi_queue_append(&first, &w->rq);
     w->rq = first;
+    atomic_fetch_sub_explicit(&gang_parked_n, n, memory_order_release);
     return n;
 }
 
@@ -356,6 +369,7 @@ static bool gang_filter(itoi_worker_t *w, itoi_ult_t *t)
         if (tg) t->slot[ITOI_USLOT_GANG_RAN].w = atomic_load_explicit(&itoi_gang_epoch, memory_order_relaxed);
         return true;
     }
+    atomic_fetch_add_explicit(&gang_parked_n, 1, memory_order_release);
     itoi_queue_push(&pw->parked, &t->u);
     return false;
 }

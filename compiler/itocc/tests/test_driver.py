@@ -361,6 +361,27 @@ def test_a_failing_input_does_not_stop_the_others(itocc, tmp_path):
                       if p.suffix in (".o", "") and p.is_file()) == objs
 
 
+def test_a_missing_input_compiles_nothing(itocc, tmp_path):
+    # clang checks every input before it runs a job: with one missing, it writes no object
+    # and reports the missing file alone. The stub variant compiled the other inputs one by
+    # one and left their objects behind (a.o beside `no such file or directory: 'nope.c'`),
+    # with an extra "no input files" error (found by an outside tester, h68h, 2026-12-06).
+    files = {"a.c": F, "c.c": F.replace("f(", "c(")}
+    ref = tmp_path / "ref"
+    for d in (tmp_path, ref):
+        write(d, files)
+    for args in (["-c", "nope.c", "a.c"], ["-c", "a.c", "c.c", "gone.o"],
+                 ["-S", "a.c", "nope.c"], ["a.c", "nope.c", "-o", "p"]):
+        want = subprocess.run([CLANG, *args], cwd=ref, capture_output=True)
+        cp = itocc(*STUB, *args)
+        assert want.returncode == 1 and cp.returncode == 1, cp.err
+        assert cp.err.count("error:") == want.stderr.decode().count("error:"), cp.err
+        made = sorted(p.name for p in tmp_path.iterdir()
+                      if p.suffix in (".o", ".s", "") and p.is_file())
+        assert made == sorted(p.name for p in ref.iterdir()
+                              if p.suffix in (".o", ".s", "") and p.is_file()), made
+
+
 # ---- 11. standard error, split DWARF ----
 
 def test_nothing_on_stderr_when_all_is_well(itocc, tmp_path):
