@@ -33,10 +33,24 @@ typedef struct future_impl {
     uint64_t value;
     itoi_waitq_t waiters;
     cont_t *conts;             /* registered continuations, newest first */
+    const void *conts_of;      /* the future conts was filled for: this one (see conts_own) */
 } future_impl_t;
 
 static_assert(sizeof(future_impl_t) <= sizeof(ito_future_t), "ito_future_t too small");
 ITOI_MARK_FIRST(future_impl_t);
+
+/* A continuation list filled for another future is not this one's own: the future is a
+ * byte copy of one with registrations (struct assignment, memcpy, realloc of an array of
+ * futures), whose nodes the original fires and frees. The copy gets an empty list of its
+ * own (under the lock, by every path that reads or changes the list), decided without
+ * reading a node, which may be freed already. As itoi_waitq_own (waitq.h) for waiters:
+ * copies stay undefined, the runtime stays whole. (Before, setting or destroying the copy
+ * fired or freed the original's nodes, which the original then fired again: a use after
+ * free. Found by an outside tester, h68b, 2026-12-06; test_future_copied_then.) */
+static void conts_own(future_impl_t *x)
+{
+    if (ITOI_UNLIKELY(x->conts != NULL && x->conts_of != (const void *)x)) x->conts = NULL;
+}
 
 int ito_future_init(ito_future_t *f)
 {
@@ -47,6 +61,7 @@ int ito_future_init(ito_future_t *f)
     x->value = 0;
     x->waiters = (itoi_waitq_t){0};
     x->conts = NULL;
+    x->conts_of = x;
     x->mark = ITOI_MARK_FUTURE;
     return ITO_OK;
 }
@@ -62,6 +77,7 @@ int ito_future_destroy(ito_future_t *f)
      * finalize freed every frame (ito_future_then, then ito_finalize). It no longer holds
      * the future, and its node is freed here (until 2026-12-05 such a future could not be
      * destroyed at all and the node leaked; found by an outside tester, h58c). */
+    conts_own(x);
     for (cont_t **pp = &x->conts; *pp;) {
         cont_t *c = *pp;
         if (running && itoi_frame_get(c->frame)) {
@@ -113,6 +129,7 @@ int ito_future_set(ito_future_t *f, uint64_t value)
     }
     x->value = value;
     atomic_store_explicit(&x->set, 1, memory_order_release);
+    conts_own(x);
     cont_t *c = x->conts;
     x->conts = NULL;
     for (itoi_ult_t *t; (t = itoi_waiter_pop(&x->waiters)) != NULL;) {
@@ -189,8 +206,10 @@ int ito_future_then(ito_future_t *f, ito_frame_t *frame, int entry)
         return itoi_any_leave(foreign, ITO_EINVAL);
     }
     if (!atomic_load_explicit(&x->set, memory_order_relaxed)) {
+        conts_own(x);
         c->next = x->conts;
         x->conts = c;
+        x->conts_of = x;
         itoi_spin_unlock(&x->lock);
         return itoi_any_leave(foreign, ITO_OK);
     }
