@@ -74,6 +74,29 @@ static void yields(void)
     for (int i = 0; i < 20; i++) ito_yield();
 }
 
+/* A ULT running fn, once it waits on the original (one worker: it ran up to its wait). */
+static ito_thread_t waiting(void *(*fn)(void *))
+{
+    ito_thread_t t;
+    CHECK_OK(ito_create(&t, fn, NULL, NULL));
+    yields();
+    return t;
+}
+
+/* What was done to the copy woke nobody: the waiter is still at stage s. */
+static void still_waiting(int s)
+{
+    yields();
+    CHECK_EQ(stage, s);
+}
+
+/* The original's own wake-up: t gets through its wait, to stage s. */
+static void woken(ito_thread_t t, int s)
+{
+    CHECK_OK(ito_join(t, NULL));
+    CHECK_EQ(stage, s);
+}
+
 int main(void)
 {
     CHECK_OK(ito_init(&(ito_config_t){.workers = 1}));
@@ -82,86 +105,70 @@ int main(void)
     /* mutex: held by main, a ULT waits; the copy is unlocked by main, then the original */
     CHECK_OK(ito_mutex_init(&m1));
     CHECK_OK(ito_mutex_lock(&m1));
-    CHECK_OK(ito_create(&t, mutex_waiter, NULL, NULL));
-    yields();
+    t = waiting(mutex_waiter);
     memcpy(&m2, &m1, sizeof m1);
     CHECK_OK(ito_mutex_unlock(&m2));
-    yields();
-    CHECK_EQ(stage, 0); /* the original's waiter still waits for the original */
+    still_waiting(0); /* the original's waiter still waits for the original */
     CHECK_OK(ito_mutex_lock(&m2)); /* the copy is a free mutex of its own */
-    CHECK_OK(ito_create(&u, copy_locker, NULL, NULL));
-    yields();
+    u = waiting(copy_locker);
     CHECK_OK(ito_mutex_unlock(&m2)); /* hands the copy to its own waiter */
     CHECK_OK(ito_join(u, NULL));
     CHECK_EQ(stage, 0);
     CHECK_OK(ito_mutex_unlock(&m1));
-    CHECK_OK(ito_join(t, NULL));
-    CHECK_EQ(stage, 1);
+    woken(t, 1);
     CHECK_OK(ito_mutex_destroy(&m2));
     CHECK_OK(ito_mutex_destroy(&m1));
 
     /* semaphore: a post to the copy is the copy's unit */
     CHECK_OK(ito_sem_init(&s1, 0));
-    CHECK_OK(ito_create(&t, sem_waiter, NULL, NULL));
-    yields();
+    t = waiting(sem_waiter);
     memcpy(&s2, &s1, sizeof s1);
     CHECK_OK(ito_sem_post(&s2));
-    yields();
-    CHECK_EQ(stage, 1);
+    still_waiting(1);
     CHECK_OK(ito_sem_trywait(&s2));
     CHECK_OK(ito_sem_destroy(&s2));
     CHECK_OK(ito_sem_post(&s1));
-    CHECK_OK(ito_join(t, NULL));
-    CHECK_EQ(stage, 2);
+    woken(t, 2);
     CHECK_OK(ito_sem_destroy(&s1));
 
     /* condition variable: a broadcast on the copy wakes nobody */
     CHECK_OK(ito_cond_init(&c1));
     CHECK_OK(ito_mutex_init(&cm));
-    CHECK_OK(ito_create(&t, cond_waiter, NULL, NULL));
-    yields();
+    t = waiting(cond_waiter);
     memcpy(&c2, &c1, sizeof c1);
     CHECK_OK(ito_mutex_lock(&cm));
     stage = 3;
     CHECK_OK(ito_cond_broadcast(&c2));
     CHECK_OK(ito_mutex_unlock(&cm));
-    yields();
-    CHECK_EQ(stage, 3);
+    still_waiting(3);
     CHECK_OK(ito_cond_destroy(&c2));
     CHECK_OK(ito_cond_signal(&c1));
-    CHECK_OK(ito_join(t, NULL));
-    CHECK_EQ(stage, 4);
+    woken(t, 4);
     CHECK_OK(ito_cond_destroy(&c1));
     CHECK_OK(ito_mutex_destroy(&cm));
 
     /* barrier of 2: the copy's round (it counts the arrival made before the copy) ends
      * without the original's waiter */
     CHECK_OK(ito_barrier_init(&b1, 2));
-    CHECK_OK(ito_create(&t, barrier_waiter, NULL, NULL));
-    yields();
+    t = waiting(barrier_waiter);
     memcpy(&b2, &b1, sizeof b1);
     CHECK_EQ(ito_barrier_wait(&b2), ITO_BARRIER_SERIAL);
-    yields();
-    CHECK_EQ(stage, 4);
+    still_waiting(4);
     CHECK_OK(ito_barrier_destroy(&b2));
     CHECK_EQ(ito_barrier_wait(&b1), ITO_BARRIER_SERIAL);
-    CHECK_OK(ito_join(t, NULL));
-    CHECK_EQ(stage, 5);
+    woken(t, 5);
     CHECK_OK(ito_barrier_destroy(&b1));
 
     /* rwlock: written by main, a reader waits; the copy's unlock admits nobody */
     CHECK_OK(ito_rwlock_init(&r1));
     CHECK_OK(ito_rwlock_wrlock(&r1));
-    CHECK_OK(ito_create(&t, reader, NULL, NULL));
-    yields();
+    t = waiting(reader);
     memcpy(&r2, &r1, sizeof r1);
     CHECK_OK(ito_rwlock_unlock(&r2));
-    yields();
-    CHECK_EQ(stage, 5);
+    still_waiting(5);
     CHECK_OK(ito_rwlock_destroy(&r2));
     CHECK_OK(ito_rwlock_unlock(&r1));
-    CHECK_OK(ito_join(t, NULL));
-    CHECK_EQ(stage, 6);
+    woken(t, 6);
     CHECK_OK(ito_rwlock_destroy(&r1));
 
     CHECK_OK(ito_finalize());

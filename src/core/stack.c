@@ -114,6 +114,13 @@ static inline int class_of(size_t size)
 
 static inline size_t class_bytes(int c) { return (size_t)1 << (MIN_SHIFT + c); }
 static inline size_t guard_bytes(int c) { return class_bytes(c) >= 65536 ? 65536 : 16384; }
+/* A slot of class c in a region: its guard at the low end, the stack above it, the
+ * stack's descriptor at the top (carve makes it, itoi_stack_free_all reads it back). */
+static inline size_t slot_bytes(int c) { return guard_bytes(c) + class_bytes(c); }
+static inline itoi_stack_t *slot_stack(char *slot, int c)
+{
+    return (itoi_stack_t *)(slot + slot_bytes(c) - sizeof(itoi_stack_t));
+}
 
 size_t itoi_stack_round(size_t size) { return class_bytes(class_of(size)); }
 
@@ -160,7 +167,7 @@ static int stack_prot(void)
 /* Map the class's next region (lock held). */
 static bool map_region(klass_t *k, int c)
 {
-    size_t slot = guard_bytes(c) + class_bytes(c);
+    size_t slot = slot_bytes(c);
     size_t n = k->next_slots ? k->next_slots : FIRST_SLOTS;
     while (n > 1 && n * slot > MAX_REGION) n /= 2;
     region_t *r = itoi_malloc(sizeof *r);
@@ -218,21 +225,20 @@ static itoi_stack_t *carve(klass_t *k, int c)
     while (!r->uncarved) r = r->next; /* regions with room come first: found at once */
     char *slot = r->carve;
     size_t g = guard_bytes(c), size = class_bytes(c);
-    r->carve += g + size;
+    r->carve += slot_bytes(c);
     r->uncarved--;
     k->uncarved--;
     bool guarded = install_guard(slot, g);
-    char *top = slot + g + size;
-    itoi_stack_t *s = (itoi_stack_t *)(top - sizeof(itoi_stack_t));
+    itoi_stack_t *s = slot_stack(slot, c);
     s->next = NULL;
     s->base = slot + g;
     s->size = size - ((sizeof(itoi_stack_t) + 63) & ~(size_t)63);
     s->map = slot;            /* the guard's low end */
-    s->map_size = g + size;
+    s->map_size = slot_bytes(c);
     s->reg_index = (size_t)c | (guarded ? 0 : (size_t)1 << 8);
     if (!guarded) *(uint64_t *)s->base = CANARY;
 #ifdef ITOI_VALGRIND
-    if (RUNNING_ON_VALGRIND) s->reg_index |= ((size_t)VALGRIND_STACK_REGISTER(s->base, top) + 1) << VG_ID_SHIFT;
+    if (RUNNING_ON_VALGRIND) s->reg_index |= ((size_t)VALGRIND_STACK_REGISTER(s->base, (char *)(s + 1)) + 1) << VG_ID_SHIFT;
 #endif
     atomic_fetch_add_explicit(&n_carved, 1, memory_order_relaxed);
     return s;
@@ -456,9 +462,8 @@ void itoi_stack_free_all(void)
             region_t *next = r->next;
 #ifdef ITOI_VALGRIND
             if (RUNNING_ON_VALGRIND) { /* every carved slot of the region: its registration goes */
-                size_t slot = guard_bytes(c) + class_bytes(c);
-                for (char *top = r->map + slot; top <= r->carve; top += slot) {
-                    const itoi_stack_t *s = (const itoi_stack_t *)(top - sizeof(itoi_stack_t));
+                for (char *slot = r->map; slot < r->carve; slot += slot_bytes(c)) {
+                    const itoi_stack_t *s = slot_stack(slot, c);
                     if (s->reg_index >> VG_ID_SHIFT) VALGRIND_STACK_DEREGISTER((s->reg_index >> VG_ID_SHIFT) - 1);
                 }
             }

@@ -87,8 +87,7 @@ int ito_future_destroy(ito_future_t *f)
         *pp = c->next;
         itoi_free(c); /* under the lock: the program may define free (fault.c) */
     }
-    itoi_waitq_own(&x->waiters); /* a copy's queue is not its own (waitq.h) */
-    int busy = x->waiters.head != NULL || x->conts != NULL;
+    int busy = itoi_waitq_head(&x->waiters) != NULL || x->conts != NULL;
     int rc = busy ? ITO_EBUSY : itoi_mark_clear(&x->mark) ? ITO_OK : ITO_EINVAL;
     itoi_spin_unlock(&x->lock);
     if (running) itoi_any_leave(foreign, ITO_OK);

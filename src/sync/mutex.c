@@ -52,10 +52,9 @@ int ito_mutex_destroy(ito_mutex_t *m)
     uintptr_t v = 0;
     int rc = ITO_OK;
     itoi_spin_lock(&x->lock);
-    itoi_waitq_own(&x->waiters); /* a copy's queue is not its own (waitq.h) */
     if (!itoi_marked(m, ITOI_MARK_MUTEX))
         rc = ITO_EINVAL;
-    else if (x->waiters.head != NULL ||
+    else if (itoi_waitq_head(&x->waiters) != NULL ||
              !atomic_compare_exchange_strong_explicit(&x->owner, &v, DEAD, memory_order_acquire,
                                                       memory_order_relaxed))
         rc = ITO_EBUSY;

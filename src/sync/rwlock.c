@@ -50,9 +50,7 @@ int ito_rwlock_destroy(ito_rwlock_t *l)
     if (!itoi_marked(l, ITOI_MARK_RWLOCK)) return ITO_EINVAL;
     rw_impl_t *x = (rw_impl_t *)l;
     itoi_spin_lock(&x->lock);
-    itoi_waitq_own(&x->rq); /* a copy's queues are not its own (waitq.h) */
-    itoi_waitq_own(&x->wq);
-    int busy = x->readers || x->writer || x->rq.head || x->wq.head;
+    int busy = x->readers || x->writer || itoi_waitq_head(&x->rq) || itoi_waitq_head(&x->wq);
     int rc = busy ? ITO_EBUSY : itoi_mark_clear(&x->mark) ? ITO_OK : ITO_EINVAL;
     itoi_spin_unlock(&x->lock);
     return rc;
@@ -97,14 +95,12 @@ static int lock_until(ito_rwlock_t *l, bool write, uint64_t deadline)
     if (!w) return ITO_ENOTULT;
     rw_impl_t *x = (rw_impl_t *)l;
     itoi_spin_lock(&x->lock);
-    itoi_waitq_own(&x->rq); /* a copy's queues are not its own (waitq.h) */
-    itoi_waitq_own(&x->wq);
     int rc = ITO_OK;
     if (!itoi_marked(l, ITOI_MARK_RWLOCK)) {
         rc = ITO_EINVAL; /* destroyed since the check above (the destroy clears it under the lock) */
     } else if (x->writer == itoi_owner_id(w->cur)) {
         rc = ITO_EDEADLK;
-    } else if (write ? (!x->writer && !x->readers) : (!x->writer && !x->wq.head)) {
+    } else if (write ? (!x->writer && !x->readers) : (!x->writer && !itoi_waitq_head(&x->wq))) {
         if (write) x->writer = itoi_owner_id(w->cur);
         else x->readers++;
     } else if (itoi_deadline_passed(deadline)) {
@@ -143,8 +139,6 @@ int ito_rwlock_unlock(ito_rwlock_t *l)
     rw_impl_t *x = (rw_impl_t *)l;
     int rc = ITO_OK;
     itoi_spin_lock(&x->lock);
-    itoi_waitq_own(&x->rq); /* a copy's queues are not its own (waitq.h) */
-    itoi_waitq_own(&x->wq);
     if (x->writer) {
         if (x->writer != itoi_owner_id(w->cur)) {
             rc = ITO_EPERM;
@@ -154,7 +148,7 @@ int ito_rwlock_unlock(ito_rwlock_t *l)
              * queued reader is timing out (its timer has claimed it, and its unlink only
              * takes it off: the writer behind it waited for ever, found by a stress
              * tester, test_rwlock_timeout_writer). */
-            if (x->rq.head) admit_readers(x);
+            if (itoi_waitq_head(&x->rq)) admit_readers(x);
             if (!x->readers) admit_writer(x);
         }
     } else if (x->readers && w->cur->slot[ITOI_USLOT_RDHOLDS].w) {

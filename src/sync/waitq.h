@@ -78,24 +78,28 @@ typedef struct itoi_waitq {
     itoi_ult_t *head, *tail;
 } itoi_waitq_t;
 
-/* A queue whose first waiter is queued elsewhere is not this object's own: the object is a
+/* The first waiter of q, or NULL (called with q's lock held, in place of a plain read of
+ * q->head, by every path that reads or changes the queue: push and pop call it; a plain
+ * read is right only just after a push, pop or remove on q made it the object's own).
+ * A queue whose first waiter is queued elsewhere is not this object's own: the object is a
  * byte copy of a live one (struct assignment, memcpy, realloc of an array of objects)
  * made while ULTs waited on the original, so the copy's queue links the original's
- * waiters. The copy gets an empty queue of its own (called with q's lock held, by every
- * path that reads or changes the queue): it acts as the object with nobody waiting, and
- * the original keeps its waiters. (Before, the copy's unlock, post or signal "woke" the
- * original's waiter without taking it off the original's queue, whose own wake-up then
- * readied it a second time: SIGSEGV; pushing onto the copy linked a new waiter into the
- * original's list. Found by an outside tester, h68b, 2026-12-06: test_sync_copied_waiters.)
+ * waiters. The copy gets an empty queue of its own: it acts as the object with nobody
+ * waiting, and the original keeps its waiters. (Before, the copy's unlock, post or signal
+ * "woke" the original's waiter without taking it off the original's queue, whose own
+ * wake-up then readied it a second time: SIGSEGV; pushing onto the copy linked a new
+ * waiter into the original's list. Found by an outside tester, h68b, 2026-12-06: test_sync_copied_waiters.)
  * POSIX leaves copies of its objects undefined; this only keeps the runtime whole. */
-static inline void itoi_waitq_own(itoi_waitq_t *q)
+static inline itoi_ult_t *itoi_waitq_head(itoi_waitq_t *q)
 {
-    if (ITOI_UNLIKELY(q->head != NULL && q->head->wq_in != (void *)q)) q->head = q->tail = NULL;
+    itoi_ult_t *h = q->head;
+    if (ITOI_UNLIKELY(h != NULL && h->wq_in != (void *)q)) q->head = q->tail = h = NULL;
+    return h;
 }
 
 static inline void itoi_waitq_push(itoi_waitq_t *q, itoi_ult_t *t)
 {
-    itoi_waitq_own(q);
+    (void)itoi_waitq_head(q); /* a copy's queue becomes its own before t joins it */
     t->wq_in = q;
     t->wq_next = NULL;
     t->wq_prev = q->tail;
@@ -136,8 +140,7 @@ static inline int itoi_wait_on_until(itoi_worker_t *w, itoi_waitq_t *q, itoi_spi
  * wait_claim): that one is timing out and its timer takes it off q. */
 static inline itoi_ult_t *itoi_waiter_pop(itoi_waitq_t *q)
 {
-    itoi_waitq_own(q);
-    for (itoi_ult_t *t = q->head; t; t = t->wq_next) {
+    for (itoi_ult_t *t = itoi_waitq_head(q); t; t = t->wq_next) {
         if (!itoi_waiter_claim(t)) continue;
         itoi_waiter_remove(q, t);
         return t;
@@ -155,8 +158,7 @@ static inline bool itoi_waitq_unlink(itoi_ult_t *t, void *queue)
 static inline int itoi_destroy_check(itoi_spinlock_t *l, itoi_waitq_t *q, uint32_t *mark)
 {
     itoi_spin_lock(l);
-    itoi_waitq_own(q);
-    int rc = q->head != NULL ? ITO_EBUSY : itoi_mark_clear(mark) ? ITO_OK : ITO_EINVAL;
+    int rc = itoi_waitq_head(q) != NULL ? ITO_EBUSY : itoi_mark_clear(mark) ? ITO_OK : ITO_EINVAL;
     itoi_spin_unlock(l); /* destroyed: later calls are ITO_EINVAL */
     return rc;
 }

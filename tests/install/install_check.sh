@@ -13,9 +13,9 @@
 #    in ito.pc, the CMake package and ito-cc is relative. No installed text file may
 #    name the first prefix or the build tree.
 # 4. staged as a package build does (DESTDIR) under a prefix whose path has a space, the
-#    staged tree then moved to another folder with a space: find_package(ito) takes such a
-#    prefix as it is, and pkg-config's flags work through `eval` (README), for the shared
-#    and the static libito, C and C++.
+#    staged tree then moved to another folder with a space, and step 2 runs there as well:
+#    find_package(ito) takes such a prefix as it is, and pkg-config's flags work through
+#    `eval` (README; step 2 always takes them so).
 # SAN_FLAGS: a sanitizer tree's libito needs its runtime in every program (else empty).
 # URING: 1 when libito uses liburing (then `pkg-config --static` must give -luring).
 set -u
@@ -29,18 +29,21 @@ fail() { echo "FAIL: $*"; exit 1; }
 run() { "$@" > "$tmp/log" 2>&1 || { cat "$tmp/log"; fail "$*"; }; }
 needs_libito() { readelf -d "$1" | grep NEEDED | grep -q 'libito\.so'; }
 
-check_prefix() { # PREFIX TAG
+# check_prefix PREFIX TAG [NOTE]: step 2 against the ito installed in PREFIX (its programs in
+# $tmp/use-TAG). pkgconf writes a space in a path as '\ ': its flags and --variable values
+# are words for eval, as the README says (for a path without a space eval changes nothing).
+check_prefix() {
     p=$1 out=$tmp/use-$2
     mkdir -p "$out"
-    echo "== prefix $p"
+    echo "== prefix $p${3:+ ($3)}"
     PKG_CONFIG_LIBDIR=$p/$libdir/pkgconfig
     PKG_CONFIG_PATH=
     export PKG_CONFIG_LIBDIR PKG_CONFIG_PATH
     [ "$(pkg-config --modversion ito)" = "$version" ] || fail "pkg-config --modversion ito"
-    cflags=$(pkg-config --cflags ito) libs=$(pkg-config --libs ito)
-    slibs=$(pkg-config --static --libs ito) pcdir=$(pkg-config --variable=libdir ito)
+    cflags=$(pkg-config --cflags ito) libs=$(pkg-config --libs ito) slibs=$(pkg-config --static --libs ito)
+    eval "pcdir=$(pkg-config --variable=libdir ito) incdir=$(pkg-config --variable=includedir ito)"
     echo "pkg-config: $cflags | $libs | --static $slibs"
-    [ -f "$(pkg-config --variable=includedir ito)/ito/ito.h" ] || fail "includedir has no ito/ito.h"
+    [ -f "$incdir/ito/ito.h" ] || fail "includedir has no ito/ito.h"
     echo "$cflags" | grep -q -- '-fstack-clash-protection' || fail "pkg-config --cflags ito lacks -fstack-clash-protection"
     [ -f "$p/share/ito/gdb/ito.py" ] || fail "no gdb extension in share/ito/gdb"
     if [ "$uring" = 1 ]; then
@@ -48,13 +51,10 @@ check_prefix() { # PREFIX TAG
     fi
     # the static libito by file name, its private dependencies from Libs.private
     static_libs=$(echo "$slibs" | sed 's/-lito\( \|$\)/-l:libito.a\1/')
-    # shellcheck disable=SC2086  # flags are lists of words
-    {
-        run "$cc" $san $cflags "$src/hello.c" $libs -Wl,-rpath,"$pcdir" -o "$out/pc_c_shared"
-        run "$cxx" $san -std=c++17 $cflags "$src/hello.cpp" $libs -Wl,-rpath,"$pcdir" -o "$out/pc_cxx_shared"
-        run "$cc" $san $cflags "$src/hello.c" $static_libs -o "$out/pc_c_static"
-        run "$cxx" $san -std=c++17 $cflags "$src/hello.cpp" $static_libs -o "$out/pc_cxx_static"
-    }
+    run eval "\"\$cc\" \$san $cflags \"\$src/hello.c\" $libs -Wl,-rpath,\"\$pcdir\" -o \"\$out/pc_c_shared\""
+    run eval "\"\$cxx\" \$san -std=c++17 $cflags \"\$src/hello.cpp\" $libs -Wl,-rpath,\"\$pcdir\" -o \"\$out/pc_cxx_shared\""
+    run eval "\"\$cc\" \$san $cflags \"\$src/hello.c\" $static_libs -o \"\$out/pc_c_static\""
+    run eval "\"\$cxx\" \$san -std=c++17 $cflags \"\$src/hello.cpp\" $static_libs -o \"\$out/pc_cxx_static\""
     run "$cmake" -S "$src" -B "$out/cm" -G "$gen" -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_PREFIX_PATH="$p" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
         -DITO_EXPECT_PREFIX="$p" -DITO_EXPECT_VERSION="$version" \
@@ -69,19 +69,16 @@ check_prefix() { # PREFIX TAG
         esac
         "$out/$exe" || fail "$exe exited $?"
     done
-    if [ -x "$p/$bindir/ito-cc" ]; then
-        # shellcheck disable=SC2086
-        run "$p/$bindir/ito-cc" -O2 $cflags -c "$src/hello.c" -o "$out/itocc.o"
+    if [ -x "$p/$bindir/ito-cc" ]; then # the driver finds its plugin relative to itself
+        run eval "\"\$p/\$bindir/ito-cc\" -O2 $cflags -c \"\$src/hello.c\" -o \"\$out/itocc.o\""
         nm "$out/itocc.o" | grep -q ito_coop_yield || fail "ito-cc inserted no yield (plugin not loaded?)"
         "$p/$bindir/ito-cc" -### -O2 -c "$src/hello.c" -o "$out/probe.o" 2>&1 | grep -q -- 'stack-clash-protection' \
             || fail "ito-cc does not compile with -fstack-clash-protection"
-        # shellcheck disable=SC2086
-        run "$p/$bindir/ito-cc" "$out/itocc.o" $libs -Wl,-rpath,"$pcdir" -o "$out/itocc"
+        run eval "\"\$p/\$bindir/ito-cc\" \"\$out/itocc.o\" $libs -Wl,-rpath,\"\$pcdir\" -o \"\$out/itocc\""
         "$out/itocc" || fail "the ito-cc program exited $?"
         # ito-c++: the same driver for C++, linking the C++ standard library by itself
         [ -x "$p/$bindir/ito-c++" ] || fail "ito-c++ is not installed beside ito-cc"
-        # shellcheck disable=SC2086
-        run "$p/$bindir/ito-c++" -O2 -std=c++17 $cflags "$src/hello.cpp" $libs -Wl,-rpath,"$pcdir" -o "$out/itocxx"
+        run eval "\"\$p/\$bindir/ito-c++\" -O2 -std=c++17 $cflags \"\$src/hello.cpp\" $libs -Wl,-rpath,\"\$pcdir\" -o \"\$out/itocxx\""
         nm "$out/itocxx" | grep -q ito_coop_yield || fail "ito-c++ inserted no yield (plugin not loaded?)"
         "$out/itocxx" || fail "the ito-c++ program exited $?"
     else
@@ -107,36 +104,7 @@ run env DESTDIR="$staged" "$cmake" --install "$build" --prefix "/ito prefix"
 sp="$tmp/with space/ito"
 mkdir -p "$tmp/with space"
 mv "$staged/ito prefix" "$sp"
-echo "== prefix $sp (staged with DESTDIR, moved)"
-out="$tmp/use space"
-mkdir -p "$out"
-PKG_CONFIG_LIBDIR=$sp/$libdir/pkgconfig
-PKG_CONFIG_PATH=
-export PKG_CONFIG_LIBDIR PKG_CONFIG_PATH
-[ "$(pkg-config --modversion ito)" = "$version" ] || fail "pkg-config --modversion ito (prefix with a space)"
-# pkgconf writes the space as '\ ': the flags are words for eval, as the README says
-cflags=$(pkg-config --cflags ito) libs=$(pkg-config --libs ito) slibs=$(pkg-config --static --libs ito)
-static_libs=$(echo "$slibs" | sed 's/-lito\( \|$\)/-l:libito.a\1/')
-run eval "\"\$cc\" \$san $cflags \"\$src/hello.c\" $libs -Wl,-rpath,\"\$sp/\$libdir\" -o \"\$out/pc_c_shared\""
-run eval "\"\$cxx\" \$san -std=c++17 $cflags \"\$src/hello.cpp\" $static_libs -o \"\$out/pc_cxx_static\""
-run "$cmake" -S "$src" -B "$out/cm" -G "$gen" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_PREFIX_PATH="$sp" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
-    -DITO_EXPECT_PREFIX="$sp" -DITO_EXPECT_VERSION="$version" \
-    -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
-    -DCMAKE_C_FLAGS="$san" -DCMAKE_CXX_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san"
-run "$cmake" --build "$out/cm"
-for exe in pc_c_shared pc_cxx_static cm/hello_c_shared cm/hello_cxx_shared cm/hello_c_static cm/hello_cxx_static; do
-    case $exe in
-        *shared) needs_libito "$out/$exe" || fail "$exe does not link the shared libito" ;;
-        *static) needs_libito "$out/$exe" && fail "$exe links the shared libito" ;;
-    esac
-    "$out/$exe" > /dev/null || fail "$exe (prefix with a space) exited $?"
-done
-if [ -x "$sp/$bindir/ito-cc" ]; then # the driver from a folder with a space finds its plugin
-    run eval "\"\$sp/\$bindir/ito-cc\" -O2 $cflags \"\$src/hello.c\" $libs -Wl,-rpath,\"\$sp/\$libdir\" -o \"\$out/itocc\""
-    nm "$out/itocc" | grep -q ito_coop_yield || fail "ito-cc in a prefix with a space inserted no yield"
-    "$out/itocc" > /dev/null || fail "the ito-cc program (prefix with a space) exited $?"
-fi
+check_prefix "$sp" "with space" "staged with DESTDIR, moved"
 stale=$(grep -rIl -e "$staged" -e "/ito prefix" -e "$build" "$sp")
 [ -z "$stale" ] || fail "installed files name the staging folder, the staged prefix or the build tree: $stale"
 echo "ok install into a prefix, moved; staged with DESTDIR under a prefix with a space, moved"
