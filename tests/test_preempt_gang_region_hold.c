@@ -86,7 +86,11 @@ int main(void)
            flag_mode ? "flag" : "signal", ran[0] / 1e6, ran[1] / 1e6, ratio, (unsigned long long)sa.delayed,
            (unsigned long long)sa.forced);
     CHECK(sa.delayed > 0); /* the regions did extend turns */
-    CHECK(ratio < 1.8);    /* charged for the time it kept the worker: about even (uncharged about 4) */
+    /* charged for the time it kept the worker: about even (uncharged about 4). The turns
+     * end by the clock and each ULT counts its own running, so a worker thread the kernel
+     * takes away skews the ratio: 1.97 once at load 10 on 2 CPUs (h69c), 1.07-1.66 in the
+     * reruns; 2.5 still tells the charged case from the uncharged one. */
+    CHECK(ratio < 2.5);
     CHECK_OK(ito_group_destroy(ga));
     CHECK_OK(ito_group_destroy(gb));
     CHECK_OK(ito_finalize());

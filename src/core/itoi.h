@@ -381,6 +381,8 @@ typedef struct itoi_worker {
                                    * since the heap was last empty or the worker slept) */
     uint64_t look_per;            /* sched.c: how long a scheduling point lasts (estimate, ns) */
     uint32_t look_tick;           /* sched.c: the tick of the look at look_ns */
+    uint32_t kept_tick, kept_n;   /* sched.c: the reclaim at tick kept_tick put kept_n units
+                                   * back at the head of rq; offload waits until they have run */
     _Atomic uint64_t n_timers_fired, n_wakeups;
     /* Wake-ups and completions that only a wrapper's own bound caused (an I/O deadline or
      * ito_poll timeout that ended a wait on which nothing moved): not progress for
@@ -395,6 +397,9 @@ typedef struct itoi_worker {
     _Alignas(ITOI_CACHELINE) itoi_spinlock_t steal_lock;
     _Atomic size_t steal_n;
     itoi_queue_t steal;
+    size_t steal_front;           /* under steal_lock: how many of steal's first units offload
+                                   * took from the head of rq (they go back there, reclaim) */
+    itoi_unit_t *steal_front_last; /* ... and the last of them (valid while steal_front > 0) */
     _Alignas(ITOI_CACHELINE) _Atomic int sleep_state; /* ITOI_AWAKE / SLEEPING (futex word) /
                                                        * IN_EPOLL: see sched.c's sleep protocol */
     /* sleeping on kernel events (idlewait.c): while fds are watched, an idle worker

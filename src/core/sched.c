@@ -24,12 +24,15 @@
  * The one fairness rule: at a look, at least every 64 scheduling points, a worker takes
  * back what it published and nobody stole (so a unit in the steal queue, say the holder
  * of a lock that others retry for, cannot starve behind units that keep re-queueing
- * themselves, whatever kind either is), and visits its scheduler context if kernel
- * events may wait (watched fds), a timer is due, or a mechanism's idle probe says its
- * poller has work. The next look is w->look (a tick): 64 points on, or, while timers are
- * armed, the point where the earliest deadline should have passed, judged by the clock
- * and how long the points since the last such look took (look_gap; one clock read per
- * look, which the 64-point look paid anyway while timers were armed); arming a new
+ * themselves, whatever kind either is) and puts each unit back in its place in the FIFO
+ * (what offload took from the head to the head, units made ready meanwhile to the tail;
+ * none of the former is published again before it has run: reclaim, offload), and
+ * visits its scheduler context if kernel events may wait (watched fds), a timer is due,
+ * or a mechanism's idle probe says its poller has work. The next look is w->look (a
+ * tick): 64 points on, or, while timers are armed, the point where the earliest deadline
+ * should have passed, judged by the clock and how long the points since the last such
+ * look took (look_gap; one clock read per look, which the 64-point look paid anyway
+ * while timers were armed); arming a new
  * earliest timer brings it to the next point (timer.c). Before 2026-12-05 the look came
  * every 64th point whatever the timers: beside two ULTs computing 100 us between yields
  * a 1 ms sleep took 63-64 points, about 6.3 ms (test_timer_busy_worker). A lazy timer
@@ -256,10 +259,18 @@ static inline bool unit_bound(const itoi_unit_t *u)
 
 /* Publish part of the private queue (unbound units only, from its head) for thieves:
  * half of it, at most OFFLOAD_MAX, and only when the thieves have taken the previous
- * batch; the scan is bounded too, so a queue full of bound ULTs costs O(1) here. */
+ * batch; the scan is bounded too, so a queue full of bound ULTs costs O(1) here.
+ * Not while what the last reclaim put back at the head may not have run yet (counted in
+ * scheduling points since the reclaim, each of which takes at most one unit off the
+ * head): those units waited in the steal queue once already. Published again at once,
+ * the same batch went back and forth while no thief came and the worker ran one of them
+ * per look; published from behind them instead, the batch came back ahead of them at
+ * the next reclaim, and a unit at the boundary was passed again at every look (both
+ * found by test_steal_fifo_wait: waits of many rounds of the queue). */
 static void offload(itoi_worker_t *w)
 {
     if (atomic_load_explicit(&w->steal_n, memory_order_relaxed) != 0) return;
+    if (w->tick - w->kept_tick < w->kept_n) return;
     itoi_flush_pending(w);
     size_t k = w->rq.n / 2;
     if (k > OFFLOAD_MAX) k = OFFLOAD_MAX;
@@ -278,6 +289,10 @@ static void offload(itoi_worker_t *w)
     w->rq = keep;
     if (!give.n) return;
     itoi_spin_lock(&w->steal_lock);
+    /* the steal queue is empty (steal_n was 0, and only this worker adds to it): the
+     * batch is its front part, the units that were ahead of everything in rq */
+    w->steal_front = give.n;
+    w->steal_front_last = give.tail;
     itoi_queue_append(&w->steal, &give);
     atomic_store(&w->steal_n, w->steal.n);
     itoi_spin_unlock(&w->steal_lock);
@@ -289,12 +304,37 @@ void itoi_publish_some(itoi_worker_t *w)
     if (atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) > 0 && w->rq.n > 1) offload(w);
 }
 
+/* Take back what nobody stole, each part to its place in the FIFO: the front part (what
+ * offload took from the head of rq and thieves left) back to the head, in order; the rest
+ * (units made ready while a worker wanted work, itoi_ready_local_slow, newer than
+ * everything in rq) to the tail. Until 2026-12-06 all of it went to the tail: a unit
+ * published from the head waited a whole extra round of the queue behind the ones that
+ * had yielded after it, and again each time it was published and left (beside 4,000
+ * yielders on worker 0 and a thief busy with its batches, waits of up to 17 rounds;
+ * test_steal_fifo_wait). */
 static void reclaim(itoi_worker_t *w)
 {
     itoi_spin_lock(&w->steal_lock);
-    itoi_queue_append(&w->rq, &w->steal);
+    itoi_queue_t q = w->steal;
+    size_t front = w->steal_front;
+    itoi_unit_t *front_last = w->steal_front_last;
+    w->steal = (itoi_queue_t){0};
+    w->steal_front = 0;
     atomic_store(&w->steal_n, 0);
     itoi_spin_unlock(&w->steal_lock);
+    if (front != 0) { /* q = front part, then the rest: front part + rq + rest */
+        itoi_queue_t rest = {front_last->next, front_last->next ? q.tail : NULL, q.n - front};
+        front_last->next = NULL;
+        q.tail = front_last;
+        q.n = front;
+        itoi_queue_append(&q, &w->rq);
+        itoi_queue_append(&q, &rest);
+        w->rq = q;
+    } else {
+        itoi_queue_append(&w->rq, &q);
+    }
+    w->kept_tick = w->tick;
+    w->kept_n = (uint32_t)front;
 }
 
 /* A ULT gets its stack when first picked. Its stack was promised when it was created (a
@@ -466,6 +506,7 @@ static itoi_unit_t *steal(itoi_worker_t *w)
             itoi_queue_push(&w->rq, u);
             taken++;
         }
+        v->steal_front = taken < v->steal_front ? v->steal_front - taken : 0; /* taken from the front */
         atomic_store(&v->steal_n, v->steal.n);
         itoi_spin_unlock(&v->steal_lock);
         if (w->rq.head) {
