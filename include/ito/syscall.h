@@ -109,10 +109,11 @@
  * with ito_sys_post is one call: a short count is its result. The socket timeouts
  * SO_RCVTIMEO and SO_SNDTIMEO do not apply to the wrappers (io_uring ignores them too):
  * ito_io_deadline is their deadline. Nor does SO_RCVLOWAT: a receive returns what has
- * come (at least one byte), where recv(2) waits for the low-water mark. Sync backend
- * (known limit): a send blocked on a full unix *stream* socket is not ended by the
- * program's own shutdown(SHUT_WR) of it (the kernel's poll reports nothing for it, as any
- * poll-based loop sees; SHUT_RDWR and TCP are fine): use ito_cancel_io or a deadline. ito_send and ito_sendmsg never raise SIGPIPE: they
+ * come (at least one byte), where recv(2) waits for the low-water mark. Shutdown: a
+ * send blocked on a full unix *stream* socket is not ended by a plain shutdown(2) SHUT_WR
+ * of it by the program, on either backend (the kernel's poll reports nothing for it, as
+ * any poll-based loop sees; SHUT_RDWR, SHUT_RD and TCP are fine): use ito_shutdown, which
+ * ends it (EPIPE) as shutdown(2) ends a blocked send(2). ito_send and ito_sendmsg never raise SIGPIPE: they
  * send with MSG_NOSIGNAL, so a peer that closed gives -1/EPIPE only (the signal would
  * come to whichever thread runs the request: a worker or io_uring's, not the caller);
  * ito_write and ito_writev on a socket or pipe raise it as write(2) does.
@@ -531,6 +532,23 @@ int ito_fdatasync(int fd);
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
  */
 int ito_close(int fd);
+/**
+ * @brief shutdown(2) for a ULT: shuts fd down as shutdown(2) does, then (SHUT_WR,
+ * SHUT_RDWR) ends every send and write waiting on fd, on every worker, as the kernel
+ * ends a send(2) blocked in another thread: -1/EPIPE, or the count a whole transfer moved
+ * before (a send the kernel completed first keeps its result). ito_send and ito_sendmsg
+ * raise no SIGPIPE; an ito_write that io_uring runs again by itself when shutdown(2) wakes
+ * it may, as write(2) does. A plain shutdown(2) SHUT_WR does not end a send waiting
+ * on a full unix stream socket (see "Shutdown" above). Receives, accepts and polls are left
+ * to the kernel: SHUT_RD makes a socket readable (end of file), which
+ * wakes them, queued data first; a receive waiting when the program shuts its own socket
+ * for writing goes on waiting, as recv(2) does. The I/O deadline and a cancellation do not
+ * apply (as ito_close).
+ * @return 0; -1 with errno set on failure (shutdown(2)'s own errors: EBADF, EINVAL,
+ * ENOTCONN, ENOTSOCK; EPERM outside a ULT); nothing is woken then.
+ * @contexts ULT only (EPERM elsewhere).
+ */
+int ito_shutdown(int fd, int how);
 /**
  * @brief poll(2) for a ULT: one or several descriptors (at most 1024: more is EINVAL), timeout in ms (-1: none, 0: do not wait); the ULT's I/O deadline applies as well (then -1/ETIMEDOUT).
  * A descriptor that another ULT closes with ito_close while this call waits gets

@@ -316,6 +316,7 @@ static long cancelled_result(int why)
     case WHY_TIMEOUT: return -ETIMEDOUT;
     case WHY_CLOSE: return -EBADF;
     case WHY_SIBLING: return -EALREADY; /* another record of the same poll answered first */
+    case WHY_SHUTDOWN: return -EPIPE;    /* ito_shutdown of the sending side (wrappers.c) */
     default: return -ECANCELED;
     }
 }

@@ -381,12 +381,21 @@ static long call_once(const ito_sysreq_t *q, const char *what)
         io_park(w, a, &wt, deadline, what);
         if (ITOI_UNLIKELY(res == -EAGAIN) && sq != q && !as_sync) { /* no room: as the sync backend (above) */
             as_sync = true;
-            first = -EAGAIN;
-            events = POLLOUT;
             res = 0;
             w = itoi_self_worker();
             a = itoi_wsc_area(w);
             if (ITOI_UNLIKELY(!a)) return back_home(home, -itoi_wsc_area_errno());
+            /* One attempt of its own first, as the sync backend's: the attempt that said
+             * EAGAIN ran in the kernel before this ULT ran again, and an ito_shutdown's pass
+             * of this worker in between found no wait to end (the wait registered after it
+             * would never end: no event comes for the program's own SHUT_WR). Costs a
+             * system call per wait for room, beside the epoll_ctl of the wait. */
+            first = itoi_wsc_run_nonblocking(q, false, &events);
+            ITOI_BUMP(a->st.crossings);
+            if (first != -EAGAIN) {
+                res = first;
+                break;
+            }
             continue;
         }
         /* Cancelled by io_uring itself, not by ito (area.c, itoi_wsc_complete): it never ran;
@@ -818,6 +827,8 @@ int ito_cancel_io(ito_thread_t h)
 typedef struct close_ctx {
     itoi_call_t call;           /* one per worker asked */
     int fd;
+    int why;                    /* WHY_CLOSE (ito_close), WHY_SHUTDOWN (ito_shutdown) */
+    bool (*match)(const itoi_sysrec_t *, void *); /* the records it ends (ctx: &fd) */
     _Atomic int *left;          /* workers still to answer, + the closer's own park */
     itoi_ult_t *closer;
 } close_ctx_t;
@@ -825,6 +836,17 @@ typedef struct close_ctx {
 static bool on_fd(const itoi_sysrec_t *r, void *ctx)
 {
     return itoi_wsc_watched_fd(r->op, r->fd) == *(const int *)ctx; /* (ctx: an fd >= 0) */
+}
+
+/* A record that sends on the descriptor (ito_shutdown's SHUT_WR ends those). */
+static bool sends_on_fd(const itoi_sysrec_t *r, void *ctx)
+{
+    switch (r->op) {
+    case ITO_SYS_SEND: case ITO_SYS_SENDMSG: case ITO_SYS_WRITE: case ITO_SYS_WRITEV: case ITO_SYS_PWRITE:
+        return r->fd == *(const int *)ctx;
+    default:
+        return false;
+    }
 }
 
 static void close_arrive(_Atomic int *left, itoi_ult_t *closer)
@@ -836,7 +858,7 @@ static void close_on_worker(itoi_worker_t *w, itoi_call_t *c)
 {
     close_ctx_t *x = (close_ctx_t *)c;
     itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
-    if (a) itoi_wsc_cancel_matching(w, a, on_fd, &x->fd, WHY_CLOSE);
+    if (a) itoi_wsc_cancel_matching(w, a, x->match, &x->fd, x->why);
     close_arrive(x->left, x->closer);
 }
 
@@ -844,6 +866,42 @@ static void close_parked(void *arg)
 {
     itoi_ult_t *me = itoi_self_worker()->prev;
     close_arrive(arg, me);
+}
+
+/* Ends the records on fd that `match` takes, with reason `why`: on this worker now, and
+ * on every other worker that may hold one (each cancels its own; `every`: every worker
+ * with a common area, whether it may hold one or not), waiting for them all. Returns the
+ * worker the caller runs on afterwards (it may have moved). */
+static itoi_worker_t *end_waits_on_fd(itoi_worker_t *w, int fd, bool (*match)(const itoi_sysrec_t *, void *), int why,
+                                      bool every)
+{
+    itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
+    if (a && itoi_wsc_may_hold(a, fd)) itoi_wsc_cancel_matching(w, a, match, &fd, why);
+    close_ctx_t ctx[64];
+    int n = itoi_rt.nworkers, i = 0;
+    while (i < n) {
+        _Atomic int left = 1; /* the closer's own park */
+        int asked = 0;
+        for (; i < n && asked < 64; i++) {
+            if (i == w->index) continue;
+            itoi_wscw_t *o = itoi_wsc_area_if_ready(&itoi_rt.workers[i]);
+            if (!o || (!every && !itoi_wsc_may_hold(o, fd))) continue; /* none on this fd there (was: none at all) */
+            close_ctx_t *x = &ctx[asked++];
+            x->fd = fd;
+            x->why = why;
+            x->match = match;
+            x->left = &left;
+            x->closer = w->cur;
+            x->call.fn = close_on_worker;
+            atomic_fetch_add(&left, 1);
+            itoi_worker_call(&itoi_rt.workers[i], &x->call);
+        }
+        if (asked) {
+            itoi_block(w, close_parked, &left);
+            w = itoi_self_worker();
+        }
+    }
+    return w;
 }
 
 int ito_close(int fd)
@@ -865,30 +923,8 @@ int ito_close(int fd)
     itoi_wsc_closing(fd); /* first: a whole transfer on fd stops before its next part (whole.c) */
     int home = w->index, slot = closing_begin(fd);
     w = itoi_self_worker(); /* (it parked if 64 closes were under way) */
-    itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
-    if (a && itoi_wsc_may_hold(a, fd)) itoi_wsc_cancel_matching(w, a, on_fd, &fd, WHY_CLOSE);
-    close_ctx_t ctx[64];
-    int n = itoi_rt.nworkers, i = 0;
-    while (i < n) {
-        _Atomic int left = 1; /* the closer's own park */
-        int asked = 0;
-        for (; i < n && asked < 64; i++) {
-            if (i == w->index) continue;
-            itoi_wscw_t *o = itoi_wsc_area_if_ready(&itoi_rt.workers[i]);
-            if (!o || !itoi_wsc_may_hold(o, fd)) continue; /* none on this fd there (was: none at all) */
-            close_ctx_t *x = &ctx[asked++];
-            x->fd = fd;
-            x->left = &left;
-            x->closer = w->cur;
-            x->call.fn = close_on_worker;
-            atomic_fetch_add(&left, 1);
-            itoi_worker_call(&itoi_rt.workers[i], &x->call);
-        }
-        if (asked) {
-            itoi_block(w, close_parked, &left);
-            w = itoi_self_worker();
-        }
-    }
+    w = end_waits_on_fd(w, fd, on_fd, WHY_CLOSE, false);
+    itoi_wscw_t *a;
     if ((a = itoi_wsc_area_if_ready(w)) != NULL) ITOI_BUMP(a->st.crossings); /* (it may have moved) */
     /* A call a helper thread started on fd before the passes ends by itself (a regular
      * file's) or at its next look at the abandon mark (a tty's wait for readiness): the
@@ -901,6 +937,38 @@ int ito_close(int fd)
     atomic_fetch_or(&closing[slot], CLOSED_BIT); /* from now on the number may name a new file */
     closing_end(slot);
     return (int)ret(back_home(home, r));
+}
+
+/* ---- shutdown: shutdown(2), then wake the senders it should have ended ---- */
+
+/* A send blocked in send(2) on a unix stream socket ends (EPIPE, or the count sent) when
+ * the program shuts the socket down for writing: the kernel wakes it. ito's sends wait for
+ * POLLOUT in the worker's epoll (both backends; io_uring's own poll likewise), and a unix
+ * stream socket's poll reports nothing for its own SHUT_WR (unix_poll looks at the peer's
+ * room only; TCP reports POLLOUT then): such a send waited for ever, only its deadline or
+ * ito_cancel_io ended it (found by outside testers, h65/h69b, 2026-12-06;
+ * tests/test_io_shutdown_wakes_send.c). So after shutdown(2) the sends waiting on fd, on
+ * every worker, end with EPIPE (a whole transfer returns the count it moved before: whole.c),
+ * as send(2) does; a send that the kernel completed first keeps its result. Receives need
+ * nothing: SHUT_RD makes the socket readable (end of file), which wakes them. The passes
+ * are ito_close's, but on EVERY worker with a common area, not only those whose counts say
+ * they may hold a record on fd: a send tries before it fills its record, so a send that
+ * tried before shutdown(2) (EAGAIN) may fill it after the shutter read the count, and then
+ * waited for ever (TSan tree, 1 run in 15 of the test's race). A pass runs at its worker's
+ * scheduling point, after shutdown(2), and a send's attempt and the registration of its
+ * wait run without one between them (preemption never stops libito's code): the pass comes
+ * before the attempt, which then sees the shutdown (EPIPE), or after the registration,
+ * and ends the wait. On io_uring the wait that follows the kernel's EAGAIN makes an attempt
+ * of its own first, for the same reason (call_once). Costs a call to each worker per
+ * ito_shutdown of the sending side. */
+int ito_shutdown(int fd, int how)
+{
+    if (fd < 0) return (int)ret(-EBADF);
+    itoi_worker_t *w = itoi_self_worker();
+    if (!w || !w->cur) return (int)ret(-EPERM);
+    if (shutdown(fd, how) != 0) return (int)ret(-errno);
+    if (how == SHUT_WR || how == SHUT_RDWR) (void)end_waits_on_fd(w, fd, sends_on_fd, WHY_SHUTDOWN, true);
+    return 0;
 }
 
 /* ---- poll ---- */

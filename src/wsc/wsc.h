@@ -44,7 +44,7 @@
 /* REC_TIME: a record in no backend, the time-only wait of an ito_poll with no descriptor
  * to wait on; only its deadline, ito_cancel_io or finalize ends it (itoi_wsc_cancel). */
 enum { REC_FREE, REC_BUCKET, REC_URING, REC_READY, REC_SETTLING, REC_POOL, REC_DONE, REC_TIME };
-enum { WHY_NONE, WHY_TIMEOUT, WHY_CANCEL, WHY_CLOSE, WHY_FINALIZE, WHY_SIBLING };
+enum { WHY_NONE, WHY_TIMEOUT, WHY_CANCEL, WHY_CLOSE, WHY_FINALIZE, WHY_SIBLING, WHY_SHUTDOWN };
 
 struct itoi_sysrec;
 
