@@ -245,6 +245,11 @@ class Arg:
         """Whether this input is linked (as its object, or as it is) when the call links."""
         return self.is_input and not makes_no_object(self.name, self.lang)
 
+    def missing_value(self) -> bool:
+        """Whether this option is the last argument and lacks its separate value(s), which
+        clang-19 refuses ("argument to '-o' is missing")."""
+        return not self.is_input and len(self.words) < 1 + separate_values(self.name)
+
     def link_only(self) -> bool:
         a = self.name
         return a in LINK_ONLY_FLAGS or a in LINK_ONLY_SEPARATE or a.startswith(LINK_ONLY_JOINED)

@@ -45,6 +45,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -361,6 +362,19 @@ def compile_stub(clang: str, cmd: list[str], asm_out: Path, stubset: str, dry: b
     return 0
 
 
+def remove_result(path: str) -> None:
+    """What clang's driver does with the output of a job that failed: it removes the file,
+    if it is a regular file it may write (an object or .s left by an earlier build, which
+    the stub variant left in place when its compile failed: a build that went on with
+    `make -k`, or a check that only asks whether the object exists, took the stale one;
+    found by an outside tester, h69a, 2026-12-06). Not /dev/null, not standard output."""
+    try:
+        if path != "-" and os.path.isfile(path) and os.access(path, os.W_OK):
+            os.unlink(path)
+    except OSError:
+        pass
+
+
 def os_error(what: str, e: OSError) -> int:
     """One line for a file ito-cc itself could not write (as clang reports its own), not a
     traceback; the status clang then exits with."""
@@ -447,6 +461,8 @@ class StubBuild:
                 # as clang: the other inputs are still compiled (their errors reported,
                 # their objects written), the link is not made, the first status is kept
                 failed = failed or rc
+                if self.mode != "link" and not self.dry:
+                    remove_result(final)
                 continue
             if self.dry and self.mode == "link":
                 Path(final).touch()  # what the link's -### reads
@@ -622,20 +638,54 @@ def foreign_target(args: list[Arg]) -> str | None:
     return None
 
 
+class Terminated(BaseException):
+    """A signal that ends ito-cc (SIGTERM, SIGHUP, SIGINT) while it runs its steps."""
+
+    def __init__(self, sig: int):
+        super().__init__(sig)
+        self.sig = sig
+
+
+def _terminated(sig, _frame):
+    raise Terminated(sig)
+
+
+TERM_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
 def main(argv: list[str], clang: str, plugins: list[str]) -> int:
     scratch = Scratch()
+    # A build that is stopped (make or ninja interrupted, a CI timeout) signals ito-cc: by
+    # default Python died at once and left its temporary directory in $TMPDIR and the clang
+    # step it was waiting for running to its end (SIGTERM), or printed a traceback (SIGINT).
+    # As an exception, the signal stops the step (subprocess kills a child it waits for when
+    # an exception interrupts the wait), the directory is removed, and ito-cc then ends by
+    # the same signal, as clang does (found by an outside tester, h69a, 2026-12-06).
+    # exec'd commands (execute) get the default dispositions back.
+    for sig in TERM_SIGNALS:
+        if signal.getsignal(sig) not in (signal.SIG_IGN, None):
+            signal.signal(sig, _terminated)
     try:
-        if "--ito-help" in argv:
+        argv = expand_response_files(argv)
+        if "--ito-help" in (argv[:argv.index("--")] if "--" in argv else argv):
             print(ITO_HELP)
             return 0
-        ito, variant, off, rest, stubset, fb = split_args(expand_response_files(argv))
-        if "--help" in rest:
+        ito, variant, off, rest, stubset, fb = split_args(argv)
+        args = parse(rest)
+        if any(a.missing_value() for a in args):
+            # clang refuses the line ("argument to '-o' is missing"), and so must ito-cc: its
+            # own steps put words after the user's, and an option at the end took the first
+            # of them for its value (`-c f.c -MD -MF` wrote a dependency file named "-MQ"
+            # and exited 0 with the stub variant; found by an outside tester, h69a)
+            return execute([clang, *rest], scratch)
+        if any(a.name == "--help" and not a.is_input for a in args):
+            # an option, not the value of one (`-mllvm --help`, `-o --help`) nor an input
+            # after `--`: those compiled without the plugin (h69a)
             sys.stdout.flush()
             rc = subprocess.call([clang, *rest])  # not exec'd: the line below comes after
             print("\nito-cc: ito's own options (--ito-*): ito-cc --ito-help")
             return rc
         ito = tls_for_shared(ito, rest)
-        args = parse(rest)
         compiles = any(a.kind in ("code", "other") for a in args)
         if compiles and not any(a.startswith("-fno-stack-clash-protection") for a in rest):
             # a frame larger than the guard below a ULT's stack still hits the guard
@@ -672,5 +722,10 @@ def main(argv: list[str], clang: str, plugins: list[str]) -> int:
     except Usage as e:
         print(f"ito-cc: {e}", file=sys.stderr)
         return e.status
+    except Terminated as t:
+        scratch.close()
+        signal.signal(t.sig, signal.SIG_DFL)
+        os.kill(os.getpid(), t.sig)
+        return 128 + t.sig
     finally:
         scratch.close()

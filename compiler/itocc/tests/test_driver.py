@@ -382,6 +382,84 @@ def test_a_missing_input_compiles_nothing(itocc, tmp_path):
                               if p.suffix in (".o", ".s", "") and p.is_file()), made
 
 
+STALE = [["-c", "b.c", "-o", "b.o"], ["-S", "b.c", "-o", "b.s"], ["-c", "a.c", "b.c"],
+         ["-S", "b.c"], ["-c", "b.c", "-o", "/dev/null"]]
+
+
+@pytest.mark.parametrize("args", STALE, ids=" ".join)
+def test_a_failed_compile_removes_its_stale_output(itocc, tmp_path, args):
+    # clang removes the output of a job that failed (an object of an earlier build
+    # included); the stub variant left it, so the stale object looked like this build's
+    # (found by an outside tester, h69a, 2026-12-06)
+    files = {"a.c": F, "b.c": "int b(void) { return x; }\n", "b.o": "stale", "b.s": "stale"}
+    ref = tmp_path / "ref"
+    for d in (tmp_path, ref):
+        write(d, files)
+    want = subprocess.run([CLANG, *args], cwd=ref, capture_output=True)
+    cp = itocc(*STUB, *args)
+    assert want.returncode == 1 and cp.returncode == 1, cp.err
+    names = sorted(p.name for p in ref.iterdir())
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "ref") == names, names
+    assert Path("/dev/null").exists()
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
+def test_a_signal_stops_the_steps_and_removes_the_temporary_directory(itocc, tmp_path, sig):
+    # A stopped build signals ito-cc: Python died at once, its temporary directory stayed in
+    # $TMPDIR and the clang step it waited for ran on to its end (found by an outside
+    # tester, h69a, 2026-12-06). Now the step is stopped, the directory removed, and ito-cc
+    # ends by the same signal, as clang does.
+    import signal as sg
+    import time
+    src = tmp_path / "slow_h69a.c"
+    src.write_text("".join(f"int f{i}(int n){{ int s=0; for(int k=0;k<n;k++) s+=k*{i}^s; "
+                           f"return s; }}\n" for i in range(3000)))
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "ITO_YIELD_PLUGIN": PLUGIN, "XDG_CACHE_HOME": str(itocc.cache),
+           "TMPDIR": str(tmp)}
+    p = subprocess.Popen([sys.executable, "-c", LAUNCH, str(PKG_DIR), CLANG, *STUB, "-O2",
+                          "-c", str(src), "-o", "slow.o"], cwd=tmp_path, env=env,
+                         stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not list(tmp.glob("ito-cc-*/0")) and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert p.poll() is None, p.stderr.read()  # still compiling
+    p.send_signal(getattr(sg, sig))
+    p.wait(timeout=60)
+    assert p.returncode == -getattr(sg, sig), p.stderr.read()
+    assert list(tmp.iterdir()) == []
+    assert not (tmp_path / "slow.o").exists()
+    time.sleep(0.5)
+    for proc in Path("/proc").iterdir():
+        try:
+            assert str(src).encode() not in (proc / "cmdline").read_bytes(), proc
+        except (OSError, ValueError):
+            pass
+
+
+MISSING_VALUE = [["-c", "f.c", "-MD", "-MF"], ["-c", "f.c", "-MD", "-MT"], ["-c", "f.c", "-o"],
+                 ["-c", "f.c", "-Xclang"], ["f.c", "main.c", "-o"],
+                 ["f.c", "main.c", "-o", "p", "-L"]]
+
+
+@pytest.mark.parametrize("variant", [STUB, ["--ito-variant=min"]], ids=["stub", "min"])
+@pytest.mark.parametrize("args", MISSING_VALUE, ids=" ".join)
+def test_an_option_missing_its_value_is_clangs_error(itocc, tmp_path, args, variant):
+    # clang refuses a line that ends in an option without its value. ito-cc's steps put
+    # their own words after the user's, and the option took the first for its value: with
+    # the stub variant `-c f.c -MD -MF` beside an f.o of an earlier build wrote a dependency
+    # file named "-MQ" and exited 0; with a missing f.o, and for `-o`, `-Xclang`, `-MT`, it
+    # failed on a file the user never named (found by an outside tester, h69a, 2026-12-06)
+    write(tmp_path, {**PROGRAM, "f.o": "", "f.d": "", "main.o": ""})
+    ref = subprocess.run([CLANG, *args], cwd=tmp_path, capture_output=True, text=True)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    cp = itocc(*variant, *args)
+    assert ref.returncode == 1 and cp.returncode == 1, cp.err
+    assert "is missing (expected 1 value)" in cp.err, cp.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
 # ---- 11. standard error, split DWARF ----
 
 def test_nothing_on_stderr_when_all_is_well(itocc, tmp_path):
@@ -1033,6 +1111,28 @@ def test_help_names_ito_options(itocc):
     cp = itocc("--help")
     out = cp.stdout.decode()
     assert cp.returncode == 0 and "OVERVIEW: clang" in out and "ito-cc --ito-help" in out
+
+
+@pytest.mark.parametrize("variant", [STUB, ["--ito-variant=min"]], ids=["stub", "min"])
+def test_help_words_that_are_no_option_compile(itocc, tmp_path, variant):
+    # `--help` as the value of an option or an input after `--`, and `--ito-help` after
+    # `--`, were taken for the help options: `-o --help` compiled without the plugin (an
+    # object without yield points, and ito's help line on stdout), `-mllvm --help` listed
+    # LLVM's options without the plugin's, `-- --ito-help` printed the usage and exited 0
+    # (found by an outside tester, h69a, 2026-12-06)
+    write(tmp_path, {"f.c": F})
+    cp = itocc(*variant, "-c", "f.c", "-o", "--help")
+    assert cp.returncode == 0 and cp.stdout == b"", cp.err
+    assert "ito_coop_flag" in symbols(tmp_path / "--help")
+    (tmp_path / "--help").unlink()
+    cp = itocc(*variant, "-c", "f.c", "-mllvm", "--help")
+    assert cp.returncode == 0 and b"-ito-yield-variant" in cp.stdout, cp.err
+    for name in ("--help", "--ito-help"):
+        ref = subprocess.run([CLANG, "-c", "--", name], cwd=tmp_path, capture_output=True)
+        cp = itocc(*variant, "-c", "--", name)
+        assert ref.returncode == 1 and cp.returncode == 1 and cp.stdout == b"", cp.err
+    (tmp_path / "rsp").write_text("--ito-help\n")
+    assert b"--ito-variant=" in itocc.ok("@rsp").stdout
 
 
 @pytest.mark.parametrize("variant", ["stub", "min"])
