@@ -10,7 +10,8 @@
  * interrupted instruction is in the program's own code: never inside libito, libc
  * (malloc, printf, stdio locks) or any other shared library, never in the scheduler
  * context or a ZWT, and never inside a signal handler of the program (told by the
- * interrupted context blocking a signal that ito_preempt_enable's caller did not: the
+ * interrupted context blocking a signal that ito_preempt_enable's caller did not, or, when
+ * the caller is a foreign thread, that the workers did not at their start: the
  * kernel blocks a handler's own signal while it runs, so a handler installed with
  * SA_NODEFER and an empty sa_mask is not told apart; a ULT that blocks a signal itself
  * is not switched by the timer until it unblocks it, compiled yield points still switch
@@ -146,8 +147,11 @@ typedef struct ito_preempt_config {
  * The ticks are SIGURG aimed at each worker's kernel thread: while preemption is on, ito's
  * handler replaces the program's (ito_preempt_disable and ito_finalize put the program's
  * back), so a program's own SIGURG (socket out-of-band data) does not reach its handler
- * meanwhile. SIGURG is open in the workers whatever mask ito_init's caller had (ito_init
- * opens it, ito_finalize closes it again if it was blocked): a program that blocks every
+ * meanwhile. A SIGURG handler the program installs while preemption is on replaces ito's:
+ * the ticks then go to it and switch nothing (ito_preempt_stats counts no more ticks), and
+ * ito_preempt_disable and ito_finalize keep it. SIGURG is open in the workers whatever
+ * mask ito_init's caller had (ito_init opens it, ito_finalize closes it again if it was
+ * blocked): a program that blocks every
  * signal before ito_init is still preempted. A ULT that blocks SIGURG itself (its mask
  * is its worker's) stops the ticks on that worker until it opens it again. Calls from several
  * threads at once are serialized: one succeeds, the others get ITO_ESTATE.

@@ -44,8 +44,9 @@
  * let one escape (ito_once's fn may: see sync.h). Other state of the
  * kernel thread belongs to the worker, not to the ULT: thread_local variables, the signal
  * mask (pthread_sigmask), uselocale, CPU affinity. A ULT that changes it changes it for
- * every ULT that runs on that worker, and leaves it behind when it moves. A ULT must not
- * end its kernel thread (pthread_exit, pthread_cancel of a worker): return from its
+ * every ULT that runs on that worker (also a ULT that a preemption tick had switched out,
+ * which resumes with the worker's mask of then), and leaves it behind when it moves. A ULT
+ * must not end its kernel thread (pthread_exit, pthread_cancel of a worker): return from its
  * function or call ito_exit. Code built with -fsanitize=safe-stack cannot run in ULTs:
  * its unsafe stack pointer is per kernel thread, so ULTs sharing a worker would share
  * (and corrupt) one unsafe stack (seen by an outside tester, 2026-12-04); ito's sanitizer
@@ -61,7 +62,9 @@
  * their home worker is busy, so they need not wait). So main should wait with ito_join,
  * ito_sleep_ns, the wrappers or ito's synchronization objects, and leave calls that block
  * to foreign threads (which may feed ULTs through streams, channels, futures and
- * ito_close). Example: main
+ * ito_close). A child process is waited for without blocking the worker through its pidfd
+ * (pidfd_open(2), readable once the child has ended): ito_poll on it, then waitpid with
+ * WNOHANG; a plain waitpid, wait or pclose blocks the worker. Example: main
  * creating a server's accept ULT and then calling pthread_join on client threads stops
  * the server until the clients have given up.
  *

@@ -421,6 +421,8 @@ typedef struct itoi_runtime {
     _Atomic int state;            /* 0 off, 1 running, 2 finalizing, 3 starting, 4 a fork's
                                    * child: the runtime is the parent's (runtime.c, on_fork) */
     int nworkers;
+    uint64_t start_sigmask;       /* signals 1..64 blocked in the workers at their start
+                                   * (ito_init's caller's mask, SIGURG open): preempt.c */
     size_t default_stack;         /* bytes of a default stack's size class */
     int default_class;            /* its class (stack.c) */
     itoi_worker_t *workers;       /* nworkers of them */

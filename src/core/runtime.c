@@ -432,6 +432,12 @@ int ito_init(const ito_config_t *cfg)
     saved_slack = prctl(PR_GET_TIMERSLACK);
     sigset_t urg = urg_only(), old_mask;
     main_urg_blocked = pthread_sigmask(SIG_UNBLOCK, &urg, &old_mask) == 0 && sigismember(&old_mask, SIGURG);
+    {   /* the mask the workers start with (they inherit it); 0 if it could not be read */
+        sigset_t start;
+        uint64_t word = 0;
+        if (pthread_sigmask(SIG_BLOCK, NULL, &start) == 0) memcpy(&word, &start, sizeof word);
+        itoi_rt.start_sigmask = word;
+    }
     init_ncpu = sched_getaffinity(0, sizeof init_mask, &init_mask) == 0 ? CPU_COUNT(&init_mask) : 0;
     if (itoi_env.affinity && init_ncpu > 0 &&
         pthread_getaffinity_np(pthread_self(), sizeof main_mask, &main_mask) == 0) {

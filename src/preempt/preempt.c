@@ -300,6 +300,17 @@ preempt:;
      * test_preempt_lone_stats). The records outlive a disable (a late count is harmless). */
     bool switched = itoi_yield_worker_full(w, leave);
     t->bound = bound;
+    /* The signal mask is the worker's, not the ULT's (thread.h), but the return from this
+     * handler installs the mask the ULT was interrupted with (uc_sigmask): a block or unblock
+     * that another ULT made on this worker while this one was switched out was undone when
+     * it resumed (a ULT that blocked SIGUSR1 and yielded found it open again, no ULT having
+     * opened it: test_preempt_mask_resume). Hand the worker's mask of now to the return; the
+     * kernel reads the first 64 bits of uc_sigmask (its own sigset_t is that size). */
+    if (switched) {
+        sigset_t now_mask;
+        if (pthread_sigmask(SIG_BLOCK, NULL, &now_mask) == 0)
+            memcpy(&uc->uc_sigmask, &now_mask, sizeof(uint64_t));
+    }
     if (switched) {
         ITOI_BUMP(pw->st.preemptions);
         if (itoi_group_of(t)) atomic_fetch_add(&(itoi_group_of(t))->st.preemptions, 1);
@@ -386,7 +397,13 @@ static void disable_locked(void)
     /* The per-worker counters stay (ito_preempt_stats after disabling; a later enable
      * counts on): finalize moves them into the totals. */
     if (handler_on) { /* a late tick finds the slot NULL; now the program's handler is back */
-        sigaction(SIGURG, &itoi_pre.old_sa, NULL);
+        /* ... unless the program installed a SIGURG handler of its own while preemption was
+         * on (preempt.h): that one is the program's latest word, and putting back the one
+         * ito had replaced at enable threw it away (found by an outside tester, h69f:
+         * test_preempt_own_urg_kept). */
+        struct sigaction cur;
+        if (sigaction(SIGURG, NULL, &cur) != 0 || ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_tick))
+            sigaction(SIGURG, &itoi_pre.old_sa, NULL);
         handler_on = false;
     }
     itoi_pre.on = 0;
@@ -434,8 +451,18 @@ static int enable_locked(const ito_preempt_config_t *cfg)
     ITOI_PRE_SET(max_delay_ns, (uint64_t)md * 1000u * q);
     ITOI_PRE_SET(mode, mode);
     ITOI_PRE_SET(gang, cfg ? cfg->gang : 0);
+    /* The signals the workers block by themselves: from a ULT, its worker's mask (the
+     * caller's, preempt.h); from a foreign thread, whose mask need not be the workers' at
+     * all, the mask the workers started with. The foreign caller's own mask was taken:
+     * one with fewer signals blocked than the workers (a thread started before main
+     * blocked SIGUSR1 for a signalfd) made every tick look like one inside a handler of the
+     * program (3220 ticks, 3220 deferred, nothing preempted), one with more (a sigwait
+     * thread blocking everything) hid the program's handlers (test_preempt_foreign_mask). */
     sigset_t cur;
-    itoi_pre.base_mask = pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 ? mask_word(&cur) : 0;
+    if (itoi_self_worker())
+        itoi_pre.base_mask = pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 ? mask_word(&cur) : 0;
+    else
+        itoi_pre.base_mask = itoi_rt.start_sigmask;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_tick;
