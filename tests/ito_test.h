@@ -86,6 +86,16 @@ __attribute__((unused)) static inline void ito_test_account(uint64_t *ran, uint6
     *last = now;
 }
 
+#ifdef ITO_PREEMPT_H
+/* The runtime's preemption counters now (ito_preempt_stats; include ito/ito.h first). */
+__attribute__((unused)) static inline ito_preempt_stats_t ito_test_pstats(void)
+{
+    ito_preempt_stats_t s;
+    CHECK_OK(ito_preempt_stats(&s));
+    return s;
+}
+#endif
+
 /* A thread that acts once per round (rounds 1, 2, ... published in *go by the test's
  * main): waits until *go moves past *seen and returns the new round, or 0 once *stop is set. */
 __attribute__((unused)) static inline int ito_test_next_round(atomic_int *go, atomic_int *stop, int *seen)

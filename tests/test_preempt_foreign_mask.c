@@ -27,20 +27,13 @@ static void *foreign(void *unused)
     return NULL;
 }
 
-static uint64_t ticks(void)
-{
-    ito_preempt_stats_t s;
-    CHECK_OK(ito_preempt_stats(&s));
-    return s.ticks;
-}
-
 /* Never yields: the other ULT runs only if a tick switches this one out. Gives up after
  * 100 ticks of its worker. */
 static void *spinner(void *unused)
 {
     (void)unused;
-    uint64_t t0 = ticks();
-    while (!atomic_load(&other_ran) && ticks() < t0 + 100)
+    uint64_t t0 = ito_test_pstats().ticks;
+    while (!atomic_load(&other_ran) && ito_test_pstats().ticks < t0 + 100)
         for (volatile int i = 0; i < 10000; i++) {
         }
     return (void *)(intptr_t)atomic_load(&other_ran);

@@ -45,23 +45,16 @@ static void *echo(void *arg)
     return NULL;
 }
 
-static uint64_t ticks(void)
-{
-    ito_preempt_stats_t s;
-    CHECK_OK(ito_preempt_stats(&s));
-    return s.ticks;
-}
-
 static void *pinger(void *arg)
 {
     (void)arg;
     for (int i = 0; i < TRIPS; i++) {
         char c = (char)i, back = 0;
-        uint64_t t0 = ticks();
+        uint64_t t0 = ito_test_pstats().ticks;
         CHECK_EQ(ito_write(to_echo[1], &c, 1), 1);
         CHECK_EQ(ito_read(from_echo[0], &back, 1), 1);
         CHECK_EQ(back, c);
-        trip_ticks[i] = ticks() - t0;
+        trip_ticks[i] = ito_test_pstats().ticks - t0;
     }
     return NULL;
 }
@@ -73,7 +66,7 @@ static void *sender(void *arg) /* a foreign thread: each item is the tick count 
     (void)arg;
     for (int i = 0; i < TRIPS; i++) {
         usleep(3000);
-        uint64_t t = ticks();
+        uint64_t t = ito_test_pstats().ticks;
         while (ito_chan_try_send(chan, &t) != ITO_OK) usleep(100);
     }
     return NULL;
@@ -85,7 +78,7 @@ static void *receiver(void *arg)
     for (int i = 0; i < TRIPS; i++) {
         uint64_t sent;
         CHECK_OK(ito_chan_recv(chan, &sent));
-        trip_ticks[i] = ticks() - sent;
+        trip_ticks[i] = ito_test_pstats().ticks - sent;
     }
     return NULL;
 }

@@ -22,13 +22,6 @@ static int usr1_blocked(void)
     return sigismember(&cur, SIGUSR1);
 }
 
-static uint64_t preemptions(void)
-{
-    ito_preempt_stats_t s;
-    CHECK_OK(ito_preempt_stats(&s));
-    return s.preemptions;
-}
-
 /* Spins until it has been switched out by a tick after B blocked SIGUSR1 (A was
  * interrupted with the signal open). */
 static void *spinner_a(void *unused)
@@ -47,8 +40,8 @@ static void *blocker_b(void *unused)
     (void)unused;
     while (!atomic_load(&a_started)) ito_yield();
     /* A has run: it is the worker's other ULT, and it runs until a tick switches it out */
-    uint64_t p0 = preemptions();
-    while (preemptions() == p0) ito_yield(); /* B runs again only after A's preemption */
+    uint64_t p0 = ito_test_pstats().preemptions;
+    while (ito_test_pstats().preemptions == p0) ito_yield(); /* B runs again only after A's preemption */
     sigset_t u;
     sigemptyset(&u);
     sigaddset(&u, SIGUSR1);
