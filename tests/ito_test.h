@@ -143,6 +143,51 @@ __attribute__((unused)) static long ito_test_vm_bytes(void)
     if (f) fclose(f);
     return v < 0 ? -1 : v * 1024;
 }
+#if defined(ITO_SYNC_H) && defined(ITO_THREAD_H)
+/* Leaves n free stacks of the default size in worker `worker`'s own pool: n ULTs bound
+ * there, all on their stacks at once (each waits until the caller has seen all start),
+ * then ended. (Include ito/ito.h first.) */
+typedef struct ito_test_pool_fill {
+    ito_sem_t hold;
+    atomic_int started;
+} ito_test_pool_fill_t;
+
+__attribute__((unused)) static void *ito_test_pool_fill_ult(void *arg)
+{
+    ito_test_pool_fill_t *f = (ito_test_pool_fill_t *)arg;
+    atomic_fetch_add(&f->started, 1);
+    CHECK_OK(ito_sem_wait(&f->hold));
+    return NULL;
+}
+
+__attribute__((unused)) static void ito_test_fill_pool(int worker, int n)
+{
+    static ito_test_pool_fill_t f;
+    ito_thread_t *ts = (ito_thread_t *)calloc((size_t)n, sizeof *ts);
+    CHECK(ts != NULL);
+    CHECK_OK(ito_sem_init(&f.hold, 0));
+    atomic_store(&f.started, 0);
+    ito_attr_t a;
+    CHECK_OK(ito_attr_init(&a));
+    a.worker = worker;
+    for (int i = 0; i < n; i++) CHECK_OK(ito_create(&ts[i], ito_test_pool_fill_ult, &f, &a));
+    while (atomic_load(&f.started) < n) CHECK_OK(ito_yield());
+    for (int i = 0; i < n; i++) CHECK_OK(ito_sem_post(&f.hold));
+    for (int i = 0; i < n; i++) CHECK_OK(ito_join(ts[i], NULL));
+    CHECK_OK(ito_sem_destroy(&f.hold));
+    free(ts);
+}
+
+/* RLIMIT_AS at what the process uses now plus `slack` bytes; *old gets the limit before. */
+__attribute__((unused)) static void ito_test_limit_as(struct rlimit *old, long slack)
+{
+    struct rlimit lim;
+    CHECK_OK(getrlimit(RLIMIT_AS, old));
+    lim.rlim_cur = (rlim_t)(ito_test_vm_bytes() + slack);
+    lim.rlim_max = old->rlim_max;
+    CHECK_OK(setrlimit(RLIMIT_AS, &lim));
+}
+#endif
 /* CPU hogs: foreign threads that spin on one CPU, so that the OS deschedules a worker's
  * thread pinned there for longer than a quantum at a time. ito_test_hogs_start makes n (at
  * most 8), which wait until ito_test_hogs_pin names the CPU; `on` counts those spinning. */

@@ -347,6 +347,8 @@ typedef struct itoi_worker {
     itoi_stack_t *free_stack;     /* stack pool (default size only) */
     _Atomic size_t free_stack_n;  /* owner writes (ITOI_OWN_ADD); ito_stats reads */
     size_t stack_credits[18];     /* stack credits held, per size class (stack.c) */
+    itoi_call_t stack_call;       /* stack.c: asks this worker to give its pool back ... */
+    _Atomic int stack_call_busy;  /* ... (1 while posted) */
     int index;
     uint64_t next_id;
     uint64_t spin_ns;             /* how long the next idle spin may last (adaptive) */

@@ -447,6 +447,14 @@ static __attribute__((noinline)) itoi_ult_t *pick_ult_slow(itoi_worker_t *w)
             return NULL;
         }
         itoi_ult_t *t = (itoi_ult_t *)u;
+        /* A ULT that found no stack went back to the queue: the scheduler context waits
+         * for one instead of this loop, which runs in a parking ULT's context (its
+         * object's lock held) and would pick it again and again: that lock, the calls that
+         * give other workers' pools back (stack.c) and the timers would wait for ever (a
+         * worker spun here holding a semaphore's lock whose ito_sem_post spun on main's
+         * worker, the one whose pool held the free stacks; found by an outside tester,
+         * h69e, under RLIMIT_AS: test_stack_wait_unlocked). */
+        if (ITOI_UNLIKELY(!t->stack) && !give_stack(w, t)) return NULL;
         if (ITOI_LIKELY(ult_runnable(w, t))) return t;
     }
 }

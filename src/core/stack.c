@@ -31,7 +31,8 @@
  * class in batches (owner-only counts, w->stack_credits), so creation and exit touch no
  * shared line on their fast paths. Since credits never exceed the slots mapped, the
  * stack a ULT attaches when it first runs exists (free in some pool, or uncarved; a
- * worker that finds neither in reach maps one more region). Every region is in its
+ * worker that finds neither in reach maps one more region, and when the kernel refuses it,
+ * asks the other workers to give their own pools back: pools_request). Every region is in its
  * class's list, so ito_finalize unmaps them all, wherever their stacks are. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -262,6 +263,44 @@ static itoi_stack_t *global_get(int c)
     return s;
 }
 
+/* A worker's own pool (default class), whole, onto the class's global list: run by the
+ * owner, in its scheduler context (an itoi_worker_call), so it runs on none of them. */
+static void pool_give_back(itoi_worker_t *w, itoi_call_t *call)
+{
+    (void)call;
+    atomic_store(&w->stack_call_busy, 0); /* a request made from here on posts again */
+    itoi_stack_t *head = w->free_stack;
+    if (!head) return;
+    size_t n = 1;
+    itoi_stack_t *tail = head;
+    for (; tail->next; tail = tail->next) n++; /* at most POOL_HIGH */
+    klass_t *k = &classes[itoi_rt.default_class];
+    itoi_spin_lock(&k->lock);
+    tail->next = k->free;
+    k->free = head;
+    k->nfree += n;
+    itoi_spin_unlock(&k->lock);
+    w->free_stack = NULL;
+    atomic_store_explicit(&w->free_stack_n, 0, memory_order_relaxed);
+}
+
+/* The class is out of slots and the kernel refused a new region, yet the credits promise
+ * a stack to every ULT created: the free ones sit in other workers' own pools (owner
+ * only). Ask those workers to give them back to the global list, where the next attempt
+ * finds them. (Until 2026-12-06 nobody did: a ULT bound to a worker whose pool was empty
+ * spun at its pick for ever while an idle worker held 256 free stacks; found by an outside
+ * tester, h69e, under RLIMIT_AS: test_stack_pool_reclaim.) */
+static void pools_request(itoi_worker_t *self)
+{
+    for (int i = 0; i < itoi_rt.nworkers; i++) {
+        itoi_worker_t *v = &itoi_rt.workers[i];
+        if (v == self || atomic_load_explicit(&v->free_stack_n, memory_order_relaxed) == 0) continue;
+        if (atomic_exchange(&v->stack_call_busy, 1)) continue;
+        v->stack_call.fn = pool_give_back;
+        itoi_worker_call(v, &v->stack_call);
+    }
+}
+
 itoi_stack_t *itoi_stack_get_slow(itoi_worker_t *w, size_t size)
 {
     int c = class_of(size);
@@ -286,7 +325,9 @@ itoi_stack_t *itoi_stack_get_slow(itoi_worker_t *w, size_t size)
         itoi_spin_unlock(&k->lock);
         if (w->free_stack) return itoi_stack_get_slow(w, size);
     }
-    return global_get(c);
+    itoi_stack_t *s = global_get(c);
+    if (ITOI_UNLIKELY(!s) && c == itoi_rt.default_class) pools_request(w);
+    return s;
 }
 
 /* A stack goes where other workers take from (a class's global list) only when the
