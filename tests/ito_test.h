@@ -263,6 +263,28 @@ __attribute__((unused)) static void ito_test_hogs_stop(ito_test_hogs_t *h)
 #endif
 #define ITO_TEST_SIGNAL_MODE_OK (!ITO_TEST_SANITIZED)
 
+/* The sanitizer trees reserve terabytes of shadow memory, so RLIMIT_AS cannot be lowered
+ * there: a test of address-space exhaustion begins main with this, and passes at once in
+ * those trees, saying so. */
+#define ITO_TEST_NEEDS_RLIMIT_AS()                                               \
+    do {                                                                         \
+        if (ITO_TEST_SANITIZED) {                                                \
+            printf("sanitizer tree: no RLIMIT_AS, nothing to check\n");          \
+            TEST_DONE();                                                         \
+        }                                                                        \
+    } while (0)
+
+/* rc: what ito_preempt_enable returned for signal mode. In the sanitizer trees, which
+ * refuse that mode (preempt.h), checks the documented refusal, finalizes and passes. */
+#define ITO_TEST_DONE_IF_SIGNAL_REFUSED(rc)                                      \
+    do {                                                                         \
+        if (!ITO_TEST_SIGNAL_MODE_OK) {                                          \
+            CHECK_EQ((rc), ITO_ENOSYS);                                          \
+            CHECK_OK(ito_finalize());                                            \
+            TEST_DONE();                                                         \
+        }                                                                        \
+    } while (0)
+
 #if defined(ITO_PREEMPT_H)
 /* Starts the runtime with one worker and signal preemption at quantum_us: 1. In the
  * sanitizer trees, which refuse signal mode (preempt.h), checks that refusal and returns 0

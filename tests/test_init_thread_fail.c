@@ -17,10 +17,7 @@
 
 int main(void)
 {
-#if defined(ITOI_ASAN) || defined(ITOI_TSAN)
-    printf("sanitizer tree: no RLIMIT_AS, nothing to check\n");
-    TEST_DONE();
-#else
+    ITO_TEST_NEEDS_RLIMIT_AS();
     int fds0 = ito_test_count_dir("/proc/self/fd");
     ito_config_t cfg = {0};
     cfg.workers = 16; /* 16 thread stacks of 8 MiB do not fit in what is left */
@@ -49,5 +46,4 @@ int main(void)
     CHECK_OK(ito_finalize());
     CHECK_EQ(ito_test_count_dir("/proc/self/task"), 1);
     TEST_DONE();
-#endif
 }

@@ -17,13 +17,6 @@
 #include "ito/ito.h"
 #include "ito_test.h"
 
-#if defined(ITOI_ASAN) || defined(ITOI_TSAN)
-int main(void)
-{
-    printf("sanitizer tree: no RLIMIT_AS, nothing to check\n");
-    TEST_DONE();
-}
-#else
 #define FIRST 256 /* the size of a worker's own pool (POOL_HIGH) */
 #define MAXN 100000
 
@@ -40,6 +33,7 @@ static void *second(void *arg)
 
 int main(void)
 {
+    ITO_TEST_NEEDS_RLIMIT_AS();
     ito_config_t cfg = {.workers = 2};
     CHECK_OK(ito_init(&cfg));
     CHECK_OK(ito_sem_init(&go, 0));
@@ -64,4 +58,3 @@ int main(void)
     CHECK_OK(ito_finalize());
     TEST_DONE();
 }
-#endif

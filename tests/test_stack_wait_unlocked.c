@@ -21,13 +21,6 @@
 #include "ito/ito.h"
 #include "ito_test.h"
 
-#if defined(ITOI_ASAN) || defined(ITOI_TSAN)
-int main(void)
-{
-    printf("sanitizer tree: no RLIMIT_AS, nothing to check\n");
-    TEST_DONE();
-}
-#else
 #define POOL 256 /* a worker's own pool (POOL_HIGH) */
 #define MAXN 100000
 
@@ -58,6 +51,7 @@ static void *watchdog(void *arg)
 
 int main(void)
 {
+    ITO_TEST_NEEDS_RLIMIT_AS();
     ito_config_t cfg = {.workers = 2};
     CHECK_OK(ito_init(&cfg));
     CHECK_OK(ito_sem_init(&sem, 0));
@@ -99,4 +93,3 @@ int main(void)
     CHECK_OK(ito_finalize());
     TEST_DONE();
 }
-#endif

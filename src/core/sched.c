@@ -409,13 +409,25 @@ static itoi_unit_t *pick_slow(itoi_worker_t *w)
     return u;
 }
 
-/* Prepare a ULT unit to run: its stack, the gang filter. false: it cannot run now (it
- * was put elsewhere). */
-static inline bool ult_runnable(itoi_worker_t *w, itoi_ult_t *t)
+/* A ULT unit's stack, given now if it has none. false: no stack could be had (the unit
+ * was put back to wait for one). */
+static inline bool ult_stacked(itoi_worker_t *w, itoi_ult_t *t)
 {
-    if (ITOI_UNLIKELY(!t->stack) && !give_stack(w, t)) return false;
+    return ITOI_LIKELY(t->stack != NULL) || give_stack(w, t);
+}
+
+/* The gang filter (preempt/gang.c). false: the unit may not run now (it was put
+ * elsewhere). */
+static inline bool ult_passes_filter(itoi_worker_t *w, itoi_ult_t *t)
+{
     itoi_pick_filter_fn f = atomic_load_explicit(&itoi_pick_filter, memory_order_relaxed);
     return ITOI_LIKELY(f == NULL) || f(w, t);
+}
+
+/* Prepare a ULT unit to run: its stack, the gang filter. false: it cannot run now. */
+static inline bool ult_runnable(itoi_worker_t *w, itoi_ult_t *t)
+{
+    return ult_stacked(w, t) && ult_passes_filter(w, t);
 }
 
 /* The next unit for w; NULL when there is none. Hot: a yield between two ULTs takes the
@@ -454,8 +466,8 @@ static __attribute__((noinline)) itoi_ult_t *pick_ult_slow(itoi_worker_t *w)
          * worker spun here holding a semaphore's lock whose ito_sem_post spun on main's
          * worker, the one whose pool held the free stacks; found by an outside tester,
          * h69e, under RLIMIT_AS: test_stack_wait_unlocked). */
-        if (ITOI_UNLIKELY(!t->stack) && !give_stack(w, t)) return NULL;
-        if (ITOI_LIKELY(ult_runnable(w, t))) return t;
+        if (!ult_stacked(w, t)) return NULL;
+        if (ITOI_LIKELY(ult_passes_filter(w, t))) return t;
     }
 }
 

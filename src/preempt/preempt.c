@@ -310,8 +310,6 @@ preempt:;
         sigset_t now_mask;
         if (pthread_sigmask(SIG_BLOCK, NULL, &now_mask) == 0)
             memcpy(&uc->uc_sigmask, &now_mask, sizeof(uint64_t));
-    }
-    if (switched) {
         ITOI_BUMP(pw->st.preemptions);
         if (itoi_group_of(t)) atomic_fetch_add(&(itoi_group_of(t))->st.preemptions, 1);
     }
