@@ -12,8 +12,9 @@
  * context or a ZWT, and never inside a signal handler of the program (told by the
  * interrupted context blocking a signal that ito_preempt_enable's caller did not, or, when
  * the caller is a foreign thread, that the workers did not at their start: the
- * kernel blocks a handler's own signal while it runs, so a handler installed with
- * SA_NODEFER and an empty sa_mask is not told apart; a ULT that blocks a signal itself
+ * kernel blocks a handler's own signal while it runs, or by the interrupted code running
+ * on the thread's alternate signal stack (SA_ONSTACK); a handler installed with
+ * SA_NODEFER, an empty sa_mask and no SA_ONSTACK is not told apart; a ULT that blocks a signal itself
  * is not switched by the timer until it unblocks it, compiled yield points still switch
  * it). Code of the program that libito calls (an allocator the program defines, a
  * FILE's cookie functions, a ZWT's code) is the program's code too, except while libito

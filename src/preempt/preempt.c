@@ -99,11 +99,21 @@ static inline uint64_t mask_word(const sigset_t *s)
  * delivered with, or during, a SIGALRM handler that had interrupted malloc found the handler
  * "safe", switched the ULT out holding malloc's arena lock (or in the middle of its
  * thread cache), and the next ULT's malloc hung or aborted ("double free detected").
- * Also conservative for a ULT that blocks a signal itself (a critical section). */
+ * Also conservative for a ULT that blocks a signal itself (a critical section).
+ * A handler installed with SA_NODEFER and an empty sa_mask blocks nothing; if it also has
+ * SA_ONSTACK it runs on the thread's alternate signal stack, which the kernel describes
+ * in uc_stack (its place and size; the flags do not say whether the interrupted code was
+ * on it): the interrupted stack pointer inside it tells. Switched out there, the
+ * ULT's frames stayed on the worker's one alternate stack, which the next signal on that
+ * worker (a stack overflow's SIGSEGV, the program's own) overwrote from the top
+ * (test_preempt_in_handler, part 2). A handler with SA_NODEFER, no mask and no
+ * SA_ONSTACK cannot be told from the code it interrupted: preempt.h says so. */
 static inline int in_handler(const ucontext_t *uc)
 {
     uint64_t extra = mask_word(&uc->uc_sigmask) & ~itoi_pre.base_mask;
-    return (extra & ~(1ull << (SIGURG - 1))) != 0;
+    if ((extra & ~(1ull << (SIGURG - 1))) != 0) return 1;
+    uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP], lo = (uintptr_t)uc->uc_stack.ss_sp;
+    return !(uc->uc_stack.ss_flags & SS_DISABLE) && sp - lo < uc->uc_stack.ss_size;
 }
 
 /* A region delayed one worker's switch: the group used extra_ns of one processor, i.e.
