@@ -17,6 +17,9 @@
 
 static int pipefd[2];
 static _Atomic int parked_got;
+static ito_thread_t reader; /* parked in the parent */
+static ito_frame_t *frame;
+static ito_chan_t *chan;
 
 static void *parked_reader(void *unused)
 {
@@ -41,6 +44,21 @@ static int child_checks(void)
     CHECK_EQ(ito_initialized(), 0);
     CHECK_EQ(ito_finalize(), ITO_ESTATE);
     CHECK_EQ(ito_init(NULL), ITO_ESTATE);
+    /* the runtime's own handles are refused as after ito_finalize (thread.h; until
+     * 2026-12-06 thread.h said ito_thread_id and a frame's destroy acted on the copy) */
+    uint64_t id;
+    char name[16];
+    CHECK_EQ(ito_thread_id(reader, &id), ITO_EJOINED);
+    CHECK_EQ(ito_thread_name(reader, name, sizeof name), ITO_EJOINED);
+    CHECK_EQ(ito_continue(frame, 0), ITO_ESTATE);
+    CHECK_EQ(ito_frame_destroy(frame), ITO_EINVAL);
+    /* what works without a runtime acts on the child's copy */
+    ito_chan_stats_t cs;
+    CHECK_OK(ito_chan_stats(chan, &cs));
+    CHECK_OK(ito_chan_destroy(chan));
+    ito_key_t k;
+    CHECK_OK(ito_key_create(&k, NULL));
+    CHECK_OK(ito_key_delete(k));
     return ito_test_failures;
 }
 
@@ -70,8 +88,11 @@ int main(void)
     ito_attr_t a;
     CHECK_OK(ito_attr_init(&a));
     a.worker = 1;
-    ito_thread_t reader, other;
+    ito_thread_t other;
     CHECK_OK(ito_create(&reader, parked_reader, NULL, &a)); /* parked on worker 1 */
+    CHECK_OK(ito_frame_create(&frame, 1, 0));
+    CHECK_OK(ito_entry_set(frame, 0, NULL, 1, ITO_MODE_USER));
+    CHECK_OK(ito_chan_create(&chan, 8, 4));
     for (int i = 0; i < 100; i++) ito_yield();
     fork_and_check();                                     /* from the main ULT */
     CHECK_OK(ito_create(&other, forker, NULL, &a));       /* from a ULT on worker 1 */
@@ -80,6 +101,8 @@ int main(void)
     CHECK_EQ(ito_write(pipefd[1], "x", 1), 1);
     CHECK_OK(ito_join(reader, NULL));
     CHECK_EQ(atomic_load(&parked_got), 1);
+    CHECK_OK(ito_chan_destroy(chan)); /* the children destroyed their copies only */
+    CHECK_OK(ito_frame_destroy(frame));
     CHECK_OK(ito_finalize());
     close(pipefd[0]);
     close(pipefd[1]);

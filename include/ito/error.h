@@ -46,15 +46,15 @@ extern "C" {
 /** The error codes (negative), and ITO_OK. */
 typedef enum ito_err {
     ITO_OK        = 0,   /**< success */
-    ITO_EINVAL    = -1,  /* a NULL handle or pointer, an out-of-range value, a bad attribute */
-    ITO_ENOMEM    = -2,  /* malloc or mmap failed */
-    ITO_ESTATE    = -3,  /* not allowed in this state: before ito_init, after ito_finalize, twice */
-    ITO_EDEADLK   = -4,  /* the call would wait for itself (join of self, relock of own mutex) */
-    ITO_EJOINED   = -5,  /* thread already joined or detached */
-    ITO_EBUSY     = -6,  /* a try-variant found the resource taken */
-    ITO_EAGAIN    = -7,  /* a try-variant would have to wait (stream full or empty) */
-    ITO_ECLOSED   = -8,  /* the stream or channel is closed (a closed device: ITO_EINVAL) */
-    ITO_EPERM     = -9,  /* the caller is not allowed to do this (not the owner, mode rule) */
+    ITO_EINVAL    = -1,  /**< a NULL, destroyed or forged handle (a stale thread handle: ITO_EJOINED), a NULL pointer, an out-of-range value, a bad attribute */
+    ITO_ENOMEM    = -2,  /**< memory ran out (malloc, mmap, stack space; at ito_init also threads or descriptors) */
+    ITO_ESTATE    = -3,  /**< not allowed in this state: before ito_init, after ito_finalize, in a fork child, done already (a future set twice), or see the function */
+    ITO_EDEADLK   = -4,  /**< the call would wait for itself (join of self, relock of own mutex) */
+    ITO_EJOINED   = -5,  /**< thread already joined or detached, or a stale thread handle */
+    ITO_EBUSY     = -6,  /**< the object is in use: a try-variant found it taken, or a destroy found waiters */
+    ITO_EAGAIN    = -7,  /**< a try-variant would have to wait (a stream or channel full or empty, a future not set) */
+    ITO_ECLOSED   = -8,  /**< the stream or channel is closed (a closed device: ITO_EINVAL) */
+    ITO_EPERM     = -9,  /**< the caller is not allowed to do this (not the owner, mode rule) */
     ITO_ENOSYS    = -10, /**< not supported on this CPU/kernel/build (e.g. CET shadow stacks) */
     ITO_ENOTULT   = -11, /**< must be called from a ULT (not from a foreign kernel thread or a ZWT) */
     ITO_ERANGE    = -12, /**< an index or count beyond its bound */

@@ -71,10 +71,12 @@
  * fork(): the child of a process with a running runtime is shut out of it (the copy
  * shares the parent's io_uring rings and epoll sets and holds the parent's queued ULTs):
  * every call that needs the running runtime fails there, ITO_ESTATE (ITO_ENOTULT for the
- * calls of a ULT, -1 with EPERM from the blocking wrappers), ito_init too. Calls that work
- * without a runtime (ito_strerror, the version, keys, ito_thread_id, destroying sync
- * objects, frames, streams and channels, a stream's or channel's stats) act on the child's
- * copy of the memory only. The child may exec or exit; the parent is unaffected. A
+ * calls of a ULT, -1 with EPERM from the blocking wrappers), ito_init too. The handles of
+ * the runtime's own objects are refused there as after ito_finalize: a thread's (ito_thread_id,
+ * ito_thread_name: ITO_EJOINED), a frame's and a device's (ITO_EINVAL; ito_continue:
+ * ITO_ESTATE). Calls that work without a runtime (ito_strerror, the version, keys,
+ * destroying sync objects, streams and channels, a stream's or channel's stats) act on the
+ * child's copy of the memory only. The child may exec or exit; the parent is unaffected. A
  * process that forks without a runtime may start one in the child.
  *
  * A ULT is a stackful thread scheduled by ito: it runs until it yields, blocks on an
