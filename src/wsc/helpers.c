@@ -8,9 +8,14 @@
  * that no helper has started can be taken back (a cancellation); a started one ends by
  * itself, except a read or write of a descriptor without RWF_NOWAIT (a tty, inotify):
  * the helper waits for its readiness in slices of poll(2), looking at `abandon` between
- * them, so a cancellation (deadline, ito_cancel_io, ito_close, finalize) ends it. Threads start on demand, up to HELPERS_MAX, and stop at finalize. */
+ * them, so a cancellation (deadline, ito_cancel_io, ito_close, finalize) ends it. Threads start on demand, up to HELPERS_MAX, and stop at finalize.
+ * They are named "ito-helper" and block every signal: made by a worker, a helper took
+ * that worker's mask of the moment (whatever the ULT running then had blocked or not), so
+ * the program's process-directed signals could run its handlers on a helper, in the
+ * middle of a blocking call made for a ULT (test_io_helper_sigmask). */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -55,6 +60,7 @@ static void *helper_main(void *arg)
 {
     int me = (int)(intptr_t)arg;
     self_slot = me;
+    pthread_setname_np(pthread_self(), "ito-helper");
     pthread_mutex_lock(&mu);
     for (;;) {
         while (!head && !stopping) {
@@ -79,13 +85,25 @@ static void *helper_main(void *arg)
     return NULL;
 }
 
+/* A new helper thread, every signal blocked from its first instruction (see the top). */
+static int helper_start(int slot)
+{
+    /* Inherited: the worker blocks everything for the instant of the creation (a tick
+     * meanwhile waits until the mask is back). Not pthread_attr_setsigmask_np: the
+     * sanitizers' pthread_create does not pass it on. */
+    sigset_t all, old;
+    sigfillset(&all);
+    if (pthread_sigmask(SIG_SETMASK, &all, &old) != 0) return -1;
+    int rc = pthread_create(&threads[slot], NULL, helper_main, (void *)(intptr_t)slot);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 /* On r's owner worker. */
 void itoi_helpers_run(itoi_sysrec_t *r)
 {
     pthread_mutex_lock(&mu);
-    if (nidle == 0 && nthreads < HELPERS_MAX &&
-        pthread_create(&threads[nthreads], NULL, helper_main, (void *)(intptr_t)nthreads) == 0)
-        nthreads++;
+    if (nidle == 0 && nthreads < HELPERS_MAX && helper_start(nthreads) == 0) nthreads++;
     if (nthreads == 0) {
         /* None could start (RLIMIT_NPROC, a pids cgroup): the request fails with EAGAIN,
          * as the kernel fails a thread it cannot make. Queued, it would wait for ever,
