@@ -598,9 +598,16 @@ typedef union {
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-/* From now on, system call `nr` fails with errno `err` in this process, in every thread
- * it has (TSYNC) and will have (a child of fork, usually: the filter cannot be removed).
- * Stands for a seccomp policy, an old kernel or a lasting shortage. */
+/* Installs the seccomp filter f (n instructions) in this process, in every thread it has
+ * (TSYNC) and will have (a child of fork, usually: the filter cannot be removed). */
+static inline void ito_test_seccomp(struct sock_filter *f, unsigned short n)
+{
+    struct sock_fprog prog = {.len = n, .filter = f};
+    CHECK_EQ(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+    CHECK_EQ(syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog), 0);
+}
+/* From now on, system call `nr` fails with errno `err` (ito_test_seccomp). Stands for a
+ * seccomp policy, an old kernel or a lasting shortage. */
 static inline void ito_test_deny_syscall_errno(unsigned nr, int err)
 {
     struct sock_filter f[] = {
@@ -609,12 +616,27 @@ static inline void ito_test_deny_syscall_errno(unsigned nr, int err)
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
-    struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
-    CHECK_EQ(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-    CHECK_EQ(syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog), 0);
+    ito_test_seccomp(f, sizeof f / sizeof f[0]);
 }
 /* The same with EPERM. */
 static inline void ito_test_deny_syscall(unsigned nr) { ito_test_deny_syscall_errno(nr, EPERM); }
+/* From now on, mmap(2) with exactly these flags (ito maps its regions of ULT stacks with
+ * MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, and nothing else of the process
+ * does after ito_init) fails with errno `err` (ito_test_seccomp): stands for a kernel that
+ * refuses more mappings (vm.max_map_count reached, RLIMIT_AS) to the stacks only, in every
+ * tree (the sanitizers' own mappings go on). */
+static inline void ito_test_deny_mmap_flags(unsigned flags, int err)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mmap, 0, 3),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3])), /* the low word */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, flags, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    ito_test_seccomp(f, sizeof f / sizeof f[0]);
+}
 #endif
 
 #if defined(ITO_ZWT_H) && defined(ITO_SYSCALL_H) /* the tests that include zwt.h and syscall.h (ito.h) */

@@ -194,7 +194,10 @@ int ito_attr_init(ito_attr_t *attr);
  * that worker's queue instead, and a ZWT, which cannot yield, only queues it: the flag is
  * ignored then); its stack is promised now (a credit against memory
  * mapped ahead) and attached when it first runs, so creation reports
- * ITO_ENOMEM itself.
+ * ITO_ENOMEM itself. When the kernel refuses more memory for stacks, a creation may find
+ * the credits in other workers' hands (ULTs that ended there): it fails with ITO_ENOMEM
+ * and asks them back, and the creations after it find them once those workers have
+ * answered (an idle one at once, a busy one within 64 of its scheduling points).
  * @return ITO_OK; ITO_EINVAL for a NULL fn, a NULL out without ITO_ATTR_DETACHED, or a
  * bad attribute (stack size, worker, unknown flag); ITO_ENOMEM; ITO_ESTATE if the runtime
  * is not running; ITO_ENOTULT from a foreign thread.

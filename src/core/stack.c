@@ -32,8 +32,11 @@
  * shared line on their fast paths. Since credits never exceed the slots mapped, the
  * stack a ULT attaches when it first runs exists (free in some pool, or uncarved; a
  * worker that finds neither in reach maps one more region, and when the kernel refuses it,
- * asks the other workers to give their own pools back: pools_request). Every region is in its
- * class's list, so ito_finalize unmaps them all, wherever their stacks are. */
+ * asks the other workers to give their own pools back: others_give_back). A creation that
+ * finds the class out of credits, with the kernel refusing a region, fails, and asks the
+ * other workers to give back the credits they hold (those of ULTs that ended there), so
+ * that the creations after it find them. Every region is in its class's list, so
+ * ito_finalize unmaps them all, wherever their stacks are. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <link.h>
@@ -263,12 +266,15 @@ static itoi_stack_t *global_get(int c)
     return s;
 }
 
-/* A worker's own pool (default class), whole, onto the class's global list: run by the
- * owner, in its scheduler context (an itoi_worker_call), so it runs on none of them. */
-static void pool_give_back(itoi_worker_t *w, itoi_call_t *call)
+/* A worker's own pool (default class), whole, onto the class's global list, and the stack
+ * credits it holds of every class back to their classes: run by the owner, in its
+ * scheduler context (an itoi_worker_call), so it runs on none of those stacks and takes
+ * no credit meanwhile. */
+static void give_back(itoi_worker_t *w, itoi_call_t *call)
 {
     (void)call;
     atomic_store(&w->stack_call_busy, 0); /* a request made from here on posts again */
+    itoi_stack_credits_flush(w);
     itoi_stack_t *head = w->free_stack;
     if (!head) return;
     size_t n = 1;
@@ -284,19 +290,29 @@ static void pool_give_back(itoi_worker_t *w, itoi_call_t *call)
     atomic_store_explicit(&w->free_stack_n, 0, memory_order_relaxed);
 }
 
-/* The class is out of slots and the kernel refused a new region, yet the credits promise
- * a stack to every ULT created: the free ones sit in other workers' own pools (owner
- * only). Ask those workers to give them back to the global list, where the next attempt
- * finds them. (Until 2026-12-06 nobody did: a ULT bound to a worker whose pool was empty
- * spun at its pick for ever while an idle worker held 256 free stacks; found by an outside
- * tester, h69e, under RLIMIT_AS: test_stack_pool_reclaim.) */
-static void pools_request(itoi_worker_t *self)
+/* A class is out of slots and the kernel refused a new region, yet what it holds may sit
+ * in other workers' own hands (owner only), which asks them to give it back to the class,
+ * where the next attempt finds it:
+ *  - the free stacks of their pools, when the credits promised a stack to a ULT created
+ *    (`credits` false: only workers whose pool holds some are asked). Until 2026-12-06
+ *    nobody did: a ULT bound to a worker whose pool was empty spun at its pick for ever
+ *    while an idle worker held 256 free stacks; found by an outside tester, h69e, under
+ *    RLIMIT_AS: test_stack_pool_reclaim.
+ *  - the credits they hold (`credits` true: every other worker is asked, since their
+ *    counts are theirs to read), when a creation found none: a ULT gives its credit back
+ *    to the worker it ended on, which keeps up to 2 * CREDIT_BATCH. Until 2026-12-06 they
+ *    stayed there: with the kernel refusing regions (vm.max_map_count reached, RLIMIT_AS),
+ *    worker 0 could create 2 ULTs at a time for ever while worker 1, idle, held the
+ *    credits of the other 14 stacks of the class, all free (found by an outside tester,
+ *    h70c: test_stack_credit_reclaim). The creation that asks fails (ITO_ENOMEM: the call
+ *    does not wait for other workers); those after it find the credits. */
+static void others_give_back(itoi_worker_t *self, bool credits)
 {
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         itoi_worker_t *v = &itoi_rt.workers[i];
-        if (v == self || atomic_load_explicit(&v->free_stack_n, memory_order_relaxed) == 0) continue;
+        if (v == self || (!credits && atomic_load_explicit(&v->free_stack_n, memory_order_relaxed) == 0)) continue;
         if (atomic_exchange(&v->stack_call_busy, 1)) continue;
-        v->stack_call.fn = pool_give_back;
+        v->stack_call.fn = give_back;
         itoi_worker_call(v, &v->stack_call);
     }
 }
@@ -326,7 +342,7 @@ itoi_stack_t *itoi_stack_get_slow(itoi_worker_t *w, size_t size)
         if (w->free_stack) return itoi_stack_get_slow(w, size);
     }
     itoi_stack_t *s = global_get(c);
-    if (ITOI_UNLIKELY(!s) && c == itoi_rt.default_class) pools_request(w);
+    if (ITOI_UNLIKELY(!s) && c == itoi_rt.default_class) others_give_back(w, false);
     return s;
 }
 
@@ -441,6 +457,7 @@ size_t itoi_stack_credit_take_slow(itoi_worker_t *w, size_t size, size_t n)
 {
     int c = class_of(size);
     if (w->stack_credits[c] < n) credits_take(w, c, n - w->stack_credits[c] + CREDIT_BATCH);
+    if (ITOI_UNLIKELY(w->stack_credits[c] < n)) others_give_back(w, true); /* the class is out: see there */
     size_t got = w->stack_credits[c] < n ? w->stack_credits[c] : n;
     w->stack_credits[c] -= got;
     return got;
