@@ -132,6 +132,45 @@ __attribute__((unused)) static int ito_test_count_dir(const char *path)
     closedir(d);
     return n;
 }
+/* Runs child() in a child process whose stderr is collected into buf (cap bytes, NUL
+ * ended); returns the child's wait status. The child exits 0 if child() returns 0, else 3
+ * (a test of a fatal error expects it to die before). */
+#include <sys/wait.h>
+#include <unistd.h>
+__attribute__((unused)) static int ito_test_child_stderr(int (*child)(void), char *buf, size_t cap)
+{
+    int p[2];
+    CHECK_EQ(pipe(p), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        dup2(p[1], 2);
+        close(p[0]);
+        _exit(child() == 0 ? 0 : 3);
+    }
+    close(p[1]);
+    size_t n = 0;
+    ssize_t r;
+    while (n < cap - 1 && (r = read(p[0], buf + n, cap - 1 - n)) > 0) n += (size_t)r;
+    buf[n] = 0;
+    close(p[0]);
+    int st = 0;
+    CHECK_EQ(waitpid(pid, &st, 0), pid);
+    return st;
+}
+/* Runs child() in a child process that must die reporting a stack overflow of the ULT
+ * named `name` ("ito: fatal: stack overflow in ULT '<name>'"). */
+__attribute__((unused)) static void ito_test_expect_overflow(int (*child)(void), const char *name)
+{
+    char buf[4096], want[128];
+    snprintf(want, sizeof want, "stack overflow in ULT '%s'", name);
+    int st = ito_test_child_stderr(child, buf, sizeof buf);
+    int died = WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) != 0);
+    if (!died || !strstr(buf, want)) fprintf(stderr, "child status %#x, stderr:\n%s\n", st, buf);
+    CHECK(died);
+    CHECK(strstr(buf, want) != NULL);
+}
 /* The process's address space in bytes (VmSize), -1 if unknown. */
 __attribute__((unused)) static long ito_test_vm_bytes(void)
 {

@@ -56,28 +56,6 @@ static int child(void)
 
 int main(void)
 {
-    int p[2];
-    CHECK_OK(pipe(p));
-    pid_t pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        dup2(p[1], 2);
-        close(p[0]);
-        _exit(child() == 0 ? 0 : 3);
-    }
-    close(p[1]);
-    char buf[4096];
-    size_t n = 0;
-    ssize_t r;
-    while (n < sizeof buf - 1 && (r = read(p[0], buf + n, sizeof buf - 1 - n)) > 0) n += (size_t)r;
-    buf[n] = 0;
-    int st = 0;
-    CHECK_EQ(waitpid(pid, &st, 0), pid);
-    int died = WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) != 0);
-    if (!died || !strstr(buf, "stack overflow") || !strstr(buf, "'jumper'"))
-        fprintf(stderr, "child status %#x, stderr:\n%s\n", st, buf);
-    CHECK(died);
-    CHECK(strstr(buf, "stack overflow") != NULL);
-    CHECK(strstr(buf, "'jumper'") != NULL);
+    ito_test_expect_overflow(child, "jumper");
     TEST_DONE();
 }

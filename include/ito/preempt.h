@@ -71,6 +71,13 @@
  * count: a program that calls them directly from ULTs under preemption must retry, as
  * any program with signal handlers must. ito's wrappers (syscall.h) park the ULT instead
  * of blocking the kernel thread, and ito_poll retries the look it takes itself.
+ * Sleeps end early: the tick comes every quantum of wall time, also while the worker's
+ * thread sleeps in the kernel, so usleep, nanosleep and sleep called from a ULT return
+ * after at most a quantum. A library that sleeps and retries against a budget that counts
+ * its sleeps, not the clock, gives up that much sooner: SQLite's busy timeout (2,000 ms)
+ * gave up after 3-8 ms at a 100 us quantum (outside tester h70b). Give such a library
+ * ito_sleep_ns (time.h), which parks the ULT instead of holding its worker for the sleep
+ * (SQLite: a VFS whose xSleep calls it, registered as the default).
  *
  * Kernel locks: a ULT switched out while it holds a lock that blocks the kernel thread
  * (a pthread mutex, rwlock or spinlock, std::mutex, a lock of outside code built with

@@ -647,7 +647,7 @@ bool itoi_stack_admit(size_t size, size_t n);    /* could n such ULTs exist at a
 size_t itoi_stack_round(size_t size);            /* the size class a request gets */
 uint64_t itoi_stack_regions(void);
 void itoi_stack_free_all(void);
-int itoi_stack_guard_owner(void *addr, itoi_stack_t **out);
+itoi_ult_t *itoi_stack_guard_owner(void *addr, void *ucv); /* the ULT whose guard addr is in (ucv: the fault's context), or NULL */
 int itoi_overflow_handler_install(void);
 void itoi_overflow_handler_remove(void);
 int itoi_altstack_setup(itoi_worker_t *w);
