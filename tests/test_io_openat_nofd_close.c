@@ -9,7 +9,10 @@
  * reviewing the fix of test_io_helper_keeps_locks, 2026-12-06). ITO_FAULT_HELPER=1 holds
  * the helper 50 ms after it took the number (test builds), so the close and the reuse
  * fall inside its call. A round where the close came before the helper took the request
- * (the request is then cancelled: EBADF or ECANCELED) checks nothing and is run again. */
+ * (the request is then cancelled: EBADF or ECANCELED), or where the helper took it only
+ * after main had freed a descriptor for the open (its duplicate took that one, and the
+ * open failed with EMFILE: 5 runs in 60 with the machine loaded, h70a), checks nothing
+ * and is run again. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -64,7 +67,7 @@ static int round_once(void)
     CHECK(nfill > 0);
     ito_thread_t th;
     CHECK_OK(ito_create(&th, opener, NULL, NULL));
-    CHECK_OK(ito_sleep_ns(15 * 1000 * 1000)); /* the helper has taken the number (it pauses 50 ms) */
+    CHECK_OK(ito_sleep_ns(30 * 1000 * 1000)); /* the helper has taken the number (it pauses 50 ms) */
     close(fill[--nfill]); /* room for the open's own descriptor */
     int was = dirfd_;
     CHECK_EQ(ito_close(was), 0);
@@ -78,8 +81,9 @@ static int round_once(void)
         close(res);
         checked = 1;
     } else {
-        if (err_ != EBADF && err_ != ECANCELED) fprintf(stderr, "openat: %s\n", strerror(err_));
-        CHECK(err_ == EBADF || err_ == ECANCELED); /* closed before the helper took it */
+        if (err_ != EBADF && err_ != ECANCELED && err_ != EMFILE) fprintf(stderr, "openat: %s\n", strerror(err_));
+        /* closed before the helper took it, or taken after the room was made */
+        CHECK(err_ == EBADF || err_ == ECANCELED || err_ == EMFILE);
         CHECK_EQ(exists_in(d1) + exists_in(d2), 0);
     }
     close(other);
@@ -103,7 +107,7 @@ int main(void)
     CHECK_EQ(mkdir(d1, 0700), 0);
     CHECK_EQ(mkdir(d2, 0700), 0);
     int checked = 0;
-    for (int i = 0; i < 8 && checked < 2; i++) checked += round_once();
+    for (int i = 0; i < 20 && checked < 2; i++) checked += round_once();
     CHECK(checked > 0);
     rmdir(d1);
     rmdir(d2);

@@ -52,8 +52,11 @@
 #define NCALLS 128
 #define JOIN (2 * NCALLS)
 
-static const int ks[] = {1, 2, 4, 8, 16, 32, 64};
-#define NK ((int)(sizeof ks / sizeof ks[0]))
+static int ks[] = {1, 2, 4, 8, 16, 32, 64};
+static int NK = (int)(sizeof ks / sizeof ks[0]);
+/* --k K and --series S (raw, floor, zwt, main) narrow a run to one threshold and one series,
+ * for counting one series' instructions per request under callgrind. */
+static const char *only_series;
 
 static ito_sysop_t cur_op;
 static long results[NCALLS];
@@ -339,6 +342,14 @@ static void run_backend(const char *backend, int trials, int warm, int raw)
         raw = 0;
         vs[nv++] = (variant_t){"wsc", "getpid", "zwt", ITO_SYS_GETPID, 1};
     }
+    if (only_series) {
+        int kept = 0;
+        for (int v = 0; v < nv; v++) {
+            const char *name = strcmp(vs[v].kind, "wsc") ? vs[v].kind : vs[v].issuer;
+            if (!strcmp(name, only_series)) vs[kept++] = vs[v];
+        }
+        nv = kept;
+    }
     size_t cells = (size_t)nv * NK;
     double *ns = calloc(cells * (size_t)trials, sizeof *ns);
     double *ratio = calloc(cells * (size_t)trials, sizeof *ratio);
@@ -392,7 +403,8 @@ static void run_backend(const char *backend, int trials, int warm, int raw)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: wsc_fig11 [--trials N] [--warmup N] [--backend uring|sync|both] [--no-raw]\n");
+    fprintf(stderr, "usage: wsc_fig11 [--trials N] [--warmup N] [--backend uring|sync|both] [--no-raw]\n"
+                    "                  [--k K] [--series raw|floor|zwt|main]\n");
     exit(1);
 }
 
@@ -405,9 +417,11 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warm = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--backend") && i + 1 < argc) backend = argv[++i];
         else if (!strcmp(argv[i], "--no-raw")) raw = 0;
+        else if (!strcmp(argv[i], "--k") && i + 1 < argc) ks[0] = atoi(argv[++i]), NK = 1;
+        else if (!strcmp(argv[i], "--series") && i + 1 < argc) only_series = argv[++i];
         else usage();
     }
-    if (trials < 1 || warm < 0) usage();
+    if (trials < 1 || warm < 0 || ks[0] < 1 || ks[0] > NCALLS) usage();
     if (strcmp(backend, "uring") && strcmp(backend, "sync") && strcmp(backend, "both")) usage();
     printf("# wsc_fig11: %d calls per trial, %d trials (+%d warm-up), pid %ld\n", NCALLS, trials, warm,
            (long)getpid());

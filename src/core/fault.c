@@ -15,10 +15,21 @@
 #include "itoi.h"
 
 /* One hook per variable: the call at which it fires (0: never) and the calls so far. */
-enum { HOOK_MMAP, HOOK_MALLOC, HOOK_REARM, HOOK_UCANCEL, HOOK_WAITPOST, HOOK_IOCONT, HOOK_HELPER, HOOK_CMISS, HOOK_N };
+enum {
+    HOOK_MMAP = ITOI_FAULT_MMAP,
+    HOOK_MALLOC = ITOI_FAULT_MALLOC,
+    HOOK_REARM = ITOI_FAULT_REARM,
+    HOOK_UCANCEL = ITOI_FAULT_UCANCEL,
+    HOOK_WAITPOST = ITOI_FAULT_WAITPOST,
+    HOOK_IOCONT = ITOI_FAULT_IOCONT,
+    HOOK_HELPER = ITOI_FAULT_HELPER,
+    HOOK_CMISS = ITOI_FAULT_CMISS,
+    HOOK_N = ITOI_FAULT_N
+};
 static struct {
     _Atomic long at, n;
 } hook[HOOK_N];
+_Atomic unsigned itoi_fault_armed; /* bit i: hook i has a call to fire at (itoi.h) */
 
 void itoi_fault_reset(void)
 {
@@ -36,10 +47,13 @@ void itoi_fault_reset(void)
 #else
     const long at[HOOK_N] = {0}; /* never armed: inject() always says no */
 #endif
+    unsigned armed = 0;
     for (int i = 0; i < HOOK_N; i++) {
         atomic_store(&hook[i].at, at[i]);
         atomic_store(&hook[i].n, 0);
+        if (at[i] > 0) armed |= 1u << i;
     }
+    atomic_store(&itoi_fault_armed, armed);
 }
 
 /* Whether this call of hook i is the one that fails (or pauses). */
@@ -99,20 +113,4 @@ void itoi_fault_pause(void)
     }
 }
 
-void itoi_fault_window_rearm(void)
-{
-    if (inject(HOOK_REARM)) itoi_fault_pause();
-}
-
-void itoi_fault_window_helper(void)
-{
-    if (inject(HOOK_HELPER)) itoi_fault_pause();
-}
-
-bool itoi_fault_waitpost(void) { return inject(HOOK_WAITPOST); }
-
-bool itoi_fault_iocont(void) { return inject(HOOK_IOCONT); }
-
-bool itoi_fault_uring_cancel(void) { return inject(HOOK_UCANCEL); }
-
-bool itoi_fault_cancel_miss(void) { return inject(HOOK_CMISS); }
+bool itoi_fault_inject(int i) { return inject(i); }

@@ -610,12 +610,6 @@ void itoi_ready(itoi_ult_t *t)
     to_inbox(foreign_target(&itoi_rt.workers[(int)(t->id % (uint64_t)itoi_rt.nworkers)]), &t->u);
 }
 
-void itoi_unit_ready_on(itoi_worker_t *w, itoi_unit_t *u)
-{
-    ITOI_BUMP(w->n_units_ready);
-    itoi_ready_local(w, u);
-}
-
 void itoi_unit_ready(itoi_unit_t *u)
 {
     itoi_worker_t *w = itoi_self_worker();
@@ -1050,24 +1044,6 @@ out:
     atomic_fetch_sub(&itoi_rt.want_work, 1);
 }
 
-/* Run a stackless unit to completion here: counted as run before it runs (statistics and
- * progress: whoever it wakes finds it counted) and as done after (finalize's live work: a
- * unit still running may make more work; until 2026-12-04 finalize could end while a
- * timer device's handler was re-arming its device, found by a reviewer). */
-static inline void run_unit(itoi_worker_t *w, itoi_unit_t *u)
-{
-    ITOI_BUMP(w->n_units_run);
-    w->unit_cur = u;
-    u->run(w, u);
-    w->unit_cur = NULL;
-    ITOI_BUMP(w->n_units_done);
-}
-
-void itoi_unit_run_now(itoi_worker_t *w, itoi_unit_t *u)
-{
-    run_unit(w, u); /* counted as made ready by the caller when it took the unit */
-}
-
 void itoi_worker_loop(itoi_worker_t *w)
 {
     for (;;) {
@@ -1082,7 +1058,7 @@ void itoi_worker_loop(itoi_worker_t *w)
             if (!u) u = steal(w);
             if (!u) break;
             if (u->run) {
-                run_unit(w, u);
+                itoi_unit_run_now(w, u);
                 did++;
                 if (sched_due(w)) break;
                 continue;

@@ -66,7 +66,7 @@ static const itoi_fini_ops_t fini_ops = {.cancel = wsc_fini_cancel, .resume = ws
 
 /* ---- records ---- */
 
-static inline void live_add(itoi_wscw_t *a, itoi_sysrec_t *r)
+static inline void live_add(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
 {
     r->lnext = a->live.lnext;
     r->lprev = &a->live;
@@ -74,7 +74,7 @@ static inline void live_add(itoi_wscw_t *a, itoi_sysrec_t *r)
     a->live.lnext = r;
     size_t n = atomic_load_explicit(&a->nlive, memory_order_relaxed) + 1;
     atomic_store_explicit(&a->nlive, n, memory_order_release);
-    a->w->io_pending = n; /* a yield with nothing else ready visits the poller */
+    w->io_pending = n; /* a yield with nothing else ready visits the poller (w: a's owner) */
 }
 
 static inline void live_del(itoi_wscw_t *a, itoi_sysrec_t *r)
@@ -105,7 +105,7 @@ static inline __attribute__((always_inline)) itoi_sysrec_t *rec_get(itoi_worker_
     r->cancel_late = false;
     r->retry = false;
     r->state = REC_DONE;
-    live_add(a, r);
+    live_add(w, a, r);
     return r;
 }
 

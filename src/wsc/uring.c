@@ -122,75 +122,17 @@ void itoi_uring_teardown(itoi_worker_t *w, itoi_wscw_t *a)
 }
 
 /* The ring is full: this is a bucket too. Out of line, so that the common post through
- * itoi_uring_queue calls nothing and saves no registers. */
-static __attribute__((noinline, cold)) struct io_uring_sqe *sqe_get_full(itoi_worker_t *w, itoi_wscw_t *a)
+ * itoi_uring_queue (wsc.h) calls nothing and saves no registers. */
+__attribute__((noinline, cold)) struct io_uring_sqe *itoi_uring_sqe_full(itoi_worker_t *w, itoi_wscw_t *a)
 {
     itoi_uring_submit(w, a);
-    return io_uring_get_sqe(&a->ring);
-}
-
-static inline struct io_uring_sqe *sqe_get(itoi_worker_t *w, itoi_wscw_t *a)
-{
-    struct io_uring_sqe *sqe = io_uring_get_sqe(&a->ring);
-    if (ITOI_UNLIKELY(!sqe)) sqe = sqe_get_full(w, a);
-    return sqe;
-}
-
-static inline unsigned rw_len(size_t len) { return (unsigned)itoi_wsc_rw_len(len); }
-
-int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q)
-{
-    if (q->op == ITO_SYS_GETPID) return 1; /* ito runs it itself */
-    struct io_uring_sqe *sqe = sqe_get(a->w, a);
-    if (!sqe) return 1; /* also for good once the kernel refused io_uring_enter (ring_refused) */
-    switch (q->op) {
-    case ITO_SYS_NOP: io_uring_prep_nop(sqe); break;
-    case ITO_SYS_READ: io_uring_prep_read(sqe, q->fd, q->buf, rw_len(q->len), (uint64_t)-1); break;
-    case ITO_SYS_WRITE: io_uring_prep_write(sqe, q->fd, q->buf, rw_len(q->len), (uint64_t)-1); break;
-    case ITO_SYS_PREAD: io_uring_prep_read(sqe, q->fd, q->buf, rw_len(q->len), (uint64_t)q->offset); break;
-    case ITO_SYS_PWRITE: io_uring_prep_write(sqe, q->fd, q->buf, rw_len(q->len), (uint64_t)q->offset); break;
-    case ITO_SYS_READV: io_uring_prep_readv(sqe, q->fd, q->iov, (unsigned)q->iovcnt, (uint64_t)q->offset); break;
-    case ITO_SYS_WRITEV: io_uring_prep_writev(sqe, q->fd, q->iov, (unsigned)q->iovcnt, (uint64_t)q->offset); break;
-    case ITO_SYS_SEND: io_uring_prep_send(sqe, q->fd, q->buf, rw_len(q->len), q->flags | MSG_NOSIGNAL); break;
-    case ITO_SYS_RECV: io_uring_prep_recv(sqe, q->fd, q->buf, rw_len(q->len), q->flags); break;
-    case ITO_SYS_SENDMSG: io_uring_prep_sendmsg(sqe, q->fd, q->msg, (unsigned)(q->flags | MSG_NOSIGNAL)); break;
-    case ITO_SYS_RECVMSG: io_uring_prep_recvmsg(sqe, q->fd, q->msg, (unsigned)q->flags); break;
-    case ITO_SYS_ACCEPT: io_uring_prep_accept(sqe, q->fd, q->addr, q->addrlen, q->flags); break;
-    case ITO_SYS_CONNECT: io_uring_prep_connect(sqe, q->fd, q->addr, q->addr_len); break;
-    case ITO_SYS_CLOSE: io_uring_prep_close(sqe, q->fd); break;
-    case ITO_SYS_POLL:
-        /* io_uring's poll is not woken by TCP urgent data when it asks for POLLPRI without
-         * POLLIN (Linux 6.18; a plain liburing program shows it; found by a tester,
-         * 2026-12-05: ito_poll for POLLPRI returned only at its timeout): such a wait goes
-         * to the worker's epoll, as on the sync backend. The SQE goes back unused (it is
-         * the ring's last, not yet published). */
-        if ((q->events & POLLPRI) && !(q->events & (POLLIN | POLLRDNORM))) {
-            a->ring.sq.sqe_tail--;
-            return 1;
-        }
-        io_uring_prep_poll_add(sqe, q->fd, (unsigned)(uint16_t)q->events);
-        break;
-    case ITO_SYS_OPENAT: io_uring_prep_openat(sqe, q->fd, q->path, q->flags, q->mode); break;
-    case ITO_SYS_FSYNC: io_uring_prep_fsync(sqe, q->fd, q->flags ? IORING_FSYNC_DATASYNC : 0); break;
-    default: io_uring_prep_nop(sqe); break; /* not reached: ops are checked at post */
-    }
-#ifdef ITOI_FAULT_INJECTION
-    if (ITOI_UNLIKELY(itoi_fault_uring_cancel())) { /* ITO_FAULT_URING_CANCEL (fault.c) */
-        io_uring_prep_nop(sqe);
-        sqe->rw_flags = 1u;                 /* nop_flags: IORING_NOP_INJECT_RESULT (kernel 6.10) */
-        sqe->len = (uint32_t)-ECANCELED;    /* the result the kernel reports */
-    }
-#endif
-    io_uring_sqe_set_data(sqe, r);
-    r->state = REC_URING;
-    a->sq_pending++;
-    return 0;
+    return itoi_uring_sqe_try(a);
 }
 
 void itoi_uring_cancel(itoi_wscw_t *a, itoi_sysrec_t *r)
 {
     itoi_worker_t *w = a->w;
-    struct io_uring_sqe *sqe = sqe_get(w, a);
+    struct io_uring_sqe *sqe = itoi_uring_sqe(w, a);
     if (!sqe) return; /* a refused ring (ring_refused): the request ends by itself */
     io_uring_prep_cancel64(sqe, (uint64_t)(uintptr_t)r, 0);
 #ifdef ITOI_FAULT_INJECTION
@@ -240,7 +182,7 @@ static __attribute__((cold, noinline)) void ring_refused(itoi_worker_t *w, itoi_
     }
     a->sq_pending = 0;
     /* The ring looks full for good (the kernel takes nothing more without an enter): every
-     * later io_uring_get_sqe finds no room, and the request goes to the flusher's bucket,
+     * later itoi_uring_sqe_try (wsc.h) finds no room, and the request goes to the flusher's bucket,
      * with no test of its own on the posting path. */
     sq->sqe_head = sq->sqe_tail = head + sq->ring_entries;
     char msg[200];
@@ -328,7 +270,6 @@ size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a)
     struct io_uring_cqe *cqe;
     io_uring_for_each_cqe(&a->ring, head, cqe) {
         seen++;
-        a->inflight--;
         uint64_t ud = io_uring_cqe_get_data64(cqe);
         if (ud & CANCEL_TAG) { /* the cancel's own answer */
             missed |= cqe->res == -ENOENT;
@@ -353,6 +294,7 @@ size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a)
         }
     }
     io_uring_cq_advance(&a->ring, seen);
+    a->inflight -= seen; /* once per pass: only wsc_poll and the idle probe read it */
     return n;
 }
 
@@ -360,7 +302,6 @@ size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a)
 
 int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; return -ENOSYS; }
 void itoi_uring_teardown(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; }
-int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q) { (void)a; (void)r; (void)q; return 1; }
 void itoi_uring_submit(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; }
 size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; return 0; }
 void itoi_uring_cancel(itoi_wscw_t *a, itoi_sysrec_t *r) { (void)a; (void)r; }

@@ -317,11 +317,96 @@ uint32_t itoi_wsc_file_identity(int fd);
 /* uring.c */
 int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a);
 void itoi_uring_teardown(itoi_worker_t *w, itoi_wscw_t *a);
-/* Prepare an SQE for record r with q's arguments: 0 queued, 1 no opcode for it or no
- * SQE (the caller then buffers it whole). */
-int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q);
 void itoi_uring_submit(itoi_worker_t *w, itoi_wscw_t *a);
 size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a);
 void itoi_uring_cancel(itoi_wscw_t *a, itoi_sysrec_t *r);
+
+#if defined(ITOI_HAVE_URING)
+/* The next free SQE of a's ring, or NULL when it is full. liburing's io_uring_get_sqe, for
+ * the rings itoi_uring_setup makes: never SQPOLL (the kernel takes SQEs only inside our
+ * io_uring_enter, so a relaxed read of its head will do) and never SQE128 (64-byte SQEs).
+ * A ring the kernel refused looks full for good (uring.c, ring_refused). Inline on the
+ * posting path: until 2026-12-06 it tested both flags at every request. */
+static inline struct io_uring_sqe *itoi_uring_sqe_try(itoi_wscw_t *a)
+{
+    struct io_uring_sq *sq = &a->ring.sq;
+    unsigned head = IO_URING_READ_ONCE(*sq->khead), tail = sq->sqe_tail;
+    if (ITOI_UNLIKELY(tail - head >= sq->ring_entries)) return NULL;
+    sq->sqe_tail = tail + 1;
+    return &sq->sqes[tail & sq->ring_mask];
+}
+/* Submits what is prepared, then tries again (out of line, cold). */
+struct io_uring_sqe *itoi_uring_sqe_full(itoi_worker_t *w, itoi_wscw_t *a);
+static inline struct io_uring_sqe *itoi_uring_sqe(itoi_worker_t *w, itoi_wscw_t *a)
+{
+    struct io_uring_sqe *sqe = itoi_uring_sqe_try(a);
+    if (ITOI_UNLIKELY(!sqe)) sqe = itoi_uring_sqe_full(w, a);
+    return sqe;
+}
+
+/* The length an SQE asks for (itoi_wsc_rw_len): computed in the cases that have one. */
+static inline unsigned itoi_uring_rw_len(const ito_sysreq_t *q) { return (unsigned)itoi_wsc_rw_len(q->len); }
+
+/* Prepare an SQE for record r with q's arguments (q->op checked at the post): 0 queued, 1
+ * no opcode for it or no SQE (the caller then buffers it whole). Inline into the posting
+ * path (area.c, submit): a call there saved four registers per request. */
+static inline __attribute__((always_inline)) int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r,
+                                                                  const ito_sysreq_t *q)
+{
+    if (q->op == ITO_SYS_GETPID) return 1; /* ito runs it itself */
+    struct io_uring_sqe *sqe = itoi_uring_sqe(a->w, a);
+    if (!sqe) return 1; /* also for good once the kernel refused io_uring_enter (ring_refused) */
+    switch (q->op) {
+    case ITO_SYS_NOP: io_uring_prep_nop(sqe); break;
+    case ITO_SYS_READ: io_uring_prep_read(sqe, q->fd, q->buf, itoi_uring_rw_len(q), (uint64_t)-1); break;
+    case ITO_SYS_WRITE: io_uring_prep_write(sqe, q->fd, q->buf, itoi_uring_rw_len(q), (uint64_t)-1); break;
+    case ITO_SYS_PREAD: io_uring_prep_read(sqe, q->fd, q->buf, itoi_uring_rw_len(q), (uint64_t)q->offset); break;
+    case ITO_SYS_PWRITE: io_uring_prep_write(sqe, q->fd, q->buf, itoi_uring_rw_len(q), (uint64_t)q->offset); break;
+    case ITO_SYS_READV: io_uring_prep_readv(sqe, q->fd, q->iov, (unsigned)q->iovcnt, (uint64_t)q->offset); break;
+    case ITO_SYS_WRITEV: io_uring_prep_writev(sqe, q->fd, q->iov, (unsigned)q->iovcnt, (uint64_t)q->offset); break;
+    case ITO_SYS_SEND: io_uring_prep_send(sqe, q->fd, q->buf, itoi_uring_rw_len(q), q->flags | MSG_NOSIGNAL); break;
+    case ITO_SYS_RECV: io_uring_prep_recv(sqe, q->fd, q->buf, itoi_uring_rw_len(q), q->flags); break;
+    case ITO_SYS_SENDMSG: io_uring_prep_sendmsg(sqe, q->fd, q->msg, (unsigned)(q->flags | MSG_NOSIGNAL)); break;
+    case ITO_SYS_RECVMSG: io_uring_prep_recvmsg(sqe, q->fd, q->msg, (unsigned)q->flags); break;
+    case ITO_SYS_ACCEPT: io_uring_prep_accept(sqe, q->fd, q->addr, q->addrlen, q->flags); break;
+    case ITO_SYS_CONNECT: io_uring_prep_connect(sqe, q->fd, q->addr, q->addr_len); break;
+    case ITO_SYS_CLOSE: io_uring_prep_close(sqe, q->fd); break;
+    case ITO_SYS_POLL:
+        /* io_uring's poll is not woken by TCP urgent data when it asks for POLLPRI without
+         * POLLIN (Linux 6.18; a plain liburing program shows it; found by a tester,
+         * 2026-12-05: ito_poll for POLLPRI returned only at its timeout): such a wait goes
+         * to the worker's epoll, as on the sync backend. The SQE goes back unused (it is
+         * the ring's last, not yet published). */
+        if ((q->events & POLLPRI) && !(q->events & (POLLIN | POLLRDNORM))) {
+            a->ring.sq.sqe_tail--;
+            return 1;
+        }
+        io_uring_prep_poll_add(sqe, q->fd, (unsigned)(uint16_t)q->events);
+        break;
+    case ITO_SYS_OPENAT: io_uring_prep_openat(sqe, q->fd, q->path, q->flags, q->mode); break;
+    case ITO_SYS_FSYNC: io_uring_prep_fsync(sqe, q->fd, q->flags ? IORING_FSYNC_DATASYNC : 0); break;
+    default: io_uring_prep_nop(sqe); break; /* not reached: ops are checked at post */
+    }
+#ifdef ITOI_FAULT_INJECTION
+    if (ITOI_UNLIKELY(itoi_fault_uring_cancel())) { /* ITO_FAULT_URING_CANCEL (fault.c) */
+        io_uring_prep_nop(sqe);
+        sqe->rw_flags = 1u;                 /* nop_flags: IORING_NOP_INJECT_RESULT (kernel 6.10) */
+        sqe->len = (uint32_t)-ECANCELED;    /* the result the kernel reports */
+    }
+#endif
+    io_uring_sqe_set_data(sqe, r);
+    r->state = REC_URING;
+    a->sq_pending++;
+    return 0;
+}
+#else
+static inline int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q)
+{
+    (void)a;
+    (void)r;
+    (void)q;
+    return 1;
+}
+#endif
 
 #endif

@@ -26,7 +26,7 @@ void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u)
     ito_frame_t *h = itoi_frame_handle(e->frame);
     int index = e->index;
     atomic_store_explicit(&e->sync, 0, memory_order_release); /* running: no longer queued */
-    w->unit_began = u; /* for ito_zwt_self: in the line of unit_cur, which run_unit wrote */
+    w->unit_began = u; /* for ito_zwt_self: in the line of unit_cur, which itoi_unit_run_now wrote */
     w->unit_frame = h;
     w->unit_index = index;
     code(h, index, v);
@@ -114,8 +114,9 @@ static inline __attribute__((always_inline)) int do_continue_at(itoi_worker_t *w
     if (io && itoi_fault_iocont()) itoi_fault_pause(); /* ITO_FAULT_IOCONT: tests destroy and create meanwhile */
 #endif
     if (ITOI_UNLIKELY(!ITOI_ZGET(e->defined))) return ITO_ESTATE;
-    if (ITOI_UNLIKELY(ITOI_ZGET(e->mode) == ITO_MODE_KERNEL) && !io && caller_mode(w) == ITO_MODE_USER)
-        return ITO_EPERM; /* user threads reach kernel threads only through kernel-interface threads */
+    if (!io && ITOI_UNLIKELY(ITOI_ZGET(e->mode) == ITO_MODE_KERNEL) && caller_mode(w) == ITO_MODE_USER)
+        return ITO_EPERM; /* user threads reach kernel threads only through kernel-interface threads
+                           * (the I/O path continues as the kernel: it does not load the mode) */
     /* Take one of the counts the arming set, never below 0: a continuation beyond them is
      * refused and changes nothing. (A decrement undone afterwards let a racing re-arm or
      * another continuation see the transient -1 or the restored value: firings were lost,
