@@ -77,6 +77,14 @@ __attribute__((unused)) static uint64_t ito_test_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Busy for ns nanoseconds of CLOCK_MONOTONIC (no scheduling point: a computing thread). */
+__attribute__((unused)) static void ito_test_busy_ns(uint64_t ns)
+{
+    uint64_t t0 = ito_test_now_ns();
+    while (ito_test_now_ns() - t0 < ns) {
+    }
+}
+
 /* Adds to *ran the time since *last when the two looks are close together (< 200 us): the
  * time a thread that looks often ran, without the time it was switched out. */
 __attribute__((unused)) static inline void ito_test_account(uint64_t *ran, uint64_t *last)
@@ -341,6 +349,13 @@ __attribute__((unused)) static int ito_test_one_worker_signal_preempt(unsigned q
 }
 #endif
 
+/* A loop of n iterations that the compiler keeps (a short stretch of computing). */
+__attribute__((unused)) static void ito_test_spin(unsigned n)
+{
+    for (volatile unsigned i = 0; i < n; i++) {
+    }
+}
+
 /* Sleeps the calling kernel thread (not a ULT wait: a ULT's worker sleeps with it), the
  * whole time even if a signal interrupts it. */
 __attribute__((unused)) static void ito_test_sleep_us(long us)
@@ -423,6 +438,23 @@ __attribute__((unused)) static void ito_test_run_pair_on0(void *(*a)(void *), vo
     CHECK_OK(ito_join(tb, NULL));
 }
 
+/* Runs body(NULL) in one ULT and joins it; ito_test_main_ult: the same inside ito_init(cfg)
+ * and ito_finalize (a test whose body must run in a ULT). Not instrumented: test_regwin_hooks
+ * (-finstrument-functions) calls them from its uninstrumented main. */
+__attribute__((unused, no_instrument_function)) static void ito_test_run_in_ult(void *(*body)(void *))
+{
+    ito_thread_t t;
+    CHECK_OK(ito_create(&t, body, NULL, NULL));
+    CHECK_OK(ito_join(t, NULL));
+}
+__attribute__((unused, no_instrument_function)) static void ito_test_main_ult(const ito_config_t *cfg,
+                                                                             void *(*body)(void *))
+{
+    CHECK_OK(ito_init(cfg));
+    ito_test_run_in_ult(body);
+    CHECK_OK(ito_finalize());
+}
+
 /* Runs a(NULL) and b(NULL) as two ULTs (b created first) and joins both. */
 __attribute__((unused)) static void ito_test_run_two(void *(*a)(void *), void *(*b)(void *))
 {
@@ -431,6 +463,52 @@ __attribute__((unused)) static void ito_test_run_two(void *(*a)(void *), void *(
     CHECK_OK(ito_create(&ta, a, NULL, NULL));
     CHECK_OK(ito_join(ta, NULL));
     CHECK_OK(ito_join(tb, NULL));
+}
+#endif
+
+#if defined(ITO_THREAD_H) && defined(ITO_TIME_H)
+/* The churn of the stale-handle tests (test_join_stale_life, test_cancel_stale_life), a
+ * ULT on worker 0 while a ULT on another worker uses *stale: until secs seconds have
+ * passed or failed() is true, rounds of 64 of: T (ito_test_stale_t(t_arg)) created
+ * detached on worker 0 and published in *stale, a yield (T runs and ends: its descriptor
+ * is free), then reuse(bound) (bound: attributes for worker 0) puts a new ULT on that
+ * descriptor; each round is counted in *rounds; *stop is set at the end. */
+typedef struct {
+    double secs;
+    void *t_arg;
+    void (*reuse)(const ito_attr_t *bound);
+    int (*failed)(void);
+    _Atomic(ito_thread_t) *stale;
+    _Atomic long *rounds;
+    _Atomic int *stop;
+} ito_test_churn_t;
+__attribute__((unused)) static void *ito_test_stale_t(void *a)
+{
+    ito_test_spin(3000); /* T's life: the stale handle validates now */
+    return a;
+}
+__attribute__((unused)) static void *ito_test_stale_churn(void *arg)
+{
+    const ito_test_churn_t *c = (const ito_test_churn_t *)arg;
+    ito_attr_t det, bound;
+    ito_attr_init(&det);
+    det.flags = ITO_ATTR_DETACHED;
+    det.worker = 0;
+    ito_attr_init(&bound);
+    bound.worker = 0;
+    uint64_t end = ito_deadline_in((uint64_t)(c->secs * 1e9));
+    while (ito_now_ns() < end && !c->failed()) {
+        for (int k = 0; k < 64; k++) {
+            ito_thread_t t;
+            CHECK_OK(ito_create(&t, ito_test_stale_t, c->t_arg, &det));
+            atomic_store(c->stale, t);
+            ito_yield(); /* T runs and ends: its descriptor is free */
+            c->reuse(&bound);
+            atomic_fetch_add(c->rounds, 1);
+        }
+    }
+    atomic_store(c->stop, 1);
+    return NULL;
 }
 #endif
 
@@ -492,6 +570,28 @@ static inline void *ito_test_coop_spin(void *arg)
 }
 #endif
 
+#if defined(ITO_COOP_H) && defined(CLOCK_MONOTONIC)
+/* Busy for ns nanoseconds of CLOCK_MONOTONIC, taking a compiled yield point
+ * (ito_test_coop_point) after each look at the clock. */
+__attribute__((unused)) static void ito_test_coop_busy_ns(uint64_t ns)
+{
+    uint64_t t0 = ito_test_now_ns();
+    while (ito_test_now_ns() - t0 < ns) ito_test_coop_point();
+}
+/* The loop of a ULT that adds up the time it runs (ito_test_account) in *ran until *stop
+ * is set, taking a compiled yield point after each look when `coop` is set (FLAG mode;
+ * in signal mode the ticks switch it without one): test_gang_debt and
+ * test_preempt_gang_region_hold's group without regions. */
+__attribute__((unused)) static void ito_test_account_until(uint64_t *ran, _Atomic int *stop, int coop)
+{
+    uint64_t last = ito_test_now_ns();
+    while (!atomic_load(stop)) {
+        ito_test_account(ran, &last);
+        if (coop) ito_test_coop_point();
+    }
+}
+#endif
+
 #if defined(ITO_THREAD_H)
 /* Create a ULT bound to worker `worker` (a test that places a waiter and its waker). */
 __attribute__((unused)) static void ito_test_create_on(ito_thread_t *t, int worker, ito_fn_t fn, void *arg)
@@ -537,9 +637,7 @@ static void *(*ito_test_round_body)(void *);
 __attribute__((unused)) static void ito_test_round_in_ult(const char *backend)
 {
     (void)backend;
-    ito_thread_t t;
-    CHECK_OK(ito_create(&t, ito_test_round_body, NULL, NULL));
-    CHECK_OK(ito_join(t, NULL));
+    ito_test_run_in_ult(ito_test_round_body);
 }
 __attribute__((unused)) static void ito_test_each_backend_ult(int workers, void *(*body)(void *))
 {

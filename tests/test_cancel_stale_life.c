@@ -24,22 +24,12 @@ static _Atomic int stop;
 static _Atomic long spurious, rounds;
 static int p[2];
 
-static void spin(unsigned n)
-{
-    for (volatile unsigned i = 0; i < n; i++) {
-    }
-}
-static void *t_fn(void *a)
-{
-    spin(3000); /* T's life: the stale handle validates now */
-    return a;
-}
 static void *x_fn(void *a)
 {
     (void)a;
     char c = 'x';
     CHECK(write(p[1], &c, 1) == 1);
-    spin(3000); /* X's life before its call: where a stale cancellation would land */
+    ito_test_spin(3000); /* X's life before its call: where a stale cancellation would land */
     ssize_t n = ito_read(p[0], &c, 1); /* a byte is there: only a cancellation fails it */
     if (n != 1) {
         CHECK(errno == ECANCELED);
@@ -60,30 +50,14 @@ static void *canceller(void *a)
     return NULL;
 }
 
-static void *churn(void *a)
+/* X on T's descriptor (ito_test_stale_churn) */
+static void reuse(const ito_attr_t *bound)
 {
-    double secs = *(double *)a;
-    ito_attr_t det, bound;
-    ito_attr_init(&det);
-    det.flags = ITO_ATTR_DETACHED;
-    det.worker = 0;
-    ito_attr_init(&bound);
-    bound.worker = 0;
-    uint64_t end = ito_deadline_in((uint64_t)(secs * 1e9));
-    while (ito_now_ns() < end && atomic_load(&spurious) == 0) {
-        for (int k = 0; k < 64; k++) {
-            ito_thread_t t, x;
-            CHECK_OK(ito_create(&t, t_fn, NULL, &det));
-            atomic_store(&stale, t);
-            ito_yield(); /* T runs and ends: its descriptor is free */
-            CHECK_OK(ito_create(&x, x_fn, NULL, &bound));
-            CHECK_OK(ito_join(x, NULL));
-            atomic_fetch_add(&rounds, 1);
-        }
-    }
-    atomic_store(&stop, 1);
-    return NULL;
+    ito_thread_t x;
+    CHECK_OK(ito_create(&x, x_fn, NULL, bound));
+    CHECK_OK(ito_join(x, NULL));
 }
+static int failed(void) { return atomic_load(&spurious) != 0; }
 
 int main(void)
 {
@@ -102,7 +76,8 @@ int main(void)
     a.worker = 1;
     CHECK_OK(ito_create(&j, canceller, NULL, &a));
     a.worker = 0;
-    CHECK_OK(ito_create(&c, churn, &secs, &a));
+    ito_test_churn_t churn = {secs, NULL, reuse, failed, &stale, &rounds, &stop};
+    CHECK_OK(ito_create(&c, ito_test_stale_churn, &churn, &a));
     CHECK_OK(ito_join(c, NULL));
     CHECK_OK(ito_join(j, NULL));
     CHECK_OK(ito_finalize());

@@ -48,11 +48,7 @@ static void *with_regions(void *arg)
 static void *plain(void *arg)
 {
     (void)arg;
-    uint64_t last = ito_test_now_ns();
-    while (!atomic_load(&stop)) {
-        ito_test_account(&ran[1], &last);
-        ito_test_coop_point();
-    }
+    ito_test_account_until(&ran[1], &stop, 1);
     return NULL;
 }
 

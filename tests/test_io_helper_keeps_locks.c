@@ -77,11 +77,7 @@ int main(void)
     CHECK_EQ(lock_seen(), 1);
     for (int b = 0; b < ITO_TEST_NBACKENDS; b++) {
         setenv("ITO_WSC_BACKEND", ito_test_backends[b], 1);
-        CHECK_OK(ito_init(NULL));
-        ito_thread_t th;
-        CHECK_OK(ito_create(&th, body, NULL, NULL));
-        CHECK_OK(ito_join(th, NULL));
-        CHECK_OK(ito_finalize());
+        ito_test_main_ult(NULL, body);
         CHECK_EQ(lock_seen(), 1);
     }
     close(fd);

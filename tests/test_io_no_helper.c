@@ -56,12 +56,7 @@ static int child(void)
     }
     alarm(30); /* the old library hangs here: end it as a failure */
     setenv("ITO_WSC_BACKEND", "sync", 1);
-    ito_config_t cfg = {.workers = 1};
-    CHECK_OK(ito_init(&cfg));
-    ito_thread_t u;
-    CHECK_OK(ito_create(&u, file_calls, NULL, NULL));
-    CHECK_OK(ito_join(u, NULL));
-    CHECK_OK(ito_finalize());
+    ito_test_main_ult(&(ito_config_t){.workers = 1}, file_calls);
     return ito_test_failures ? 1 : 0;
 }
 

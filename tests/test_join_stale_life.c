@@ -22,16 +22,6 @@ static _Atomic(ito_thread_t) stale;
 static _Atomic int stop;
 static _Atomic long stale_ok, x_refused, rounds;
 
-static void spin(unsigned n)
-{
-    for (volatile unsigned i = 0; i < n; i++) {
-    }
-}
-static void *t_fn(void *a)
-{
-    spin(3000); /* T's life: the stale handle validates now */
-    return a;
-}
 static void *x_fn(void *a) { return a; }
 
 static void *stale_user(void *a)
@@ -48,35 +38,19 @@ static void *stale_user(void *a)
     return NULL;
 }
 
-static void *churn(void *a)
+/* X on T's descriptor, finished and not joined for a while (ito_test_stale_churn) */
+static void reuse(const ito_attr_t *bound)
 {
-    double secs = *(double *)a;
-    ito_attr_t det, bound;
-    ito_attr_init(&det);
-    det.flags = ITO_ATTR_DETACHED;
-    det.worker = 0;
-    ito_attr_init(&bound);
-    bound.worker = 0;
-    uint64_t end = ito_deadline_in((uint64_t)(secs * 1e9));
-    while (ito_now_ns() < end && atomic_load(&stale_ok) == 0 && atomic_load(&x_refused) == 0) {
-        for (int k = 0; k < 64; k++) {
-            ito_thread_t t, x;
-            CHECK_OK(ito_create(&t, t_fn, (void *)1, &det));
-            atomic_store(&stale, t);
-            ito_yield(); /* T runs and ends: its descriptor is free */
-            CHECK_OK(ito_create(&x, x_fn, (void *)0x5858, &bound));
-            ito_yield(); /* X runs and finishes */
-            spin(3000);  /* X finished and not joined: what a stale join could take */
-            void *r = NULL;
-            int rc = ito_join(x, &r);
-            if (rc != ITO_OK) atomic_fetch_add(&x_refused, 1);
-            else CHECK(r == (void *)0x5858);
-            atomic_fetch_add(&rounds, 1);
-        }
-    }
-    atomic_store(&stop, 1);
-    return NULL;
+    ito_thread_t x;
+    CHECK_OK(ito_create(&x, x_fn, (void *)0x5858, bound));
+    ito_yield(); /* X runs and finishes */
+    ito_test_spin(3000); /* X finished and not joined: what a stale join could take */
+    void *r = NULL;
+    int rc = ito_join(x, &r);
+    if (rc != ITO_OK) atomic_fetch_add(&x_refused, 1);
+    else CHECK(r == (void *)0x5858);
 }
+static int failed(void) { return atomic_load(&stale_ok) != 0 || atomic_load(&x_refused) != 0; }
 
 int main(void)
 {
@@ -97,7 +71,8 @@ int main(void)
         a.worker = 1;
         CHECK_OK(ito_create(&j, stale_user, (void *)(uintptr_t)use_detach, &a));
         a.worker = 0;
-        CHECK_OK(ito_create(&c, churn, &secs, &a));
+        ito_test_churn_t churn = {secs, (void *)1, reuse, failed, &stale, &rounds, &stop};
+        CHECK_OK(ito_create(&c, ito_test_stale_churn, &churn, &a));
         CHECK_OK(ito_join(c, NULL));
         CHECK_OK(ito_join(j, NULL));
         CHECK_OK(ito_finalize());

@@ -29,12 +29,6 @@ static void *other(void *arg)
     return NULL;
 }
 
-static void spin_ns(uint64_t ns)
-{
-    uint64_t t0 = ito_test_now_ns();
-    while (ito_test_now_ns() - t0 < ns) ito_test_coop_point();
-}
-
 static void *body(void *arg)
 {
     (void)arg;
@@ -49,7 +43,7 @@ static void *body(void *arg)
     }
     CHECK_OK(ito_preempt_stats(&before));
     CHECK_OK(ito_psafe_begin());
-    spin_ns(30000000); /* 30 quanta, under the bound of 1000 */
+    ito_test_coop_busy_ns(30000000); /* 30 quanta, under the bound of 1000 */
     CHECK_OK(ito_psafe_end());
     CHECK_OK(ito_preempt_stats(&after));
     return NULL;

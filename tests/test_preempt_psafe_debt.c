@@ -21,8 +21,7 @@ static void *overrunner(void *arg)
     (void)arg;
     while (!atomic_load(&phase)) { /* regions of 5 quanta: each one's end is delayed */
         CHECK_OK(ito_psafe_begin());
-        uint64_t t0 = ito_test_now_ns();
-        while (ito_test_now_ns() - t0 < 5000000) ito_test_coop_point();
+        ito_test_coop_busy_ns(5000000);
         CHECK_OK(ito_psafe_end());
     }
     while (!atomic_load(&stop)) {

@@ -55,12 +55,6 @@
 #include "ito/ito.h"
 #include "ito_test.h"
 
-static void spin_ns(uint64_t ns)
-{
-    uint64_t t0 = ito_test_now_ns();
-    while (ito_test_now_ns() - t0 < ns) ito_test_coop_point(); /* noinline: see ito_test.h */
-}
-
 /* ---- 1: pthread mutexes inside regions ---- */
 
 static pthread_mutex_t kmutex = PTHREAD_MUTEX_INITIALIZER;
@@ -73,7 +67,7 @@ static void *locker(void *arg)
         CHECK_OK(ito_psafe_begin());
         pthread_mutex_lock(&kmutex);
         CHECK_EQ(in_section++, 0);
-        spin_ns(3000); /* co-operative points inside the critical section */
+        ito_test_coop_busy_ns(3000); /* co-operative points inside the critical section */
         in_section--;
         sections++;
         pthread_mutex_unlock(&kmutex);
@@ -128,8 +122,8 @@ static void kernel_locks(int mode)
  * second such program, was charged up to 375 us of "CPU time", and the ticks of part 5
  * found the holder of the mutex still in its 3 us spin five to eight ticks in a row, each
  * charged 40-130 us (recorded per tick with the interrupted RIP: clock_gettime in
- * spin_ns, never a system call). Four such ticks reach a 400 us bound: the holder is then
- * forced out inside its region, as the bound promises, and the next ULT of its worker
+ * ito_test_coop_busy_ns, never a system call). Four such ticks reach a 400 us bound: the
+ * holder is then forced out inside its region, as the bound promises, and the next ULT of its worker
  * blocks that worker's thread on the mutex; the program hangs (1 run in 40 with two
  * instances side by side, both modes, with and without gangs; once in CI). A runaway
  * region is still forced at this bound, and the counting that this part guards (a wait
@@ -313,7 +307,7 @@ static void flag_before_region(void)
     while (!ito_coop_flag) CHECK(ito_test_now_ns() - t0 < 5000000000u); /* a tick, no check taken */
     CHECK_OK(ito_psafe_begin());
     CHECK_EQ(ito_coop_flag, 0); /* taken back: no check inside switches */
-    spin_ns(20000);
+    ito_test_coop_busy_ns(20000);
     CHECK_EQ(atomic_load(&other_ran), 0);
     CHECK_OK(ito_psafe_end()); /* the delayed switch */
     CHECK_EQ(atomic_load(&other_ran), 1);

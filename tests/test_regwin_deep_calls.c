@@ -55,11 +55,7 @@ int main(void)
         CHECK_OK(ito_regwin_config_init(&cfg));
         cfg.scheme = scheme_now = schemes[s];
         CHECK_OK(ito_regwin_configure(&cfg));
-        CHECK_OK(ito_init(&(ito_config_t){.workers = 1}));
-        ito_thread_t t;
-        CHECK_OK(ito_create(&t, body, NULL, NULL));
-        CHECK_OK(ito_join(t, NULL));
-        CHECK_OK(ito_finalize());
+        ito_test_main_ult(&(ito_config_t){.workers = 1}, body);
     }
     TEST_DONE();
 }

@@ -43,13 +43,7 @@ NI int main(void)
         CHECK_OK(ito_regwin_config_init(&cfg));
         cfg.scheme = schemes[s];
         CHECK_OK(ito_regwin_configure(&cfg));
-        ito_config_t c = {0};
-        c.workers = 1;
-        CHECK_OK(ito_init(&c));
-        ito_thread_t t;
-        CHECK_OK(ito_create(&t, body, NULL, NULL));
-        CHECK_OK(ito_join(t, NULL));
-        CHECK_OK(ito_finalize());
+        ito_test_main_ult(&(ito_config_t){.workers = 1}, body);
     }
     TEST_DONE();
 }

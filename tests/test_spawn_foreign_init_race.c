@@ -43,12 +43,7 @@ int main(void)
     pthread_t p;
     CHECK(pthread_create(&p, NULL, foreign, NULL) == 0);
     for (int r = 0; r < ROUNDS; r++) {
-        ito_config_t cfg = {.workers = 1 + r % 3};
-        CHECK_OK(ito_init(&cfg));
-        ito_thread_t t;
-        CHECK_OK(ito_create(&t, nop, NULL, NULL));
-        CHECK_OK(ito_join(t, NULL));
-        CHECK_OK(ito_finalize());
+        ito_test_main_ult(&(ito_config_t){.workers = 1 + r % 3}, nop);
     }
     atomic_store(&stop, 1);
     CHECK(pthread_join(p, NULL) == 0);

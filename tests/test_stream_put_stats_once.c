@@ -45,10 +45,6 @@ static void *body(void *arg)
 
 int main(void)
 {
-    CHECK_OK(ito_init(&(ito_config_t){.workers = 1}));
-    ito_thread_t t;
-    CHECK_OK(ito_create(&t, body, NULL, NULL));
-    CHECK_OK(ito_join(t, NULL));
-    CHECK_OK(ito_finalize());
+    ito_test_main_ult(&(ito_config_t){.workers = 1}, body);
     TEST_DONE();
 }

@@ -287,12 +287,8 @@ static void *main_ult(void *unused)
 int main(void)
 {
     for (int workers = 1; workers <= 2; workers++) {
-        ito_config_t c = {.workers = workers};
-        CHECK_OK(ito_init(&c));
-        ito_thread_t t;
-        CHECK_OK(ito_create(&t, main_ult, NULL, NULL)); /* also off main: any ULT may wait */
-        CHECK_OK(ito_join(t, NULL));
-        CHECK_OK(ito_finalize());
+        /* also off main: any ULT may wait */
+        ito_test_main_ult(&(ito_config_t){.workers = workers}, main_ult);
     }
     CHECK_EQ(ito_sleep_ns(1000), ITO_OK); /* no runtime: a foreign thread's kernel sleep */
     TEST_DONE();

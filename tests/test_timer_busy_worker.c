@@ -27,9 +27,7 @@ static void *busy(void *arg)
 {
     (void)arg;
     while (!atomic_load(&stop)) {
-        uint64_t t0 = ito_test_now_ns();
-        while (ito_test_now_ns() - t0 < SLICE_NS) {
-        }
+        ito_test_busy_ns(SLICE_NS);
         atomic_fetch_add(&points, 1);
         CHECK_OK(ito_yield());
     }

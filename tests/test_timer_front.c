@@ -24,8 +24,7 @@ static void *spinner(void *unused)
 {
     (void)unused;
     while (!atomic_load(&stop)) {
-        uint64_t t0 = ito_now_ns();
-        while (ito_now_ns() - t0 < 10000) {}
+        ito_test_busy_ns(10000);
         atomic_fetch_add(&points, 1);
         CHECK_OK(ito_yield());
     }

@@ -47,11 +47,7 @@ int main(void)
 #endif
 
     check_version(); /* before ito_init */
-    CHECK_OK(ito_init(NULL));
-    ito_thread_t t;
-    CHECK_OK(ito_create(&t, in_ult, NULL, NULL));
-    CHECK_OK(ito_join(t, NULL));
-    CHECK_OK(ito_finalize());
+    ito_test_main_ult(NULL, in_ult);
     check_version(); /* after ito_finalize */
     TEST_DONE();
 }

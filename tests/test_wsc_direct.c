@@ -92,9 +92,7 @@ static void heavy_receiver(ito_frame_t *f, int entry, uint64_t v)
 {
     CHECK_EQ((long)v, 0);
     heavy_on[entry] = gettid(); /* ito_worker_id is for ULTs */
-    uint64_t t0 = ito_test_now_ns();
-    while (ito_test_now_ns() - t0 < 2000000u) {
-    }
+    ito_test_busy_ns(2000000u);
     CHECK_OK(ito_continue(f, HEAVY));
 }
 

@@ -32,9 +32,7 @@ static long yields; /* the poster's, until its result came */
 
 static void compute(void)
 {
-    uint64_t t0 = ito_test_now_ns();
-    while (ito_test_now_ns() - t0 < SLICE_NS) {
-    }
+    ito_test_busy_ns(SLICE_NS);
 }
 
 static void *other(void *arg)
