@@ -234,6 +234,24 @@ __attribute__((unused)) static void ito_test_limit_as(struct rlimit *old, long s
     lim.rlim_max = old->rlim_max;
     CHECK_OK(setrlimit(RLIMIT_AS, &lim));
 }
+
+/* Under RLIMIT_AS at what the process uses now plus 4 MiB (no room for a region of
+ * stacks; *old gets the limit before): ULTs running fn, bound to `worker`, into ts[0..max)
+ * until ito_create fails, which must be with ITO_ENOMEM. Returns how many were made. */
+__attribute__((unused)) static size_t ito_test_create_until_enomem(struct rlimit *old, ito_thread_t *ts, size_t max,
+                                                                    int worker, ito_fn_t fn)
+{
+    ito_test_limit_as(old, 4L << 20);
+    ito_attr_t a;
+    CHECK_OK(ito_attr_init(&a));
+    a.worker = worker;
+    size_t n = 0;
+    int rc = ITO_OK;
+    while (n < max && (rc = ito_create(&ts[n], fn, NULL, &a)) == ITO_OK) n++;
+    printf("%zu ULTs made on worker %d, then %d\n", n, worker, rc);
+    CHECK_EQ(rc, ITO_ENOMEM);
+    return n;
+}
 #endif
 /* CPU hogs: foreign threads that spin on one CPU, so that the OS deschedules a worker's
  * thread pinned there for longer than a quantum at a time. ito_test_hogs_start makes n (at

@@ -39,15 +39,7 @@ int main(void)
     CHECK_OK(ito_sem_init(&go, 0));
     ito_test_fill_pool(1, FIRST);
     struct rlimit old;
-    ito_test_limit_as(&old, 4L << 20); /* no room for a region of stacks */
-    ito_attr_t a;
-    CHECK_OK(ito_attr_init(&a));
-    a.worker = 0;
-    size_t n = 0;
-    int rc = ITO_OK;
-    while (n < MAXN && (rc = ito_create(&ts[n], second, NULL, &a)) == ITO_OK) n++;
-    printf("%zu ULTs made on worker 0, then %d\n", n, rc);
-    CHECK_EQ(rc, ITO_ENOMEM);
+    size_t n = ito_test_create_until_enomem(&old, ts, MAXN, 0, second);
     CHECK(n > FIRST);
     CHECK_OK(ito_barrier_init(&meet, (unsigned)n));
     for (size_t i = 0; i < n; i++) CHECK_OK(ito_sem_post(&go));

@@ -63,14 +63,7 @@ int main(void)
     pthread_t dog;
     CHECK_OK(pthread_create(&dog, NULL, watchdog, NULL));
     struct rlimit old;
-    ito_test_limit_as(&old, 4L << 20); /* no room for a region of stacks */
-    ito_attr_t a;
-    CHECK_OK(ito_attr_init(&a));
-    a.worker = 1;
-    size_t n = 0;
-    int rc = ITO_OK;
-    while (n < MAXN && (rc = ito_create(&ts[n], second, NULL, &a)) == ITO_OK) n++;
-    CHECK_EQ(rc, ITO_ENOMEM);
+    size_t n = ito_test_create_until_enomem(&old, ts, MAXN, 1, second);
     CHECK(n > POOL);
     /* Worker 1 starts every ULT for which it finds a stack; the rest are in worker 0's pool
      * or not carved (no room to map their region: none are). Wait (here, not at an ito

@@ -622,7 +622,14 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
     /* A jump to the faulting address (code run from memory that is not executable, such
      * as a stack) is no overflow, wherever it points. */
     bool fetch = uc && (uintptr_t)si->si_addr == (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
-    if (!fetch && ((t = itoi_stack_guard_owner(si->si_addr, uc)) || (frame = (t = frame_overflow(si, uc)) != NULL))) {
+    if (!fetch) {
+        t = itoi_stack_guard_owner(si->si_addr, uc);
+        if (!t) {
+            t = frame_overflow(si, uc);
+            frame = t != NULL;
+        }
+    }
+    if (t) {
         itoi_worker_t *w = itoi_tls_worker;
         itoi_stack_t *s = t->stack;
         char name[ITOI_NAME_LEN + 24];
