@@ -586,6 +586,23 @@ static inline void *ito_test_coop_spin(void *arg)
     }
     return NULL;
 }
+/* The flavours of compiled yield a test takes (ito_test_coop_due_yield): the ABI and the
+ * full-save yield with the flag set, the minimal one with the flag set, and the ABI yield
+ * with the budget expired (test_coop_vfork, test_coop_in_signal_handler). */
+enum { ITO_TEST_COOP_ABI, ITO_TEST_COOP_FULL, ITO_TEST_COOP_MIN, ITO_TEST_COOP_BUDGET, ITO_TEST_COOP_FLAVOURS };
+__attribute__((unused)) static const char *const ito_test_coop_names[ITO_TEST_COOP_FLAVOURS] = {"abi", "full", "min",
+                                                                                             "budget"};
+/* A compiled yield point whose yield is due (the flag set, or the budget expired), taken
+ * in the given flavour. */
+__attribute__((noinline, unused)) static void ito_test_coop_due_yield(int flavour)
+{
+    switch (flavour) {
+    case ITO_TEST_COOP_ABI: ito_coop_flag = 1; ito_coop_yield_abi(); break;
+    case ITO_TEST_COOP_FULL: ito_coop_flag = 1; ito_coop_yield_full(); break;
+    case ITO_TEST_COOP_MIN: ito_coop_flag = 1; ITO_COOP_YIELD_MIN(); break;
+    default: ito_coop_budget = -1; ito_coop_yield_abi(); break;
+    }
+}
 #endif
 
 #if defined(ITO_COOP_H) && defined(CLOCK_MONOTONIC)

@@ -21,8 +21,6 @@
 #include "ito/ito.h"
 #include "ito_test.h"
 
-enum { F_ABI, F_FULL, F_MIN, F_BUDGET, F_COUNT };
-static const char *names[F_COUNT] = {"abi", "full", "min", "budget"};
 static volatile pid_t b_pid;
 
 static void *b_main(void *arg)
@@ -35,12 +33,7 @@ static void *b_main(void *arg)
 /* The child: a compiled yield point due (the parent's words), then _exit. */
 static __attribute__((noinline, noreturn)) void child(int flavour)
 {
-    switch (flavour) {
-    case F_ABI: ito_coop_flag = 1; ito_coop_yield_abi(); break;
-    case F_FULL: ito_coop_flag = 1; ito_coop_yield_full(); break;
-    case F_MIN: ito_coop_flag = 1; ITO_COOP_YIELD_MIN(); break;
-    default: ito_coop_budget = -1; ito_coop_yield_abi(); break;
-    }
+    ito_test_coop_due_yield(flavour);
     _exit(b_pid == 0 ? 5 : 6); /* 6: B ran meanwhile, in this process */
 }
 
@@ -59,15 +52,15 @@ int main(void)
     ito_config_t cfg = {.workers = 1};
     CHECK_OK(ito_init(&cfg));
     pid_t me = getpid();
-    for (int f = 0; f < F_COUNT; f++) {
+    for (int f = 0; f < ITO_TEST_COOP_FLAVOURS; f++) {
         b_pid = 0;
         ito_thread_t b;
         CHECK_OK(ito_create(&b, b_main, NULL, NULL)); /* ready on worker 0, not run yet */
         int st = spawn(f);
-        if (st != 5) fprintf(stderr, "flavour %s: child exit %d\n", names[f], st);
+        if (st != 5) fprintf(stderr, "flavour %s: child exit %d\n", ito_test_coop_names[f], st);
         CHECK_EQ(st, 5);
         CHECK_OK(ito_join(b, NULL));
-        if (b_pid != me) fprintf(stderr, "flavour %s: B ran in process %d (parent %d)\n", names[f], (int)b_pid, (int)me);
+        if (b_pid != me) fprintf(stderr, "flavour %s: B ran in process %d (parent %d)\n", ito_test_coop_names[f], (int)b_pid, (int)me);
         CHECK_EQ(b_pid, me);
     }
     CHECK_OK(ito_finalize());

@@ -11,12 +11,15 @@
  *   yield        two ULTs on one worker yielding to each other, per yield;
  *   yield_sites  four ULTs on one worker in a round robin, yielding from four call
  *                sites (ito-4sites) or from one (ito-1site), per yield;
+ *   coop_yield   two ULTs on one worker, each taking a compiled yield point whose flag is
+ *                set (the slow path a timer's quantum leads to: ito_coop_yield_abi after
+ *                ito_coop_flag = 1), per yield; run only when named with --only;
  *   create_join  create + run + join one empty ULT on one worker, per ULT;
  *   create_1m    1,000,000 empty ULTs created and joined on all workers, per ULT
  *                (in batches of 10,000 alive at a time: see bench/README.md).
  * Each trial is timed with CLOCK_MONOTONIC; the median of the trials is printed as
  *   RESULT benchmark=<b> system=<s> median_ns=<x> trials=<n>
- * Usage: bench_ito [--trials N] [--quick] [--only switch|switch_fp|yield|yield_sites|create_join|zwt_chain|psafe|create_1m] */
+ * Usage: bench_ito [--trials N] [--quick] [--only switch|switch_fp|yield|yield_sites|coop_yield|create_join|zwt_chain|psafe|create_1m] */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -176,6 +179,34 @@ static void bench_yield_sites(int trials, long n)
     free(v);
 }
 
+static void *coop_loop(void *a)
+{
+    long n = (long)(intptr_t)a;
+    for (long i = 0; i < n; i++) {
+        ito_coop_flag = 1;
+        ito_coop_yield_abi();
+    }
+    return NULL;
+}
+
+static void bench_coop_yield(int trials, long n)
+{
+    ito_config_t cfg = {.workers = 1};
+    ito_init(&cfg);
+    double *v = calloc((size_t)trials, sizeof *v);
+    for (int t = -1; t < trials; t++) {
+        ito_thread_t th[2];
+        for (int k = 0; k < 2; k++) ito_create(&th[k], coop_loop, (void *)(intptr_t)n, NULL);
+        double t0 = itob_now_ns();
+        for (int k = 0; k < 2; k++) ito_join(th[k], NULL);
+        double dt = itob_now_ns() - t0;
+        if (t >= 0) v[t] = dt / (2.0 * (double)n);
+    }
+    report("coop_yield", "ito", v, trials);
+    ito_finalize();
+    free(v);
+}
+
 static void *empty(void *a) { return a; }
 
 static void bench_yield(int trials, long n)
@@ -329,6 +360,7 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "switch_fp")) bench_switch_fp(trials, n * 5);
     if (!only || !strcmp(only, "yield")) bench_yield(trials, n);
     if (!only || !strcmp(only, "yield_sites")) bench_yield_sites(trials, n);
+    if (only && !strcmp(only, "coop_yield")) bench_coop_yield(trials, n);
     if (!only || !strcmp(only, "create_join")) bench_create_join(trials, n);
     if (!only || !strcmp(only, "zwt_chain")) bench_zwt_chain(trials, n);
     if (!only || !strcmp(only, "psafe")) bench_psafe(trials, n * 5);

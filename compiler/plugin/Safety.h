@@ -15,7 +15,10 @@
 //      function that calls sigaction/__sigaction (the sa_handler idiom).
 //      not recognised: handlers registered in another translation unit, handlers reached
 //      only through pointers loaded from elsewhere, callees reached indirectly or defined
-//      in other translation units. Such functions must be marked ito_noyield by hand.
+//      in other translation units. Such functions must be marked ito_noyield by hand
+//      (the runtime refuses a due yield while a handler runs, told by the signal mask or
+//      the alternate signal stack, src/core/coop.c, but not in a handler installed with
+//      SA_NODEFER, an empty mask and no SA_ONSTACK).
 //  - they are IFUNC resolvers of this module (__attribute__((ifunc)), target_clones), or
 //    functions they call directly: the loader runs them, in a -static program before the
 //    thread pointer that the check reads exists;

@@ -12,6 +12,23 @@
  *   ito_coop_yield_full  the whole vector state (XSAVE), as preemption pays, and the GPRs
  *                        of the switch (an ordinary C call: the caller-saved ones are not kept).
  * All three are no-ops outside a ULT. ito_noyield marks functions the plugin must skip.
+ *
+ * Signal handlers: ito-cc leaves out of its points only the handlers it sees registered in
+ * the same file (compiler/README.md); a handler registered elsewhere, and what it calls,
+ * gets points. A yield that the flag or an expired budget asked for does not switch
+ * inside a signal handler of the program: it is told, as the signal tick tells it
+ * (preempt.h), by the thread's mask blocking a signal the program has a handler for that
+ * the workers did not block at their start (the kernel blocks a handler's own signal
+ * while it runs), or by the stack pointer being on the thread's alternate signal stack
+ * (SA_ONSTACK). The flag is cleared and the budget refilled, so the yield comes at a
+ * point a quantum later, as a deferred tick's does. Not told apart: a handler installed
+ * with SA_NODEFER, an empty sa_mask and no SA_ONSTACK, and one of SIGURG (the tick's
+ * signal, which the mask test leaves out) without SA_ONSTACK (mark them ito_noyield).
+ * A ULT that blocks a signal it has a handler for is taken for one: its yields wait until
+ * it unblocks it (one that blocks a signal it takes by sigwait or a signalfd still
+ * switches). The test costs a system call on every due yield (rt_sigprocmask, and
+ * sigaltstack off the ULT's own stack), none on the check's fast path nor on a call
+ * without a due flag or budget (a yield by hand), which must not come from a handler.
  */
 #ifndef ITO_COOP_H
 #define ITO_COOP_H
@@ -66,7 +83,8 @@ int ito_coop_set_budget(long instructions, unsigned long long slice_ns);
  * @brief The minimal yield: switches to the next ready ULT saving only rsp and rbp (the
  * caller, compiled with preserve_none, has spilled what it needs); clears ito_coop_flag.
  * A no-op outside a ULT. Returns nothing.
- * @contexts any code (a no-op outside a ULT); not a signal handler.
+ * @contexts any code (a no-op outside a ULT); in a signal handler only as a due yield
+ * point, which does not switch there (see the file's comment).
  */
 __attribute__((preserve_none)) void ito_coop_yield(void);
 #endif
@@ -75,7 +93,8 @@ __attribute__((preserve_none)) void ito_coop_yield(void);
  * callee keeps (callee-saved registers, MXCSR, x87 CW); clears ito_coop_flag. A no-op
  * outside a ULT. Without preserve_none (gcc, older clang), ito_coop_yield must not be
  * called as a C function (it keeps only rsp and rbp): use ITO_COOP_YIELD_MIN().
- * @contexts any code (a no-op outside a ULT); not a signal handler.
+ * @contexts any code (a no-op outside a ULT); in a signal handler only as a due yield
+ * point, which does not switch there (see the file's comment).
  */
 void ito_coop_yield_abi(void);
 /**
@@ -84,7 +103,8 @@ void ito_coop_yield_abi(void);
  * call it keeps the callee-saved registers, not the caller-saved ones (rax, rcx, rdx,
  * rsi, rdi, r8-r11), which it uses before its switch (the yield plugin calls it with the
  * C convention).
- * @contexts any code (a no-op outside a ULT); not a signal handler.
+ * @contexts any code (a no-op outside a ULT); in a signal handler only as a due yield
+ * point, which does not switch there (see the file's comment).
  */
 void ito_coop_yield_full(void);
 

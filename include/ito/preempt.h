@@ -16,9 +16,11 @@
  * on the thread's alternate signal stack (SA_ONSTACK); a handler installed with
  * SA_NODEFER, an empty sa_mask and no SA_ONSTACK is not told apart; a ULT that blocks a signal itself
  * is not switched by the timer until it unblocks it, compiled yield points still switch
- * it). Code of the program that libito calls (an allocator the program defines, a
- * FILE's cookie functions, a ZWT's code) is the program's code too, except while libito
- * called it holding a lock of its own (its allocations, its clock reads in the vDSO):
+ * it unless the program has a handler for that signal: they do not switch inside a
+ * handler either, told the same way from the inside, coop.h). Code of the program that
+ * libito calls (an allocator the program defines, a FILE's cookie functions, a ZWT's
+ * code) is the program's code too, except while libito called it holding a lock of its
+ * own (its allocations, its clock reads in the vDSO):
  * no switch there; the program's own locks held across a switch are its own concern,
  * as everywhere. This needs libito as a shared library (the `ito::ito` target,
  * `pkg-config --libs ito`): with libito linked statically into the executable its code

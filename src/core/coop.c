@@ -21,6 +21,9 @@
  * slice_ns) has not yet ended, counted from this worker's last switch through an
  * expired budget. The quantum and the slice are process-wide, read relaxed. */
 #define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -69,6 +72,49 @@ bool itoi_coop_other_thread(itoi_worker_t *w)
     if (!w) return false;
     int tid = atomic_load_explicit(&w->tid, memory_order_relaxed);
     return tid != 0 && tid != (int)syscall(SYS_gettid);
+}
+
+/* A compiled yield taken inside a signal handler of the program. ito-cc leaves out of its
+ * points the handlers it sees registered in the same module, and what they call directly
+ * (compiler/plugin/Safety.h); a handler registered in another file, or a function it
+ * calls there, has points. A yield there switched to the worker's next ULT with the
+ * signal frame on the stack: that ULT ran with the handler's signal mask, and a handler
+ * on the worker's one alternate signal stack (SA_ONSTACK) left its frames there for the
+ * next signal on that worker to overwrite, after which the first handler's sigreturn
+ * resumed another ULT's context (test_coop_in_signal_handler). The tests are those of the
+ * signal tick (preempt.c, in_handler), from the inside, with two system calls here (the
+ * tick reads the same facts in its ucontext), made only when a check is due:
+ *  - the mask blocks, beyond what the workers block at their start (and SIGURG, which
+ *    the tick's own handler blocks), a signal the program handles: the kernel blocks a
+ *    handler's own signal while it runs (unless SA_NODEFER). Only handled signals count,
+ *    so a ULT that blocks a signal it takes with sigwait or a signalfd (no handler) still
+ *    switches at its points; one that blocks a signal it has a handler for waits until
+ *    it unblocks it. One sigaction(2) per such signal, only when the mask has extra ones;
+ *  - the stack pointer is on the thread's alternate signal stack (sigaltstack(2) says
+ *    SS_ONSTACK: the program may have installed its own, CPython's faulthandler does),
+ *    asked only when it is outside the running ULT's own stack (the main ULT's, a stack of
+ *    the program's own making, or an alternate stack).
+ * A handler installed with SA_NODEFER, an empty sa_mask and no SA_ONSTACK is not told
+ * apart, nor one of SIGURG off the alternate stack (coop.h). The flag was cleared and the budget refilled: the yield waits for the
+ * next quantum. Kept set, every later point of the handler (and of a ULT that blocks a
+ * handled signal, for as long as it does) would make these calls, microseconds each. */
+bool itoi_coop_in_handler(itoi_worker_t *w)
+{
+    if (!w || !w->cur) return false;
+    sigset_t now;
+    uint64_t extra = 0;
+    if (pthread_sigmask(SIG_BLOCK, NULL, &now) == 0) memcpy(&extra, &now, sizeof extra);
+    extra &= ~itoi_rt.start_sigmask & ~(1ull << (SIGURG - 1));
+    for (; extra != 0; extra &= extra - 1) {
+        struct sigaction sa;
+        int sig = __builtin_ctzll(extra) + 1;
+        if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN) return true;
+    }
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    const itoi_stack_t *st = w->cur->stack;
+    if (st && sp - (uintptr_t)st->base < st->size) return false;
+    stack_t ss;
+    return sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK) != 0;
 }
 
 void ito_coop_yield_abi(void)

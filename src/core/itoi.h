@@ -518,6 +518,7 @@ void itoi_wake_all(void);
 void *itoi_coop_next(void *sp);
 bool itoi_coop_expired(itoi_worker_t *w);      /* an expired budget: switch? (coop.c) */
 bool itoi_coop_other_thread(itoi_worker_t *w); /* not w's kernel thread: a vfork child (coop.c) */
+bool itoi_coop_in_handler(itoi_worker_t *w);   /* inside a signal handler of the program (coop.c) */
 /* What every compiled yield reads, relaxed, in one cache line (16 bytes, 16-aligned; apart
  * they were two lines in .data and .bss): ito_coop_set_budget's quantum and slice. */
 typedef struct itoi_coop_conf {
@@ -569,8 +570,10 @@ static inline bool itoi_coop_due(itoi_worker_t *w)
     /* A set flag or an expired budget (about once a quantum). A vfork child (or a
      * clone(CLONE_VM) child without its own TLS) shares its parent's thread-local words,
      * so it reads the worker's flag and budget and finds the worker as its own: a switch
-     * there ran the parent's ULTs in the child process (coop.c). */
-    return !itoi_coop_other_thread(w);
+     * there ran the parent's ULTs in the child process; a point inside a signal handler
+     * of the program would switch with the signal frame on the stack (coop.c). Both
+     * wait for the next quantum, as a deferred tick does. */
+    return !itoi_coop_other_thread(w) && !itoi_coop_in_handler(w);
 }
 
 /* threads (thread.c) */
