@@ -31,7 +31,11 @@ static void *waiter(void *p)
 {
     (void)p;
     char c;
-    uint64_t d = ito_deadline_in(5000000); /* long enough that the wait has begun by then */
+    /* Long enough that the wait has begun by then. A waiter whose worker was off its CPU
+     * for longer (load 15-20, TSan) began its receive after the deadline, on a descriptor
+     * the closer was closing: the test's own race, reported by TSan (the call's fstat
+     * against the close) in 1 of 6-10 runs at 5 ms (h71d, 2026-12-07). */
+    uint64_t d = ito_deadline_in(15000000);
     atomic_store(&deadline, d); /* the closer starts from here: before the wait, so this
                                  * orders nothing of the wait's end before the close */
     ito_io_deadline(d);
