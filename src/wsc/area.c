@@ -51,8 +51,8 @@ _Atomic unsigned itoi_wsc_latency_us = DEFAULT_LATENCY_US;
 static _Atomic(itoi_wscw_t *) areas; /* one per worker, published once per ito_init */
 static itoi_spinlock_t setup_lock;
 static _Atomic int area_errno;       /* why an area could not be set up (an errno) */
-static _Atomic int fini_cancelling;  /* finalize has cancelled: new waits on such fds end at once
-                                      * (a call that completes without waiting still runs) */
+_Atomic int itoi_wsc_fini_cancelling; /* finalize has cancelled: new waits on such fds end at once
+                                      * (a call that completes without waiting still runs; wsc.h) */
 /* The policy set by ito_wsc_set_* before the areas exist: the environment's values must not
  * overwrite it when the areas are set up (cleared by the teardown at ito_finalize). */
 static _Atomic int k_set, latency_set;
@@ -193,7 +193,7 @@ static int areas_setup(void)
     itoi_callout_begin(); /* allocates (the program's malloc may be the allocator) under the lock: no switch here (itoi.h) */
     if (!atomic_load(&areas)) {
         /* The policy starts from the environment (validated at ito_init) or the defaults. */
-        atomic_store(&fini_cancelling, 0);
+        atomic_store(&itoi_wsc_fini_cancelling, 0);
         if (!atomic_load(&k_set))
             atomic_store(&itoi_wsc_k, itoi_env.wsc_threshold ? (int)itoi_env.wsc_threshold : DEFAULT_K);
         if (!atomic_load(&latency_set))
@@ -394,9 +394,9 @@ static inline __attribute__((always_inline)) void complete_continue(itoi_worker_
     ITOI_BUMP(w->n_side_run);
 }
 
-/* A completion with a waiting wrapper or a cancellation reason (why): out of line, so that
- * the common completion (a continuation or a result only) saves no registers for it. */
-static __attribute__((noinline)) void complete_full(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res)
+/* itoi_wsc_complete_full's rare part: a result of -ECANCELED, -EAGAIN or -EALREADY, or a
+ * reason (why). The result to deliver; *bound_out: see itoi_wsc_complete_full. */
+static __attribute__((noinline)) long complete_odd(itoi_wscw_t *a, itoi_sysrec_t *r, long res, bool *bound_out)
 {
     /* A wait that its own bound (the ULT's I/O deadline, ito_poll's timeout) ended with
      * nothing moved is not progress for finalize (thread.h: the bound is not work): a ULT
@@ -449,6 +449,17 @@ static __attribute__((noinline)) void complete_full(itoi_worker_t *w, itoi_wscw_
     if (ITOI_UNLIKELY(res == -EAGAIN || (res == -EALREADY && r->op == ITO_SYS_CONNECT)) && r->why == WHY_NONE &&
         r->wait && !r->frame)
         bound = true;
+    *bound_out = bound;
+    return res;
+}
+
+/* A completion with a waiting wrapper or a cancellation reason (why): out of line, so that
+ * the common completion (a continuation or a result only) saves no registers for it. */
+__attribute__((noinline)) void itoi_wsc_complete_full(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res)
+{
+    bool bound = false; /* the wait's own bound ended it (complete_odd) */
+    if (ITOI_UNLIKELY(r->why != WHY_NONE || res == -ECANCELED || res == -EAGAIN || res == -EALREADY))
+        res = complete_odd(a, r, res, &bound);
     if (r->wait && !bound) r->wait->moved = true;
     if (bound) ITOI_BUMP(w->n_bound_ends);
     ITOI_BUMP(a->st.completed);
@@ -461,14 +472,10 @@ static __attribute__((noinline)) void complete_full(itoi_worker_t *w, itoi_wscw_
     complete_continue(w, a, f, entry, res);
 }
 
-void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res)
+void itoi_wsc_complete_plain(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res)
 {
-    /* Without a waiting wrapper and a reason (why), complete_full does only this: its
-     * -ECANCELED branch needs a wait, and its why branch a reason. */
-    if (ITOI_UNLIKELY(r->wait || r->why != WHY_NONE)) {
-        complete_full(w, a, r, res);
-        return;
-    }
+    /* Without a waiting wrapper and a reason (why), itoi_wsc_complete_full does only this:
+     * its -ECANCELED branch needs a wait, and its why branch a reason. */
     ITOI_BUMP(a->st.completed);
     if (r->result) *r->result = res;
     ito_frame_t *f = r->frame;
@@ -526,29 +533,9 @@ void itoi_wsc_cancel(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, int why
 
 /* ---- posting and flushing ---- */
 
-/* Inlined into the posting path (req_check): no call and no second range test there. */
-static inline __attribute__((always_inline)) bool op_valid(const ito_sysreq_t *q)
-{
-    if ((unsigned)q->op >= ITO_SYS_OP_COUNT) return false;
-    switch (q->op) {
-    case ITO_SYS_READ: case ITO_SYS_WRITE: case ITO_SYS_SEND:
-        return q->fd >= 0 && (q->buf || !q->len);
-    case ITO_SYS_RECV: /* MSG_TRUNC: a TCP receive that discards, no buffer needed */
-        return q->fd >= 0 && (q->buf || !q->len || (q->flags & MSG_TRUNC));
-    case ITO_SYS_PREAD: case ITO_SYS_PWRITE:
-        return q->fd >= 0 && (q->buf || !q->len) && q->offset >= 0;
-    case ITO_SYS_READV: case ITO_SYS_WRITEV:
-        return q->fd >= 0 && q->iovcnt >= 0 && q->iovcnt <= 1024 && (q->iov || !q->iovcnt) && q->offset >= -1;
-    case ITO_SYS_SENDMSG: case ITO_SYS_RECVMSG: return q->fd >= 0 && q->msg;
-    case ITO_SYS_ACCEPT: case ITO_SYS_CLOSE: case ITO_SYS_FSYNC: return q->fd >= 0;
-    case ITO_SYS_CONNECT: return q->fd >= 0 && (q->addr || !q->addr_len); /* (NULL, 0): the kernel's EINVAL */
-    case ITO_SYS_POLL: return q->fd >= 0 && q->events != 0;
-    case ITO_SYS_OPENAT: return q->path != NULL;
-    default: return true;
-    }
-}
-
-bool itoi_wsc_op_valid(const ito_sysreq_t *q) { return op_valid(q); }
+/* itoi_wsc_op_ok out of line; inline (wsc.h) in the wrappers and in the posting path
+ * (req_check): no call and no second range test there. */
+bool itoi_wsc_op_valid(const ito_sysreq_t *q) { return itoi_wsc_op_ok(q); }
 
 /* Why a wrapper's request is not valid, in the kernel's order (a negative errno): a
  * negative pread/pwrite offset EINVAL, then a descriptor that is not open EBADF, then
@@ -576,7 +563,7 @@ int itoi_wsc_op_errno(const ito_sysreq_t *q)
 
 static inline __attribute__((always_inline)) int req_check(const ito_sysreq_t *q)
 {
-    if (!q || !op_valid(q)) return ITO_EINVAL;
+    if (!q || !itoi_wsc_op_ok(q)) return ITO_EINVAL;
     if (q->frame) { /* the continuation must name an entry of a live frame now (it may
                      * still be destroyed before the completion: that firing is dropped) */
         int rc;
@@ -678,13 +665,15 @@ static inline void count_posted(itoi_worker_t *w, itoi_wscw_t *a)
     ITOI_BUMP(w->n_side_queued);
 }
 
+/* more: flags or-ed into a send's (itoi_uring_queue); 0 for the others. */
 static inline __attribute__((always_inline)) void submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r,
-                                                         const ito_sysreq_t *q)
+                                                         const ito_sysreq_t *q, int more)
 {
     count_posted(w, a);
     bool started = a->sq_pending || a->bucket_n;
-    if (!a->uring || itoi_uring_queue(a, r, q) != 0) {
+    if (!a->uring || itoi_uring_queue(a, r, q, more) != 0) {
         if (q != &r->req) r->req = *q; /* ito runs it itself: the whole request */
+        r->req.flags |= more;
         if (!a->uring && q->op == ITO_SYS_POLL) { /* the sync backend waits in its epoll */
             r->events = (uint32_t)(uint16_t)q->events;
             itoi_ready_wait(w, a, r);
@@ -708,7 +697,21 @@ static inline __attribute__((always_inline)) void submit(itoi_worker_t *w, itoi_
 
 void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q)
 {
-    submit(w, a, r, q);
+    submit(w, a, r, q, 0);
+}
+
+itoi_sysrec_t *itoi_wsc_post_wait(itoi_worker_t *w, itoi_wscw_t *a, const ito_sysreq_t *q, int more, long *res,
+                                  itoi_iowait_t *wt)
+{
+    itoi_sysrec_t *r = rec_get(w, a);
+    if (ITOI_UNLIKELY(!r)) return NULL;
+    rec_fill(a, r, q);
+    r->result = res;
+    r->frame = NULL;
+    itoi_wsc_wait_add(wt, r);
+    if (ITOI_UNLIKELY(q->op == ITO_SYS_OPENAT)) r->req = *q; /* finalize reads its path (finalize's cancel) */
+    submit(w, a, r, q, more);
+    return r;
 }
 
 void itoi_wsc_submit_time(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
@@ -741,7 +744,7 @@ int ito_sys_post(const ito_sysreq_t *req)
     itoi_sysrec_t *r = rec_get(w, a);
     if (!r) return ITO_ENOMEM;
     rec_fill(a, r, req);
-    submit(w, a, r, req); /* inlined, as the check */
+    submit(w, a, r, req, 0); /* inlined, as the check */
     return ITO_OK;
 }
 
@@ -809,11 +812,7 @@ static bool on_regular_file(int op, int fd)
     return itoi_wsc_ends_by_itself(&(ito_sysreq_t){.op = op, .fd = fd});
 }
 
-bool itoi_wsc_finalizing(const ito_sysreq_t *q)
-{
-    if (ITOI_LIKELY(!atomic_load_explicit(&fini_cancelling, memory_order_relaxed))) return false;
-    return !on_regular_file(q->op, q->fd);
-}
+bool itoi_wsc_finalizing_slow(const ito_sysreq_t *q) { return !on_regular_file(q->op, q->fd); }
 
 static _Atomic size_t fini_found;
 static _Atomic int fini_left;
@@ -977,7 +976,7 @@ static size_t wsc_fini_cancel(void)
     /* A request that ends by itself is still running: no cancel pass yet (fini_probe_here). */
     size_t found = on_every_worker(fini_probe_here);
     if (found == 0) {
-        atomic_store(&fini_cancelling, 1);
+        atomic_store(&itoi_wsc_fini_cancelling, 1);
         found = on_every_worker(fini_cancel_here);
     }
     free(fini_calls);
@@ -988,7 +987,7 @@ static size_t wsc_fini_cancel(void)
 /* Finalize gave up (ITO_EBUSY): the runtime goes on, and so do waits on sockets and pipes
  * (the flag stayed up until the next ito_init, and every such wait of the still running
  * runtime ended at once with ECANCELED). */
-static void wsc_fini_resume(void) { atomic_store(&fini_cancelling, 0); }
+static void wsc_fini_resume(void) { atomic_store(&itoi_wsc_fini_cancelling, 0); }
 
 /* ---- policy and statistics ---- */
 

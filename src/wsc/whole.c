@@ -73,10 +73,10 @@ static inline bool only_other_closed(uint64_t gen, uint64_t now, int fd)
  * Persistent errors (EPIPE, EBADF) come again by themselves; the ULT's own cancellation
  * and deadline are not the socket's (ETIMEDOUT is kept only before the deadline). At
  * most KEPT_SLOTS at once (the oldest goes). The wrappers' check is one load and a bit
- * test: kept_mask has bit fd % 64 set while an entry of such a number is kept, so a kept
- * (or stale: closed with close(2), never used again) error costs only the calls on numbers
- * of its residue the lock and the scan (until 2026-12-04 one kept error anywhere sent every
- * wrapper call of the process through them; found by a reviewer). */
+ * test: itoi_wsc_kept_mask (wsc.h) has bit fd % 64 set while an entry of such a number is
+ * kept, so a kept (or stale: closed with close(2), never used again) error costs only the
+ * calls on numbers of its residue the lock and the scan (until 2026-12-04 one kept error
+ * anywhere sent every wrapper call of the process through them; found by a reviewer). */
 #define KEPT_SLOTS 64
 static struct kept {
     int fd, err;
@@ -84,7 +84,7 @@ static struct kept {
     uint64_t age;
 } kept[KEPT_SLOTS];
 static itoi_spinlock_t kept_lock;
-static _Atomic uint64_t kept_mask;
+_Atomic uint64_t itoi_wsc_kept_mask; /* (wsc.h, itoi_wsc_kept_any) */
 static uint64_t kept_age; /* under kept_lock */
 
 static bool reported_once(long r)
@@ -103,15 +103,15 @@ static bool reported_once(long r)
     }
 }
 
-static inline uint64_t kept_bit(int fd) { return (uint64_t)1 << ((unsigned)fd % 64u); }
+static inline uint64_t kept_bit(int fd) { return itoi_wsc_kept_bit(fd); }
 
-/* kept_mask's bit of fd, made true again (under kept_lock). */
+/* itoi_wsc_kept_mask's bit of fd, made true again (under kept_lock). */
 static void mask_fix(int fd)
 {
     bool any = false;
     for (int i = 0; i < KEPT_SLOTS && !any; i++) any = kept[i].err && kept_bit(kept[i].fd) == kept_bit(fd);
-    if (any) atomic_fetch_or_explicit(&kept_mask, kept_bit(fd), memory_order_relaxed);
-    else atomic_fetch_and_explicit(&kept_mask, ~kept_bit(fd), memory_order_relaxed);
+    if (any) atomic_fetch_or_explicit(&itoi_wsc_kept_mask, kept_bit(fd), memory_order_relaxed);
+    else atomic_fetch_and_explicit(&itoi_wsc_kept_mask, ~kept_bit(fd), memory_order_relaxed);
 }
 
 static void keep_error(int fd, int err)
@@ -156,8 +156,6 @@ long itoi_wsc_kept_error_slow(int fd)
     if (!e.err || e.id != itoi_wsc_file_identity(fd)) return 0; /* the number names another file now */
     return -e.err;
 }
-
-bool itoi_wsc_kept_any(int fd) { return (atomic_load_explicit(&kept_mask, memory_order_relaxed) & kept_bit(fd)) != 0; }
 
 void itoi_wsc_closing(int fd)
 {
@@ -427,7 +425,35 @@ static bool waitall_where_it_applies(ito_sysreq_t *q, int *ctl_mode)
     return true;
 }
 
+/* A send's rest after a first part that moved `done` bytes (out of line: the common send,
+ * whole at once, saves no registers for it). */
+static __attribute__((noinline)) long send_rest(ito_sysreq_t *q, const char *what, long done, uint64_t gen)
+{
+    size_t total = q->len < SSIZE_MAX ? q->len : SSIZE_MAX;
+    if (!go_on(q, false)) return done;
+    buf_rest_t x = {.buf = q->buf, .len = total};
+    long last;
+    return rest(q, what, (size_t)done, total, gen, aim_buf, &x, &last);
+}
+
+static __attribute__((noinline)) long whole_any(ito_sysreq_t *q, const char *what);
+
 long itoi_wsc_whole(ito_sysreq_t *q, const char *what)
+{
+    /* The common cases first, as whole_any would run them: a receive without MSG_WAITALL
+     * is one call (its parts never go on), a send without MSG_FASTOPEN one call and its
+     * rest (MSG_WAITALL means nothing to a send). */
+    if (q->op == ITO_SYS_RECV && !(q->flags & MSG_WAITALL)) return itoi_wsc_call(q, what);
+    if (q->op == ITO_SYS_SEND && !(q->flags & MSG_FASTOPEN)) {
+        uint64_t gen = atomic_load(gen_of(q->fd));
+        long r = itoi_wsc_call(q, what);
+        if (r <= 0 || (size_t)r >= (q->len < SSIZE_MAX ? q->len : SSIZE_MAX)) return r;
+        return send_rest(q, what, r, gen);
+    }
+    return whole_any(q, what);
+}
+
+static long whole_any(ito_sysreq_t *q, const char *what)
 {
     int ctl_mode;
     bool waitall = waitall_where_it_applies(q, &ctl_mode);

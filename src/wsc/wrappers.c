@@ -191,15 +191,21 @@ static itoi_sysrec_t *on_closing(const itoi_iowait_t *wt)
  * others' waits as any first event does). Until 2026-12-03 the whole wait was cancelled
  * as closed: a poll on {pipe, socket} whose socket another worker closed reported the
  * open pipe POLLNVAL too (found by a chaos test, sync backend, 2 workers). */
-static void end_closing_waits(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt)
+static __attribute__((noinline)) void end_closing_waits_slow(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt)
+{
+    for (itoi_sysrec_t *r; wt->left && (r = on_closing(wt)) != NULL;) itoi_wsc_cancel(w, a, r, WHY_CLOSE);
+}
+static inline void end_closing_waits(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt)
 {
     /* (io_park's fence: the records are registered, then this looks) */
     if (ITOI_LIKELY(atomic_load_explicit(&closing_n, memory_order_relaxed) == 0)) return;
-    for (itoi_sysrec_t *r; wt->left && (r = on_closing(wt)) != NULL;) itoi_wsc_cancel(w, a, r, WHY_CLOSE);
+    end_closing_waits_slow(w, a, wt);
 }
 
-/* Park the running ULT until every record of wt has completed. */
-static void io_park(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, uint64_t deadline, const char *what)
+/* Park the running ULT until every record of wt has completed. Inline: on call_once's
+ * path a call of its own saved and restored six registers per request. */
+static inline __attribute__((always_inline)) void io_park(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt,
+                                                          uint64_t deadline, const char *what)
 {
     itoi_ult_t *me = wt->ult;
     if (wt->left == 0) return; /* completed inside the post */
@@ -222,17 +228,15 @@ static void io_park(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, uint64_
     }
     wt->parked = true;
     me->wait_result = ITO_OK;
+    if (ITOI_LIKELY(deadline == ITO_FOREVER)) { /* itoi_block_until's own untimed path */
+        me->blocked_on = what;
+        itoi_block(w, NULL, NULL);
+        me->blocked_on = NULL;
+        return;
+    }
     me->timer.bounds_wait = true; /* not work for finalize: it cancels the wait (timer.c) */
     itoi_block_until(w, NULL, NULL, deadline, NULL, io_timeout, wt, what);
     me->timer.bounds_wait = false; /* disarmed by itoi_block_until */
-}
-
-static inline void wait_add(itoi_iowait_t *wt, itoi_sysrec_t *r)
-{
-    r->wait = wt;
-    r->wnext = wt->recs;
-    wt->recs = r;
-    wt->left++;
 }
 
 /* A failing wrapper returns to the kernel thread it was called on (see errno above). */
@@ -355,31 +359,25 @@ static long call_once(const ito_sysreq_t *q, const char *what)
      * 6.18, a plain liburing program shows it; found by an outside tester, h65d,
      * 2026-12-06: test_io_send_unix_dgram_full). No cost while there is room: the flag
      * only. */
-    ito_sysreq_t once;
-    const ito_sysreq_t *sq = q;
-    if (!as_sync && (q->op == ITO_SYS_SEND || q->op == ITO_SYS_SENDMSG) && !(q->flags & MSG_DONTWAIT)) {
-        once = *q;
-        once.flags |= MSG_DONTWAIT;
-        sq = &once;
-    }
+    bool once = !as_sync && (q->op == ITO_SYS_SEND || q->op == ITO_SYS_SENDMSG) && !(q->flags & MSG_DONTWAIT);
     int home = w->index;
     for (int tries = 0;; tries++) {
-        itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
-        if (ITOI_UNLIKELY(!r)) return back_home(home, -ENOMEM);
-        itoi_wsc_rec_fill(a, r, sq);
-        r->result = &res;
-        r->frame = NULL;
         itoi_iowait_t wt = {.ult = me};
-        wait_add(&wt, r);
-        if (!as_sync) {
-            if (ITOI_UNLIKELY(q->op == ITO_SYS_OPENAT)) r->req = *q; /* finalize reads its path (area.c) */
-            itoi_wsc_submit(w, a, r, sq);
+        if (!as_sync) { /* (the request's flags with MSG_DONTWAIT for a send's one attempt) */
+            if (ITOI_UNLIKELY(!itoi_wsc_post_wait(w, a, q, once ? MSG_DONTWAIT : 0, &res, &wt)))
+                return back_home(home, -ENOMEM);
         } else {
+            itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
+            if (ITOI_UNLIKELY(!r)) return back_home(home, -ENOMEM);
+            itoi_wsc_rec_fill(a, r, q);
+            r->result = &res;
+            r->frame = NULL;
+            itoi_wsc_wait_add(&wt, r);
             r->req = *q;
             itoi_wsc_submit_retry(w, a, r, first, events);
         }
         io_park(w, a, &wt, deadline, what);
-        if (ITOI_UNLIKELY(res == -EAGAIN) && sq != q && !as_sync) { /* no room: as the sync backend (above) */
+        if (ITOI_UNLIKELY(res == -EAGAIN) && once && !as_sync) { /* no room: as the sync backend (above) */
             as_sync = true;
             res = 0;
             w = itoi_self_worker();
@@ -424,14 +422,21 @@ static long call_once(const ito_sysreq_t *q, const char *what)
     return back_home(home, res);
 }
 
-/* errno's address, looked up at every call: not inlined, and the empty asm keeps the
- * compiler from taking it for a const function whose result it may reuse (the ULT may
- * have moved to another kernel thread meanwhile). */
-__attribute__((noinline)) static int *errno_here(void)
+/* errno's address, looked up at every call (the ULT may have moved to another kernel
+ * thread meanwhile): the worker's own record of it (w->errnop, ultstate.h), read through
+ * the thread pointer afresh (itoi_self_worker's volatile asm); outside a worker
+ * __errno_location, not inlined, and the empty asm keeps the compiler from taking it for a
+ * const function whose result it may reuse. */
+__attribute__((noinline)) static int *errno_foreign(void)
 {
     int *p = __errno_location();
     __asm__ volatile("" : "+r"(p));
     return p;
+}
+static inline int *errno_here(void)
+{
+    itoi_worker_t *w = itoi_self_worker();
+    return ITOI_LIKELY(w != NULL) ? w->errnop : errno_foreign();
 }
 #define KEEP_ERRNO(expr)                                                                   \
     __extension__({                                                                        \
@@ -454,50 +459,50 @@ static long ret(long r)
 ssize_t ito_read(int fd, void *buf, size_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_READ, .fd = fd, .buf = buf, .len = len};
-    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "read"))) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_ok(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "read"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_write(int fd, const void *buf, size_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_WRITE, .fd = fd, .buf = (void *)buf, .len = len};
-    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_whole(&q, "write"))) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_ok(&q) ? ret(KEEP_ERRNO(itoi_wsc_whole(&q, "write"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_pread(int fd, void *buf, size_t len, off_t offset)
 {
     ito_sysreq_t q = {.op = ITO_SYS_PREAD, .fd = fd, .buf = buf, .len = len, .offset = offset};
-    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "pread"))) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_ok(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "pread"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_pwrite(int fd, const void *buf, size_t len, off_t offset)
 {
     ito_sysreq_t q = {.op = ITO_SYS_PWRITE, .fd = fd, .buf = (void *)buf, .len = len, .offset = offset};
-    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "pwrite"))) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_ok(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "pwrite"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_readv(int fd, const struct iovec *iov, int iovcnt)
 {
     ito_sysreq_t q = {.op = ITO_SYS_READV, .fd = fd, .iov = iov, .iovcnt = iovcnt, .offset = -1};
-    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "readv"))) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_ok(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "readv"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_writev(int fd, const struct iovec *iov, int iovcnt)
 {
     ito_sysreq_t q = {.op = ITO_SYS_WRITEV, .fd = fd, .iov = iov, .iovcnt = iovcnt, .offset = -1};
-    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_whole(&q, "writev"))) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_ok(&q) ? ret(KEEP_ERRNO(itoi_wsc_whole(&q, "writev"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_send(int fd, const void *buf, size_t len, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_SEND, .fd = fd, .buf = (void *)buf, .len = len, .flags = flags};
-    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_whole(&q, "send"))) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_ok(&q) ? ret(KEEP_ERRNO(itoi_wsc_whole(&q, "send"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 ssize_t ito_recv(int fd, void *buf, size_t len, int flags)
 {
     if (flags & MSG_ERRQUEUE) flags |= MSG_DONTWAIT; /* recv(2) never waits for the error queue */
     ito_sysreq_t q = {.op = ITO_SYS_RECV, .fd = fd, .buf = buf, .len = len, .flags = flags};
-    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_whole(&q, "recv"))) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_ok(&q) ? ret(KEEP_ERRNO(itoi_wsc_whole(&q, "recv"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 /* Blocking sendmsg to a unix address (an unconnected unix datagram socket, sendto(2)
@@ -544,13 +549,13 @@ ssize_t ito_recvmsg(int fd, struct msghdr *msg, int flags)
 {
     if (flags & MSG_ERRQUEUE) flags |= MSG_DONTWAIT; /* recvmsg(2) never waits for the error queue */
     ito_sysreq_t q = {.op = ITO_SYS_RECVMSG, .fd = fd, .msg = msg, .flags = flags};
-    return itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_whole(&q, "recvmsg"))) : ret(itoi_wsc_op_errno(&q));
+    return itoi_wsc_op_ok(&q) ? ret(KEEP_ERRNO(itoi_wsc_whole(&q, "recvmsg"))) : ret(itoi_wsc_op_errno(&q));
 }
 
 int ito_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_ACCEPT, .fd = fd, .addr = addr, .addrlen = addrlen, .flags = flags};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "accept"))) : ret(itoi_wsc_op_errno(&q)));
+    return (int)(itoi_wsc_op_ok(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "accept"))) : ret(itoi_wsc_op_errno(&q)));
 }
 
 int ito_accept(int fd, struct sockaddr *addr, socklen_t *addrlen) { return ito_accept4(fd, addr, addrlen, 0); }
@@ -591,19 +596,19 @@ int ito_connect(int fd, const struct sockaddr *addr, socklen_t len) { return (in
 int ito_openat(int dirfd, const char *path, int flags, unsigned mode)
 {
     ito_sysreq_t q = {.op = ITO_SYS_OPENAT, .fd = dirfd, .path = path, .flags = flags, .mode = mode};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "openat"))) : ret(itoi_wsc_op_errno(&q)));
+    return (int)(itoi_wsc_op_ok(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "openat"))) : ret(itoi_wsc_op_errno(&q)));
 }
 
 int ito_fsync(int fd)
 {
     ito_sysreq_t q = {.op = ITO_SYS_FSYNC, .fd = fd};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "fsync"))) : ret(itoi_wsc_op_errno(&q)));
+    return (int)(itoi_wsc_op_ok(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "fsync"))) : ret(itoi_wsc_op_errno(&q)));
 }
 
 int ito_fdatasync(int fd)
 {
     ito_sysreq_t q = {.op = ITO_SYS_FSYNC, .fd = fd, .flags = 1};
-    return (int)(itoi_wsc_op_valid(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "fsync"))) : ret(itoi_wsc_op_errno(&q)));
+    return (int)(itoi_wsc_op_ok(&q) ? ret(KEEP_ERRNO(itoi_wsc_call(&q, "fsync"))) : ret(itoi_wsc_op_errno(&q)));
 }
 
 int *ito_errno_location(void) { return __errno_location(); }
@@ -635,7 +640,7 @@ static int batch_post(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, ito_s
         r->req = reqs[i];
         r->bidx = (uint16_t)i;
         itoi_wsc_rec_fill(a, r, &r->req);
-        wait_add(wt, r);
+        itoi_wsc_wait_add(wt, r);
     }
     /* Post in order (the list is reversed), then cross once. */
     itoi_sysrec_t *order = NULL;
@@ -1072,7 +1077,7 @@ static int poll_impl(struct pollfd *fds, nfds_t nfds, int timeout_ms)
                                       .events = (short)(fds[i].events | POLLERR | POLLHUP),
                                       .result = &res[done++]};
             itoi_wsc_rec_fill(a, rec, &rec->req);
-            wait_add(&wt, rec);
+            itoi_wsc_wait_add(&wt, rec);
             if (silent[i / 64] >> (i % 64) & 1) itoi_wsc_submit_time(w, a, rec); /* see `silent` */
             else itoi_wsc_submit(w, a, rec, &rec->req);
         }
@@ -1089,7 +1094,7 @@ static int poll_impl(struct pollfd *fds, nfds_t nfds, int timeout_ms)
             rec->bidx = (uint16_t)done;
             rec->req = (ito_sysreq_t){.op = ITO_SYS_POLL, .fd = -1, .result = &res[done++]};
             itoi_wsc_rec_fill(a, rec, &rec->req);
-            wait_add(&wt, rec);
+            itoi_wsc_wait_add(&wt, rec);
             itoi_wsc_submit_time(w, a, rec);
         }
         io_park(w, a, &wt, deadline, "poll");

@@ -220,6 +220,20 @@ static inline bool itoi_wsc_may_hold(itoi_wscw_t *a, int fd)
 /* Post r (its own fields filled from q) with q's arguments; it completes through
  * itoi_wsc_complete, possibly inside. */
 void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q);
+/* r joins wt's records (a ULT's wait, wrappers.c). */
+static inline void itoi_wsc_wait_add(itoi_iowait_t *wt, itoi_sysrec_t *r)
+{
+    r->wait = wt;
+    r->wnext = wt->recs;
+    wt->recs = r;
+    wt->left++;
+}
+/* A waiting wrapper's request posted in one call (rec_get, rec_fill, the result to *res,
+ * no continuation, wt's record, itoi_wsc_submit; the three calls it replaces each saved
+ * registers and set the record's fields twice): the record, or NULL (no memory). `more`
+ * is or-ed into a send's flags (the one attempt of call_once: MSG_DONTWAIT), 0 else. */
+itoi_sysrec_t *itoi_wsc_post_wait(itoi_worker_t *w, itoi_wscw_t *a, const ito_sysreq_t *q, int more, long *res,
+                                  itoi_iowait_t *wt);
 /* Parks r as a time-only wait (REC_TIME), counted as posted like a submitted request. */
 void itoi_wsc_submit_time(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r);
 /* The sync backend (r->req whole), after the caller's own first attempt gave `first` (-EAGAIN: wait for
@@ -231,16 +245,53 @@ void itoi_wsc_cancel_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, i
 size_t itoi_wsc_cancel_matching(itoi_worker_t *w, itoi_wscw_t *a, bool (*match)(const itoi_sysrec_t *, void *),
                                 void *ctx, int why);
 void itoi_wsc_flush(itoi_worker_t *w, itoi_wscw_t *a, int why);
-void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res);
+/* Its two halves: a waiting wrapper or a reason (why), else a continuation or a result
+ * only (area.c). Inline: the reap calls the half it needs (a wrapper's completion was two
+ * calls). */
+void itoi_wsc_complete_full(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res);
+void itoi_wsc_complete_plain(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res);
+static inline void itoi_wsc_complete(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res)
+{
+    if (ITOI_UNLIKELY(r->wait || r->why != WHY_NONE)) itoi_wsc_complete_full(w, a, r, res);
+    else itoi_wsc_complete_plain(w, a, r, res);
+}
 void itoi_wsc_cancel(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, int why);
-bool itoi_wsc_op_valid(const ito_sysreq_t *q);
+/* Whether q's arguments are valid (else itoi_wsc_op_errno says why). Inline: a wrapper
+ * whose op is a constant keeps only its own case. */
+static inline __attribute__((always_inline)) bool itoi_wsc_op_ok(const ito_sysreq_t *q)
+{
+    if ((unsigned)q->op >= ITO_SYS_OP_COUNT) return false;
+    switch (q->op) {
+    case ITO_SYS_READ: case ITO_SYS_WRITE: case ITO_SYS_SEND:
+        return q->fd >= 0 && (q->buf || !q->len);
+    case ITO_SYS_RECV: /* MSG_TRUNC: a TCP receive that discards, no buffer needed */
+        return q->fd >= 0 && (q->buf || !q->len || (q->flags & MSG_TRUNC));
+    case ITO_SYS_PREAD: case ITO_SYS_PWRITE:
+        return q->fd >= 0 && (q->buf || !q->len) && q->offset >= 0;
+    case ITO_SYS_READV: case ITO_SYS_WRITEV:
+        return q->fd >= 0 && q->iovcnt >= 0 && q->iovcnt <= 1024 && (q->iov || !q->iovcnt) && q->offset >= -1;
+    case ITO_SYS_SENDMSG: case ITO_SYS_RECVMSG: return q->fd >= 0 && q->msg;
+    case ITO_SYS_ACCEPT: case ITO_SYS_CLOSE: case ITO_SYS_FSYNC: return q->fd >= 0;
+    case ITO_SYS_CONNECT: return q->fd >= 0 && (q->addr || !q->addr_len); /* (NULL, 0): the kernel's EINVAL */
+    case ITO_SYS_POLL: return q->fd >= 0 && q->events != 0;
+    case ITO_SYS_OPENAT: return q->path != NULL;
+    default: return true;
+    }
+}
+bool itoi_wsc_op_valid(const ito_sysreq_t *q); /* itoi_wsc_op_ok, out of line */
 int itoi_wsc_op_errno(const ito_sysreq_t *q); /* -EBADF, -EFAULT or -EINVAL for an invalid q */
 /* A request as ito_sys_post takes it: ITO_OK, ITO_EINVAL (bad arguments, a continuation
  * frame that is not live), ITO_ERANGE (its entry is not in the frame). */
 int itoi_wsc_req_check(const ito_sysreq_t *q);
 /* Finalize has cancelled what could not complete: a new wait on such an fd ends at once
  * (the wrappers make one attempt that does not wait first; cleared if finalize gives up). */
-bool itoi_wsc_finalizing(const ito_sysreq_t *q);
+extern _Atomic int itoi_wsc_fini_cancelling; /* area.c */
+bool itoi_wsc_finalizing_slow(const ito_sysreq_t *q);
+static inline bool itoi_wsc_finalizing(const ito_sysreq_t *q)
+{
+    if (ITOI_LIKELY(!atomic_load_explicit(&itoi_wsc_fini_cancelling, memory_order_relaxed))) return false;
+    return itoi_wsc_finalizing_slow(q);
+}
 
 /* nonblock.c: run a request without blocking: the result, -EAGAIN (wait for readiness:
  * *events says which), or ITOI_WSC_BLOCKING (it can only block: a helper thread runs it). */
@@ -279,7 +330,12 @@ void itoi_wsc_closing(int fd);                                /* ito_close(fd) b
  * fd (whole.c): -errno, taken out, or 0. `rx`: the call is a receive (it takes the error
  * only in place of its end of file). A call of length 0 takes nothing (read(2) of 0 bytes
  * leaves the socket's error). */
-bool itoi_wsc_kept_any(int fd); /* one load: maybe an error kept for fd */
+extern _Atomic uint64_t itoi_wsc_kept_mask; /* bit fd % 64: an error may be kept for fd */
+static inline uint64_t itoi_wsc_kept_bit(int fd) { return (uint64_t)1 << ((unsigned)fd % 64u); }
+static inline bool itoi_wsc_kept_any(int fd) /* one load: maybe an error kept for fd */
+{
+    return (atomic_load_explicit(&itoi_wsc_kept_mask, memory_order_relaxed) & itoi_wsc_kept_bit(fd)) != 0;
+}
 long itoi_wsc_kept_error_slow(int fd);
 /* Whether a vector moves any byte (a vector of zero total length takes nothing either:
  * until 2026-12-04 an ito_readv of 0 bytes took the kept reset, which readv(2) leaves
@@ -347,11 +403,12 @@ static inline struct io_uring_sqe *itoi_uring_sqe(itoi_worker_t *w, itoi_wscw_t 
 /* The length an SQE asks for (itoi_wsc_rw_len): computed in the cases that have one. */
 static inline unsigned itoi_uring_rw_len(const ito_sysreq_t *q) { return (unsigned)itoi_wsc_rw_len(q->len); }
 
-/* Prepare an SQE for record r with q's arguments (q->op checked at the post): 0 queued, 1
- * no opcode for it or no SQE (the caller then buffers it whole). Inline into the posting
- * path (area.c, submit): a call there saved four registers per request. */
+/* Prepare an SQE for record r with q's arguments, `more` or-ed into a send's flags (q->op
+ * checked at the post): 0 queued, 1 no opcode for it or no SQE (the caller then buffers it
+ * whole). Inline into the posting path (area.c, submit): a call there saved four
+ * registers per request. */
 static inline __attribute__((always_inline)) int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r,
-                                                                  const ito_sysreq_t *q)
+                                                                  const ito_sysreq_t *q, int more)
 {
     if (q->op == ITO_SYS_GETPID) return 1; /* ito runs it itself */
     struct io_uring_sqe *sqe = itoi_uring_sqe(a->w, a);
@@ -364,9 +421,11 @@ static inline __attribute__((always_inline)) int itoi_uring_queue(itoi_wscw_t *a
     case ITO_SYS_PWRITE: io_uring_prep_write(sqe, q->fd, q->buf, itoi_uring_rw_len(q), (uint64_t)q->offset); break;
     case ITO_SYS_READV: io_uring_prep_readv(sqe, q->fd, q->iov, (unsigned)q->iovcnt, (uint64_t)q->offset); break;
     case ITO_SYS_WRITEV: io_uring_prep_writev(sqe, q->fd, q->iov, (unsigned)q->iovcnt, (uint64_t)q->offset); break;
-    case ITO_SYS_SEND: io_uring_prep_send(sqe, q->fd, q->buf, itoi_uring_rw_len(q), q->flags | MSG_NOSIGNAL); break;
+    case ITO_SYS_SEND:
+        io_uring_prep_send(sqe, q->fd, q->buf, itoi_uring_rw_len(q), q->flags | more | MSG_NOSIGNAL);
+        break;
     case ITO_SYS_RECV: io_uring_prep_recv(sqe, q->fd, q->buf, itoi_uring_rw_len(q), q->flags); break;
-    case ITO_SYS_SENDMSG: io_uring_prep_sendmsg(sqe, q->fd, q->msg, (unsigned)(q->flags | MSG_NOSIGNAL)); break;
+    case ITO_SYS_SENDMSG: io_uring_prep_sendmsg(sqe, q->fd, q->msg, (unsigned)(q->flags | more | MSG_NOSIGNAL)); break;
     case ITO_SYS_RECVMSG: io_uring_prep_recvmsg(sqe, q->fd, q->msg, (unsigned)q->flags); break;
     case ITO_SYS_ACCEPT: io_uring_prep_accept(sqe, q->fd, q->addr, q->addrlen, q->flags); break;
     case ITO_SYS_CONNECT: io_uring_prep_connect(sqe, q->fd, q->addr, q->addr_len); break;
@@ -400,8 +459,9 @@ static inline __attribute__((always_inline)) int itoi_uring_queue(itoi_wscw_t *a
     return 0;
 }
 #else
-static inline int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q)
+static inline int itoi_uring_queue(itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q, int more)
 {
+    (void)more;
     (void)a;
     (void)r;
     (void)q;
