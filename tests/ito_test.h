@@ -367,6 +367,61 @@ __attribute__((unused)) static int ito_test_one_worker_signal_preempt(unsigned q
 }
 #endif
 
+#if defined(ITO_PREEMPT_H)
+/* Starts the runtime (cfg) and signal preemption at quantum_us: 1. In the sanitizer trees,
+ * which refuse signal mode (preempt.h), checks that refusal, finalizes and returns 0. */
+__attribute__((unused, no_instrument_function)) static int ito_test_start_signal_preempt(const ito_config_t *cfg,
+                                                                                       unsigned quantum_us)
+{
+    CHECK_OK(ito_init(cfg));
+    ito_preempt_config_t pc = {.quantum_us = quantum_us, .mode = ITO_PREEMPT_SIGNAL};
+    int rc = ito_preempt_enable(&pc);
+    if (!ITO_TEST_SIGNAL_MODE_OK) {
+        CHECK_EQ(rc, ITO_ENOSYS);
+        CHECK_OK(ito_finalize());
+        return 0;
+    }
+    CHECK_OK(rc);
+    return 1;
+}
+#endif
+
+/* A program's own allocator in the executable (signal preemption counts it as the
+ * program's code), which spins tens of microseconds per call while *flag is set: defines
+ * malloc, calloc, realloc and free over glibc's. Not in the sanitizer trees, whose
+ * runtimes define the allocator. */
+#if ITO_TEST_SANITIZED
+#define ITO_TEST_DEFINE_SLOW_MALLOC(flag)
+#else
+#define ITO_TEST_DEFINE_SLOW_MALLOC(flag)                                                         \
+    extern void *__libc_malloc(size_t);                                                           \
+    extern void *__libc_calloc(size_t, size_t);                                                   \
+    extern void *__libc_realloc(void *, size_t);                                                  \
+    extern void __libc_free(void *);                                                              \
+    __attribute__((no_instrument_function)) static void ito_test_slow_alloc(void)                 \
+    {                                                                                             \
+        if (atomic_load_explicit(&(flag), memory_order_relaxed))                                  \
+            for (volatile int i_ = 0; i_ < 30000; i_++) {                                         \
+            }                                                                                     \
+    }                                                                                             \
+    __attribute__((no_instrument_function)) void *malloc(size_t n)                                \
+    {                                                                                             \
+        ito_test_slow_alloc();                                                                    \
+        return __libc_malloc(n);                                                                  \
+    }                                                                                             \
+    __attribute__((no_instrument_function)) void *calloc(size_t n, size_t m)                      \
+    {                                                                                             \
+        ito_test_slow_alloc();                                                                    \
+        return __libc_calloc(n, m);                                                               \
+    }                                                                                             \
+    __attribute__((no_instrument_function)) void *realloc(void *p, size_t n)                      \
+    {                                                                                             \
+        ito_test_slow_alloc();                                                                    \
+        return __libc_realloc(p, n);                                                              \
+    }                                                                                             \
+    __attribute__((no_instrument_function)) void free(void *p) { __libc_free(p); }
+#endif
+
 /* A loop of n iterations that the compiler keeps (a short stretch of computing). */
 __attribute__((unused)) static void ito_test_spin(unsigned n)
 {
@@ -729,6 +784,18 @@ __attribute__((unused)) static void *ito_test_recv_waiter(void *arg)
     ssize_t r = ito_recv(x->fd, b, sizeof b, 0);
     atomic_store(&x->got, r == 1 ? 1 : (r < 0 && errno == EBADF) ? 2 : 3);
     return NULL;
+}
+#endif
+
+#if defined(ITO_REGWIN_H)
+/* Installs `scheme` with `windows` windows (the rest the defaults) for the next attach. */
+__attribute__((unused, no_instrument_function)) static void ito_test_regwin_configure(int scheme, int windows)
+{
+    ito_regwin_config_t cfg;
+    CHECK_OK(ito_regwin_config_init(&cfg));
+    cfg.scheme = scheme;
+    cfg.windows = windows;
+    CHECK_OK(ito_regwin_configure(&cfg));
 }
 #endif
 

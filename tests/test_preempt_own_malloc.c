@@ -22,35 +22,7 @@
 
 static _Atomic int slow_alloc;
 
-#if !ITO_TEST_SANITIZED /* the sanitizers' runtimes define the allocator (and refuse signal mode) */
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void __libc_free(void *);
-
-static void slow(void)
-{
-    if (atomic_load_explicit(&slow_alloc, memory_order_relaxed))
-        for (volatile int i = 0; i < 30000; i++) {
-        }
-}
-void *malloc(size_t n)
-{
-    slow();
-    return __libc_malloc(n);
-}
-void *calloc(size_t n, size_t m)
-{
-    slow();
-    return __libc_calloc(n, m);
-}
-void *realloc(void *p, size_t n)
-{
-    slow();
-    return __libc_realloc(p, n);
-}
-void free(void *p) { __libc_free(p); }
-#endif
+ITO_TEST_DEFINE_SLOW_MALLOC(slow_alloc)
 
 static void *leaf(void *arg) { return arg; }
 
@@ -101,15 +73,7 @@ int main(void)
     /* the failure is a hang: a worker stuck for ever */
     ito_test_watchdog(&done_, 60, "a ULT was switched out in the program's malloc with a runtime lock held");
     for (int round = 0; round < 60; round++) {
-        CHECK_OK(ito_init(&(ito_config_t){.workers = 1 + round % 2}));
-        ito_preempt_config_t pc = {.quantum_us = 100, .mode = ITO_PREEMPT_SIGNAL};
-        int rc = ito_preempt_enable(&pc);
-        if (!ITO_TEST_SIGNAL_MODE_OK) {
-            CHECK_EQ(rc, ITO_ENOSYS);
-            CHECK_OK(ito_finalize());
-            break;
-        }
-        CHECK_OK(rc);
+        if (!ito_test_start_signal_preempt(&(ito_config_t){.workers = 1 + round % 2}, 100)) break;
         atomic_store(&slow_alloc, 1);
         ito_attr_t at;
         CHECK_OK(ito_attr_init(&at));

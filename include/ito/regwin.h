@@ -237,18 +237,28 @@ uint64_t ito_regwin_errors(void);
  * while a run is attached, and does nothing otherwise (not attached, not in a ULT, a ULT
  * without a window state, the exit of a frame entered before it had one). They return
  * ITO_OK, or the window manager's error, which ito_regwin_errors also counts and
- * ito_regwin_detach reports. Callable from any thread; they take no lock. */
+ * ito_regwin_detach reports. Callable from any thread. They take the worker's window file's
+ * lock and may allocate: a call made inside one of them on the same kernel thread (a
+ * signal handler of the program built with -finstrument-functions that interrupts one,
+ * or the program's own instrumented malloc called by one) does nothing, so the frames of
+ * such a handler are emulated only when it interrupts the program's code, not a hook.
+ * There they are calls like any other, and a `save` that finds the thread's save area
+ * full grows it with realloc, which is not async-signal-safe: build signal handlers
+ * without instrumentation (__attribute__((no_instrument_function))) unless the thread
+ * has been deeper before. */
 /**@{*/
 /**
  * @brief A `save` on the running ULT's windows (a function entry: fn, its call site).
  * @return ITO_OK, or the window manager's error (also counted by ito_regwin_errors).
- * @contexts any thread (a no-op outside an attached ULT); takes no lock.
+ * @contexts any thread (a no-op outside an attached ULT, and inside one of these hooks
+ * on the same thread).
  */
 int ito_regwin_func_enter(void *fn, void *site);
 /**
  * @brief A checked `restore` on the running ULT's windows (a function exit).
  * @return ITO_OK, or the window manager's error (also counted by ito_regwin_errors).
- * @contexts any thread (a no-op outside an attached ULT); takes no lock.
+ * @contexts any thread (a no-op outside an attached ULT, and inside one of these hooks
+ * on the same thread).
  */
 int ito_regwin_func_exit(void *fn, void *site);
 /**@}*/

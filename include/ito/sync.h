@@ -25,6 +25,8 @@
  * destroying an object that has waiters gives ITO_EBUSY. Initialising an object that is
  * in use is undefined. The object types are storage of a fixed size whose fields are
  * private to the runtime.
+ * There is no static initializer (no PTHREAD_MUTEX_INITIALIZER): a static mutex or condition
+ * variable is set up by its init, e.g. inside ito_once, which needs none (ITO_ONCE_INIT).
  * Bad objects are refused: every call but ito_*_init returns ITO_EINVAL for storage that
  * was never initialised (also all-zero storage), was destroyed (a second destroy too), or
  * holds an object of another type (also one initialised over a live object of the first

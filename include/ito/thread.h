@@ -42,10 +42,15 @@
  * ULT's function calls std::terminate, as it does for a std::thread; other functions that
  * ito calls back (ZWT entries, ito_create_many's private_init, key destructors) must not
  * let one escape (ito_once's fn may: see sync.h). Other state of the
- * kernel thread belongs to the worker, not to the ULT: thread_local variables, the signal
- * mask (pthread_sigmask), uselocale, CPU affinity. A ULT that changes it changes it for
+ * kernel thread belongs to the worker, not to the ULT: thread_local variables, pthread
+ * keys (pthread_getspecific/setspecific: use ito keys, ito/tls.h, for a value per ULT), the
+ * signal mask (pthread_sigmask), uselocale, CPU affinity. A ULT that changes it changes it for
  * every ULT that runs on that worker (also a ULT that a preemption tick had switched out,
- * which resumes with the worker's mask of then), and leaves it behind when it moves. A ULT
+ * which resumes with the worker's mask of then), and leaves it behind when it moves. Code
+ * that keeps a per-thread stack there breaks when ULTs interleave on a worker: a setjmp-based
+ * try/catch whose try stack is a pthread key or thread_local (pigz's try.h) let one ULT's
+ * throw longjmp into another ULT's frame (outside tester h71b, 2026-12-07); such code needs
+ * its key calls sent to ito_key_* (e.g. by macros in a header included first). A ULT
  * must not end its kernel thread (pthread_exit, pthread_cancel of a worker): return from its
  * function or call ito_exit. Code built with -fsanitize=safe-stack cannot run in ULTs:
  * its unsafe stack pointer is per kernel thread, so ULTs sharing a worker would share

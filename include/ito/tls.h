@@ -4,7 +4,8 @@
  * analog).
  *
  * A key names one value slot in every ULT. Each ULT sees only its own value, NULL until
- * it stores one. When a ULT exits (it returns from its function or calls ito_exit), the
+ * it stores one. (A pthread key used in ULTs is per worker, shared by the ULTs that run
+ * there: ported code sends pthread_key_create/getspecific/setspecific here, thread.h.) When a ULT exits (it returns from its function or calls ito_exit), the
  * destructor of each key is called with that ULT's value, on the ULT itself, if the value
  * is not NULL and the key still exists; a destructor may use any ito call a ULT may make
  * (it may block) and may store values again: up to ITO_KEY_DESTRUCTOR_ROUNDS rounds are

@@ -69,7 +69,7 @@ int itoi_worker_unwatch_fd(itoi_worker_t *w, int fd)
 }
 
 static itoi_hook_table_t sleep_hooks = {.cap = 4}; /* a: before (presleep), b: after (postsleep) */
-static itoi_hook_table_t probes = {.cap = 4};
+static itoi_hook_table_t probes = {.cap = 8};
 
 int itoi_sleep_hooks_add(itoi_presleep_fn before, itoi_postsleep_fn after)
 {

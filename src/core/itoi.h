@@ -988,7 +988,7 @@ void itoi_sleep_end(itoi_worker_t *w);   /* idle(): the after hooks */
 /* A cheap look (no system call) whether a mechanism has work for w's pollers, made by an
  * idle worker while it spins before it sleeps (e.g. completions in io_uring's ring). */
 typedef bool (*itoi_probe_fn)(itoi_worker_t *w);
-int itoi_idle_probe_add(itoi_probe_fn fn);      /* idempotent; ITO_ENOMEM past 4 */
+int itoi_idle_probe_add(itoi_probe_fn fn);      /* idempotent; ITO_ENOMEM past 8 */
 bool itoi_idle_probe(itoi_worker_t *w);
 int itoi_idlewait_setup(itoi_worker_t *w);      /* at ito_init */
 void itoi_idlewait_teardown(itoi_worker_t *w);

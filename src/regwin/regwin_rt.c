@@ -46,6 +46,20 @@
  * 9 interleaved runs): 51.8 ns per switch before H1, 53.6 with membarrier, 57.7 with
  * the locked store (membarrier refused by seccomp); an earlier set gave 51.6 and 52.8. A worker that left at once (its switch unrecorded) leaves its
  * file's current thread to detach, which flushes every file's current thread.
+ * NESTING (H2). Every hook (the core's and the instrumentation's) runs marked as a
+ * call-out of libito (itoi_callout_depth, itoi.h), and an instrumentation hook that
+ * finds the mark does nothing. The hooks take the file's lock and allocate with the
+ * program's malloc; code of the program can run inside them on the same kernel thread:
+ * a malloc the program defines (where a preemption tick, finding the program's code,
+ * switched the ULT out with the file locked: the worker's next switch spun on the lock
+ * for ever), and a signal handler of the program built with -finstrument-functions,
+ * whose own hooks spun on the lock the interrupted hook held, or, between two of its
+ * steps, ran a save and a restore through the middle of its `save` and reported the
+ * window lost (found by an outside tester, h71c, 2026-12-07: test_regwin_nested_hooks,
+ * test_preempt_regwin_own_malloc).
+ * The mark makes the ticks defer and compiled yields wait; the frames of code run inside
+ * a hook (or inside any other call-out of libito) are not emulated, their entries and
+ * exits skipped in pairs as the call-out nests whole inside the hook.
  * COST WHEN OFF. Both core hooks are NULL (a predicted branch in the core); each
  * instrumentation hook is one call here, which reads g_attached once and returns.
  * Caveats: attach and detach must run while no other ULT runs (ULTs still running would
@@ -194,7 +208,9 @@ NI static void switch_file(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to)
 NI static void on_switch(itoi_worker_t *w, itoi_ult_t *from, itoi_ult_t *to)
 {
     if (!hook_enter(w)) return;
+    itoi_callout_begin(); /* H2 */
     switch_file(w, from, to);
+    itoi_callout_end();
     hook_leave(w);
 }
 
@@ -220,9 +236,8 @@ NI static inline rt_thread_t *running(itoi_regwin_file_t **f)
     return *f ? s : NULL;
 }
 
-NI int ito_regwin_func_enter(void *fn, void *site)
+NI static int func_enter(void *fn, void *site)
 {
-    if (ITOI_LIKELY(!atomic_load_explicit(&g_attached, memory_order_relaxed))) return ITO_OK;
     itoi_regwin_file_t *f;
     rt_thread_t *s = running(&f);
     if (!s) return ITO_OK;
@@ -244,9 +259,8 @@ NI int ito_regwin_func_enter(void *fn, void *site)
     return ITO_OK;
 }
 
-NI int ito_regwin_func_exit(void *fn, void *site)
+NI static int func_exit(void *fn, void *site)
 {
-    if (ITOI_LIKELY(!atomic_load_explicit(&g_attached, memory_order_relaxed))) return ITO_OK;
     itoi_regwin_file_t *f;
     rt_thread_t *s = running(&f);
     if (!s) return ITO_OK;
@@ -259,6 +273,26 @@ NI int ito_regwin_func_exit(void *fn, void *site)
     s->stats.restores++;
     int rc = itoi_regwin_leave(f, (uintptr_t)fn, (uintptr_t)site);
     if (rc != ITO_OK) note_error(rc);
+    return rc;
+}
+
+NI int ito_regwin_func_enter(void *fn, void *site)
+{
+    if (ITOI_LIKELY(!atomic_load_explicit(&g_attached, memory_order_relaxed))) return ITO_OK;
+    if (itoi_callout_depth != 0) return ITO_OK; /* H2: inside a hook or another call-out */
+    itoi_callout_begin();
+    int rc = func_enter(fn, site);
+    itoi_callout_end();
+    return rc;
+}
+
+NI int ito_regwin_func_exit(void *fn, void *site)
+{
+    if (ITOI_LIKELY(!atomic_load_explicit(&g_attached, memory_order_relaxed))) return ITO_OK;
+    if (itoi_callout_depth != 0) return ITO_OK; /* H2 */
+    itoi_callout_begin();
+    int rc = func_exit(fn, site);
+    itoi_callout_end();
     return rc;
 }
 
@@ -329,6 +363,7 @@ int ito_regwin_attach(void)
     atomic_store(&g_errors, 0);
     atomic_store(&g_first_error, 0);
     g_nfiles = itoi_rt.nworkers;
+    itoi_callout_begin(); /* H2: the files are allocated under regwin_api.c's mutex */
     for (int i = 0; i < g_nfiles; i++) {
         int err = ITO_OK;
         /* from the snapshot checked above, not the configuration installed by now: a
@@ -337,10 +372,12 @@ int ito_regwin_attach(void)
          * tester, h66b, 2026-12-06: test_regwin_attach_configure_race) */
         g_file[i] = itoi_regwin_file_new(i, &cfg, &err);
         if (!g_file[i]) {
+            itoi_callout_end();
             free_files();
             return err != ITO_OK ? err : ITO_ENOMEM;
         }
     }
+    itoi_callout_end();
     rt_thread_t *me = RT_STATE(w->cur) ? RT_STATE(w->cur) : state_new(w->cur);
     if (!me) {
         free_files();

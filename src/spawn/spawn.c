@@ -10,7 +10,9 @@
  *
  * Slices (detached threads only): a worker creates what it claimed SLICE threads at a
  * time (with one index per access, SLICE accesses make a slice) and lets them run before it creates the next slice (the issuer yields; a helper's
- * poller returns to its scheduler and is called again when the slice has run). Threads
+ * poller returns to its scheduler and is called again when the slice has run; while it is
+ * in the middle of a message an idle probe says so, so that a busy worker's look, at
+ * least every 64 scheduling points, visits its scheduler context for the next slice). Threads
  * that run as they are made reuse the same few descriptors and stacks, hot in the cache,
  * instead of a million of each; the call returns when every thread is created, most of
  * them finished. Joinable threads are all created first (the call returns their handles
@@ -330,6 +332,16 @@ static size_t spawn_poll(itoi_worker_t *w, size_t budget)
     return done;
 }
 
+/* The idle probe (looked at by the fairness rule's look, at least every 64 scheduling
+ * points, and by an idle worker): w's poller is in the middle of a message. A sliced
+ * helper makes one slice per call of its poller, and the poller runs only in w's
+ * scheduler context, which a busy worker visits only when the probe says so: without
+ * it, a ULT that kept w busy held the rest of w's piece back. The issuer, done with its
+ * own indices and unable to split a remainder under 2 * SLICE, yielded alone on w for
+ * ever when w's own scheduler context was the helper (it joins while the issuer blocks,
+ * in private_init or a slice's wait; tests/test_spawn_own_helper.c). */
+static bool spawn_probe(itoi_worker_t *w) { return per_worker[w->index].cur != NULL; }
+
 /* A call that creates nothing for want of memory (the count refused, or no message) still
  * reports per thread, as spawn.h promises: errs[i] = ITO_ENOMEM, out[i] = NULL (a caller
  * that zeroed errs saw every thread as created, and out kept what it held). */
@@ -363,7 +375,8 @@ int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_siz
     if (a.workers > itoi_rt.nworkers) return ITO_EINVAL;
     size_t ssize = a.stack_size ? a.stack_size : itoi_rt.default_stack;
     if (!itoi_stack_admit(ssize, n)) return refused_whole(n, out, errs); /* more than this machine could hold */
-    if (itoi_poller_add(spawn_poll) != ITO_OK) return refused_whole(n, out, errs);
+    if (itoi_poller_add(spawn_poll) != ITO_OK || itoi_idle_probe_add(spawn_probe) != ITO_OK)
+        return refused_whole(n, out, errs);
 
     int p = a.workers ? a.workers : itoi_rt.nworkers;
     if (a.scheme == ITO_SPAWN_SERIAL) p = 1;

@@ -16,7 +16,10 @@
 #    staged tree then moved to another folder with a space, and step 2 runs there as well:
 #    find_package(ito) takes such a prefix as it is, and pkg-config's flags work through
 #    `eval` (README; step 2 always takes them so).
-# SAN_FLAGS: a sanitizer tree's libito needs its runtime in every program (else empty).
+# SAN_FLAGS: a sanitizer tree's libito needs its runtime in every program (else empty):
+#    the installed package must hand it over (ito.pc's Libs, ito::ito's link options), so
+#    the programs here are built with what pkg-config and find_package give, nothing more
+#    (an outside tester's program failed to link against an installed ASan libito, h71b).
 # URING: 1 when libito uses liburing (then `pkg-config --static` must give -luring).
 set -u
 build=$1 libdir=$2 bindir=$3 version=$4 cc=$5 cxx=$6 gen=$7 san=$8 cmake=$9 uring=${10}
@@ -46,20 +49,22 @@ check_prefix() {
     [ -f "$incdir/ito/ito.h" ] || fail "includedir has no ito/ito.h"
     echo "$cflags" | grep -q -- '-fstack-clash-protection' || fail "pkg-config --cflags ito lacks -fstack-clash-protection"
     [ -f "$p/share/ito/gdb/ito.py" ] || fail "no gdb extension in share/ito/gdb"
+    if [ -n "$san" ]; then
+        echo " $libs " | grep -q -- " $san " || fail "pkg-config --libs ito lacks $san (a sanitizer build's runtime)"
+    fi
     if [ "$uring" = 1 ]; then
         echo "$slibs" | grep -q -- '-luring' || fail "pkg-config --static --libs ito lacks -luring"
     fi
     # the static libito by file name, its private dependencies from Libs.private
     static_libs=$(echo "$slibs" | sed 's/-lito\( \|$\)/-l:libito.a\1/')
-    run eval "\"\$cc\" \$san $cflags \"\$src/hello.c\" $libs -Wl,-rpath,\"\$pcdir\" -o \"\$out/pc_c_shared\""
-    run eval "\"\$cxx\" \$san -std=c++17 $cflags \"\$src/hello.cpp\" $libs -Wl,-rpath,\"\$pcdir\" -o \"\$out/pc_cxx_shared\""
-    run eval "\"\$cc\" \$san $cflags \"\$src/hello.c\" $static_libs -o \"\$out/pc_c_static\""
-    run eval "\"\$cxx\" \$san -std=c++17 $cflags \"\$src/hello.cpp\" $static_libs -o \"\$out/pc_cxx_static\""
+    run eval "\"\$cc\" $cflags \"\$src/hello.c\" $libs -Wl,-rpath,\"\$pcdir\" -o \"\$out/pc_c_shared\""
+    run eval "\"\$cxx\" -std=c++17 $cflags \"\$src/hello.cpp\" $libs -Wl,-rpath,\"\$pcdir\" -o \"\$out/pc_cxx_shared\""
+    run eval "\"\$cc\" $cflags \"\$src/hello.c\" $static_libs -o \"\$out/pc_c_static\""
+    run eval "\"\$cxx\" -std=c++17 $cflags \"\$src/hello.cpp\" $static_libs -o \"\$out/pc_cxx_static\""
     run "$cmake" -S "$src" -B "$out/cm" -G "$gen" -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_PREFIX_PATH="$p" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
         -DITO_EXPECT_PREFIX="$p" -DITO_EXPECT_VERSION="$version" \
-        -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
-        -DCMAKE_C_FLAGS="$san" -DCMAKE_CXX_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san"
+        -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx"
     run "$cmake" --build "$out/cm"
     for exe in pc_c_shared pc_cxx_shared pc_c_static pc_cxx_static \
                cm/hello_c_shared cm/hello_cxx_shared cm/hello_c_static cm/hello_cxx_static; do
