@@ -276,25 +276,19 @@ NI static int func_exit(void *fn, void *site)
     return rc;
 }
 
-NI int ito_regwin_func_enter(void *fn, void *site)
+/* An instrumentation hook while attached, as a call-out (H2); nothing inside another. */
+static inline __attribute__((always_inline)) int hook_guarded(int (*body)(void *, void *), void *fn, void *site)
 {
     if (ITOI_LIKELY(!atomic_load_explicit(&g_attached, memory_order_relaxed))) return ITO_OK;
     if (itoi_callout_depth != 0) return ITO_OK; /* H2: inside a hook or another call-out */
     itoi_callout_begin();
-    int rc = func_enter(fn, site);
+    int rc = body(fn, site);
     itoi_callout_end();
     return rc;
 }
 
-NI int ito_regwin_func_exit(void *fn, void *site)
-{
-    if (ITOI_LIKELY(!atomic_load_explicit(&g_attached, memory_order_relaxed))) return ITO_OK;
-    if (itoi_callout_depth != 0) return ITO_OK; /* H2 */
-    itoi_callout_begin();
-    int rc = func_exit(fn, site);
-    itoi_callout_end();
-    return rc;
-}
+NI int ito_regwin_func_enter(void *fn, void *site) { return hook_guarded(func_enter, fn, site); }
+NI int ito_regwin_func_exit(void *fn, void *site) { return hook_guarded(func_exit, fn, site); }
 
 /* ---- attaching a run ---- */
 

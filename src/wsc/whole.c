@@ -103,15 +103,13 @@ static bool reported_once(long r)
     }
 }
 
-static inline uint64_t kept_bit(int fd) { return itoi_wsc_kept_bit(fd); }
-
 /* itoi_wsc_kept_mask's bit of fd, made true again (under kept_lock). */
 static void mask_fix(int fd)
 {
     bool any = false;
-    for (int i = 0; i < KEPT_SLOTS && !any; i++) any = kept[i].err && kept_bit(kept[i].fd) == kept_bit(fd);
-    if (any) atomic_fetch_or_explicit(&itoi_wsc_kept_mask, kept_bit(fd), memory_order_relaxed);
-    else atomic_fetch_and_explicit(&itoi_wsc_kept_mask, ~kept_bit(fd), memory_order_relaxed);
+    for (int i = 0; i < KEPT_SLOTS && !any; i++) any = kept[i].err && itoi_wsc_kept_bit(kept[i].fd) == itoi_wsc_kept_bit(fd);
+    if (any) atomic_fetch_or_explicit(&itoi_wsc_kept_mask, itoi_wsc_kept_bit(fd), memory_order_relaxed);
+    else atomic_fetch_and_explicit(&itoi_wsc_kept_mask, ~itoi_wsc_kept_bit(fd), memory_order_relaxed);
 }
 
 static void keep_error(int fd, int err)
@@ -427,9 +425,9 @@ static bool waitall_where_it_applies(ito_sysreq_t *q, int *ctl_mode)
 
 /* A send's rest after a first part that moved `done` bytes (out of line: the common send,
  * whole at once, saves no registers for it). */
-static __attribute__((noinline)) long send_rest(ito_sysreq_t *q, const char *what, long done, uint64_t gen)
+static __attribute__((noinline)) long send_rest(ito_sysreq_t *q, const char *what, long done, size_t total,
+                                               uint64_t gen)
 {
-    size_t total = q->len < SSIZE_MAX ? q->len : SSIZE_MAX;
     if (!go_on(q, false)) return done;
     buf_rest_t x = {.buf = q->buf, .len = total};
     long last;
@@ -446,9 +444,10 @@ long itoi_wsc_whole(ito_sysreq_t *q, const char *what)
     if (q->op == ITO_SYS_RECV && !(q->flags & MSG_WAITALL)) return itoi_wsc_call(q, what);
     if (q->op == ITO_SYS_SEND && !(q->flags & MSG_FASTOPEN)) {
         uint64_t gen = atomic_load(gen_of(q->fd));
+        size_t total = q->len < SSIZE_MAX ? q->len : SSIZE_MAX;
         long r = itoi_wsc_call(q, what);
-        if (r <= 0 || (size_t)r >= (q->len < SSIZE_MAX ? q->len : SSIZE_MAX)) return r;
-        return send_rest(q, what, r, gen);
+        if (r <= 0 || (size_t)r >= total) return r;
+        return send_rest(q, what, r, total, gen);
     }
     return whole_any(q, what);
 }
