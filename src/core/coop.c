@@ -65,8 +65,10 @@ bool itoi_coop_expired(itoi_worker_t *w)
  * built by ito-cc (CPython's _posixsubprocess runs child_exec there), which only the
  * vfork caller itself is left without checks (returns_twice). The kernel thread id is
  * the one thing such a child does not share: one system call, made only when a check is
- * due (once a quantum), never on the checks' fast path. Found by an outside tester,
- * h66d, 2026-12-06 (test_coop_vfork). */
+ * due (once a quantum), never on the checks' fast path. Nothing cheaper tells the two
+ * apart: the child's stack pointer is within its parent's ULT stack, and its rseq area
+ * (unregistered by the kernel for a CLONE_VM child) still holds the parent's values.
+ * Found by an outside tester, h66d, 2026-12-06 (test_coop_vfork). */
 bool itoi_coop_other_thread(itoi_worker_t *w)
 {
     if (!w) return false;
@@ -97,7 +99,10 @@ bool itoi_coop_other_thread(itoi_worker_t *w)
  * A handler installed with SA_NODEFER, an empty sa_mask and no SA_ONSTACK is not told
  * apart, nor one of SIGURG off the alternate stack (coop.h). The flag was cleared and the budget refilled: the yield waits for the
  * next quantum. Kept set, every later point of the handler (and of a ULT that blocks a
- * handled signal, for as long as it does) would make these calls, microseconds each. */
+ * handled signal, for as long as it does) would make these calls, microseconds each.
+ * The mask is read at every due yield: a handler leaves no trace in memory that ito could
+ * read instead (it runs on the ULT's stack unless SA_ONSTACK, and the handlers are the
+ * program's, registered without ito). */
 bool itoi_coop_in_handler(itoi_worker_t *w)
 {
     if (!w || !w->cur) return false;

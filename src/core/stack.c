@@ -277,14 +277,13 @@ static void give_back(itoi_worker_t *w, itoi_call_t *call)
     itoi_stack_credits_flush(w);
     itoi_stack_t *head = w->free_stack;
     if (!head) return;
-    size_t n = 1;
     itoi_stack_t *tail = head;
-    for (; tail->next; tail = tail->next) n++; /* at most POOL_HIGH */
+    while (tail->next) tail = tail->next; /* at most POOL_HIGH; the count is kept (free_stack_n) */
     klass_t *k = &classes[itoi_rt.default_class];
     itoi_spin_lock(&k->lock);
     tail->next = k->free;
     k->free = head;
-    k->nfree += n;
+    k->nfree += atomic_load_explicit(&w->free_stack_n, memory_order_relaxed);
     itoi_spin_unlock(&k->lock);
     w->free_stack = NULL;
     atomic_store_explicit(&w->free_stack_n, 0, memory_order_relaxed);

@@ -164,6 +164,25 @@ void itoi_wsc_closing(int fd)
     if (itoi_wsc_kept_any(fd)) (void)kept_take(fd); /* the error was the old file's */
 }
 
+/* The rules the whole-transfer loop (whole_any) and the fast paths of itoi_wsc_whole
+ * share, written once here. Inline and cheap: a fast path whose op is known folds each to
+ * one flag test. */
+/* A receive asked to wait for all its bytes (MSG_WAITALL): only then may its parts go on
+ * (waitall_where_it_applies says whether they do). */
+static inline bool waitall_asked(const ito_sysreq_t *q)
+{
+    return (q->op == ITO_SYS_RECV || q->op == ITO_SYS_RECVMSG) && (q->flags & MSG_WAITALL);
+}
+
+/* A TCP Fast Open send: its first part may only start the connect (whole_any). */
+static inline bool fastopen_send(const ito_sysreq_t *q)
+{
+    return (q->flags & MSG_FASTOPEN) && (q->op == ITO_SYS_SEND || q->op == ITO_SYS_SENDMSG);
+}
+
+/* The bytes a buffer transfer asks for, as a count can say them. */
+static inline size_t buf_total(const ito_sysreq_t *q) { return q->len < SSIZE_MAX ? q->len : SSIZE_MAX; }
+
 /* Whether a call that moved part of its bytes goes on (see above). */
 static bool go_on(const ito_sysreq_t *q, bool waitall)
 {
@@ -393,7 +412,7 @@ static long rest_vec(ito_sysreq_t *q, const char *what, size_t done, size_t tota
 static bool waitall_where_it_applies(ito_sysreq_t *q, int *ctl_mode)
 {
     *ctl_mode = CTL_NEVER;
-    if ((q->op != ITO_SYS_RECV && q->op != ITO_SYS_RECVMSG) || !(q->flags & MSG_WAITALL)) return false;
+    if (!waitall_asked(q)) return false;
     int type = 0;
     socklen_t tl = sizeof type;
     if ((q->flags & MSG_PEEK) ||
@@ -423,12 +442,12 @@ static bool waitall_where_it_applies(ito_sysreq_t *q, int *ctl_mode)
     return true;
 }
 
-/* A send's rest after a first part that moved `done` bytes (out of line: the common send,
- * whole at once, saves no registers for it). */
-static __attribute__((noinline)) long send_rest(ito_sysreq_t *q, const char *what, long done, size_t total,
-                                               uint64_t gen)
+/* A buffer transfer's rest after a first part that moved `done` bytes, if it goes on (out
+ * of line: the common send, whole at once, saves no registers for it). */
+static __attribute__((noinline)) long buf_rest(ito_sysreq_t *q, const char *what, long done, size_t total,
+                                              uint64_t gen, bool waitall)
 {
-    if (!go_on(q, false)) return done;
+    if (!go_on(q, waitall)) return done;
     buf_rest_t x = {.buf = q->buf, .len = total};
     long last;
     return rest(q, what, (size_t)done, total, gen, aim_buf, &x, &last);
@@ -438,16 +457,16 @@ static __attribute__((noinline)) long whole_any(ito_sysreq_t *q, const char *wha
 
 long itoi_wsc_whole(ito_sysreq_t *q, const char *what)
 {
-    /* The common cases first, as whole_any would run them: a receive without MSG_WAITALL
-     * is one call (its parts never go on), a send without MSG_FASTOPEN one call and its
-     * rest (MSG_WAITALL means nothing to a send). */
-    if (q->op == ITO_SYS_RECV && !(q->flags & MSG_WAITALL)) return itoi_wsc_call(q, what);
-    if (q->op == ITO_SYS_SEND && !(q->flags & MSG_FASTOPEN)) {
+    /* The common cases first, as whole_any would run them, by its rules: a receive without
+     * MSG_WAITALL is one call (its parts never go on), a send without MSG_FASTOPEN one call
+     * and its rest (MSG_WAITALL means nothing to a send). */
+    if (q->op == ITO_SYS_RECV && !waitall_asked(q)) return itoi_wsc_call(q, what);
+    if (q->op == ITO_SYS_SEND && !fastopen_send(q)) {
         uint64_t gen = atomic_load(gen_of(q->fd));
-        size_t total = q->len < SSIZE_MAX ? q->len : SSIZE_MAX;
+        size_t total = buf_total(q);
         long r = itoi_wsc_call(q, what);
         if (r <= 0 || (size_t)r >= total) return r;
-        return send_rest(q, what, r, total, gen);
+        return buf_rest(q, what, r, total, gen, false);
     }
     return whole_any(q, what);
 }
@@ -467,8 +486,7 @@ static long whole_any(ito_sysreq_t *q, const char *what)
      * says), and later parts never carry the flag (on the connected socket it is EISCONN).
      * Until 2026-12-06 ito_sendmsg failed with EINPROGRESS and sent nothing (found by an
      * outside tester, h66c: a proxy opening its backend connection with TFO). */
-    if (ITOI_UNLIKELY(q->flags & MSG_FASTOPEN) && (q->op == ITO_SYS_SEND || q->op == ITO_SYS_SENDMSG) &&
-        !(q->flags & MSG_DONTWAIT)) {
+    if (ITOI_UNLIKELY(fastopen_send(q)) && !(q->flags & MSG_DONTWAIT)) {
         q->flags &= ~MSG_FASTOPEN;
         if (r == -EINPROGRESS) return itoi_wsc_whole(q, what);
     }
@@ -477,14 +495,12 @@ static long whole_any(ito_sysreq_t *q, const char *what)
     switch (q->op) {
     case ITO_SYS_WRITEV: total = iov_bytes(q->iov, q->iovcnt); break;
     case ITO_SYS_SENDMSG: case ITO_SYS_RECVMSG: total = iov_bytes(q->msg->msg_iov, (int)q->msg->msg_iovlen); break;
-    default: total = q->len < SSIZE_MAX ? q->len : SSIZE_MAX; break;
+    default: /* a buffer: its rest goes on as a send's (buf_rest) */
+        total = buf_total(q);
+        return done >= total ? r : buf_rest(q, what, r, total, gen, waitall);
     }
     if (done >= total || !go_on(q, waitall)) return r;
     if (q->op == ITO_SYS_RECVMSG && ctl_stops(q->msg, ctl_mode))
         return r; /* descriptors came with the first part: the call ends there (aim_vec) */
-    if (q->op == ITO_SYS_WRITEV || q->op == ITO_SYS_SENDMSG || q->op == ITO_SYS_RECVMSG)
-        return rest_vec(q, what, done, total, gen, ctl_cap, ctl_mode);
-    buf_rest_t x = {.buf = q->buf, .len = total};
-    long last;
-    return rest(q, what, done, total, gen, aim_buf, &x, &last);
+    return rest_vec(q, what, done, total, gen, ctl_cap, ctl_mode);
 }

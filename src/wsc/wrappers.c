@@ -539,7 +539,7 @@ static long send_in_tries(ito_sysreq_t *q, const char *what)
 ssize_t ito_sendmsg(int fd, const struct msghdr *msg, int flags)
 {
     ito_sysreq_t q = {.op = ITO_SYS_SENDMSG, .fd = fd, .msg = (struct msghdr *)msg, .flags = flags};
-    if (!itoi_wsc_op_valid(&q)) return ret(itoi_wsc_op_errno(&q));
+    if (!itoi_wsc_op_ok(&q)) return ret(itoi_wsc_op_errno(&q));
     if (!(flags & MSG_DONTWAIT) && ITOI_UNLIKELY(to_unix_address(msg))) /* (see send_in_tries) */
         return ret(KEEP_ERRNO(send_in_tries(&q, "sendmsg")));
     return ret(KEEP_ERRNO(itoi_wsc_whole(&q, "sendmsg")));
@@ -571,7 +571,7 @@ int ito_accept(int fd, struct sockaddr *addr, socklen_t *addrlen) { return ito_a
 static int connect_impl(int fd, const struct sockaddr *addr, socklen_t len)
 {
     ito_sysreq_t q = {.op = ITO_SYS_CONNECT, .fd = fd, .addr = (struct sockaddr *)addr, .addr_len = len};
-    if (!itoi_wsc_op_valid(&q)) return (int)ret(itoi_wsc_op_errno(&q));
+    if (!itoi_wsc_op_ok(&q)) return (int)ret(itoi_wsc_op_errno(&q));
     /* The socket's identity, for the loop below: its pauses wait on no descriptor, so an
      * ito_close of fd meanwhile does not end them, and the loop went on with the socket
      * that took the number (connecting it; found by an outside tester, h62b, 2026-12-05:

@@ -278,7 +278,6 @@ static inline __attribute__((always_inline)) bool itoi_wsc_op_ok(const ito_sysre
     default: return true;
     }
 }
-bool itoi_wsc_op_valid(const ito_sysreq_t *q); /* itoi_wsc_op_ok, out of line */
 int itoi_wsc_op_errno(const ito_sysreq_t *q); /* -EBADF, -EFAULT or -EINVAL for an invalid q */
 /* A request as ito_sys_post takes it: ITO_OK, ITO_EINVAL (bad arguments, a continuation
  * frame that is not live), ITO_ERANGE (its entry is not in the frame). */
@@ -400,9 +399,6 @@ static inline struct io_uring_sqe *itoi_uring_sqe(itoi_worker_t *w, itoi_wscw_t 
     return sqe;
 }
 
-/* The length an SQE asks for (itoi_wsc_rw_len): computed in the cases that have one. */
-static inline unsigned itoi_uring_rw_len(const ito_sysreq_t *q) { return (unsigned)itoi_wsc_rw_len(q->len); }
-
 /* Prepare an SQE for record r with q's arguments, `more` or-ed into a send's flags (q->op
  * checked at the post): 0 queued, 1 no opcode for it or no SQE (the caller then buffers it
  * whole). Inline into the posting path (area.c, submit): a call there saved four
@@ -415,16 +411,16 @@ static inline __attribute__((always_inline)) int itoi_uring_queue(itoi_wscw_t *a
     if (!sqe) return 1; /* also for good once the kernel refused io_uring_enter (ring_refused) */
     switch (q->op) {
     case ITO_SYS_NOP: io_uring_prep_nop(sqe); break;
-    case ITO_SYS_READ: io_uring_prep_read(sqe, q->fd, q->buf, itoi_uring_rw_len(q), (uint64_t)-1); break;
-    case ITO_SYS_WRITE: io_uring_prep_write(sqe, q->fd, q->buf, itoi_uring_rw_len(q), (uint64_t)-1); break;
-    case ITO_SYS_PREAD: io_uring_prep_read(sqe, q->fd, q->buf, itoi_uring_rw_len(q), (uint64_t)q->offset); break;
-    case ITO_SYS_PWRITE: io_uring_prep_write(sqe, q->fd, q->buf, itoi_uring_rw_len(q), (uint64_t)q->offset); break;
+    case ITO_SYS_READ: io_uring_prep_read(sqe, q->fd, q->buf, (unsigned)itoi_wsc_rw_len(q->len), (uint64_t)-1); break;
+    case ITO_SYS_WRITE: io_uring_prep_write(sqe, q->fd, q->buf, (unsigned)itoi_wsc_rw_len(q->len), (uint64_t)-1); break;
+    case ITO_SYS_PREAD: io_uring_prep_read(sqe, q->fd, q->buf, (unsigned)itoi_wsc_rw_len(q->len), (uint64_t)q->offset); break;
+    case ITO_SYS_PWRITE: io_uring_prep_write(sqe, q->fd, q->buf, (unsigned)itoi_wsc_rw_len(q->len), (uint64_t)q->offset); break;
     case ITO_SYS_READV: io_uring_prep_readv(sqe, q->fd, q->iov, (unsigned)q->iovcnt, (uint64_t)q->offset); break;
     case ITO_SYS_WRITEV: io_uring_prep_writev(sqe, q->fd, q->iov, (unsigned)q->iovcnt, (uint64_t)q->offset); break;
     case ITO_SYS_SEND:
-        io_uring_prep_send(sqe, q->fd, q->buf, itoi_uring_rw_len(q), q->flags | more | MSG_NOSIGNAL);
+        io_uring_prep_send(sqe, q->fd, q->buf, (unsigned)itoi_wsc_rw_len(q->len), q->flags | more | MSG_NOSIGNAL);
         break;
-    case ITO_SYS_RECV: io_uring_prep_recv(sqe, q->fd, q->buf, itoi_uring_rw_len(q), q->flags); break;
+    case ITO_SYS_RECV: io_uring_prep_recv(sqe, q->fd, q->buf, (unsigned)itoi_wsc_rw_len(q->len), q->flags); break;
     case ITO_SYS_SENDMSG: io_uring_prep_sendmsg(sqe, q->fd, q->msg, (unsigned)(q->flags | more | MSG_NOSIGNAL)); break;
     case ITO_SYS_RECVMSG: io_uring_prep_recvmsg(sqe, q->fd, q->msg, (unsigned)q->flags); break;
     case ITO_SYS_ACCEPT: io_uring_prep_accept(sqe, q->fd, q->addr, q->addrlen, q->flags); break;
