@@ -174,7 +174,13 @@
  * place wrote into that file; with close(2) and write(2) the same race ends the same way).
  * To stop a loop such as an accept loop without that
  * race, cancel its ULT (ito_cancel_io: a cancellation asked while it is not waiting is
- * kept for its next wrapper call), join it, then close.
+ * kept for its next wrapper call), join it, then close. The cancellation ends whichever
+ * wrapper call comes next, not necessarily the accept: a loop that makes other calls
+ * between accepts (a "busy" reply, a log line; ito_close leaves it kept) must also check a stop
+ * flag that is set before ito_cancel_io, at the top of each round, or it may go back to
+ * waiting in accept after the cancellation was spent elsewhere (an HTTP server's acceptor
+ * that sent 503 to a connection over its limit hung its shutdown so; outside tester h72e,
+ * 2026-12-07).
  *
  * errno: its value belongs to the ULT (a switch saves and restores it, see thread.h), but
  * glibc keeps it at a per-kernel-thread address, and a ULT that waits may resume on another

@@ -101,12 +101,25 @@ void itoi_sleep_end(itoi_worker_t *w)
         if (sleep_hooks.b[i]) ((itoi_postsleep_fn)sleep_hooks.b[i])(w);
 }
 
+/* epoll's timeout is not an exact timer: the kernel lets it end late by a slack that grows
+ * with its length (select_estimate_accuracy: 0.1 % of it, 0.5 % for a niced thread, at most
+ * 100 ms; the thread's timer slack, 50 us, when that is less). Passing the whole time to
+ * the deadline woke an idle server's 4 s I/O deadline 4 ms late, 20 ms when niced (outside
+ * tester h72e, 2026-12-07). So a sleep longer than 8 ms asks for 1/128 less, which even that
+ * slack cannot carry past the deadline, and the worker, woken early, sleeps again for the
+ * rest: each round leaves less than 1/128 of the one before, and a rest of 8 ms or less
+ * has a slack no larger than the timer slack. A 15 s wait takes three sleeps. */
+static uint64_t epoll_timeout_ns(uint64_t d)
+{
+    return d > 8000000u ? d - (d >> 7) : d;
+}
+
 void itoi_idlewait_sleep(itoi_worker_t *w, uint64_t deadline)
 {
     struct epoll_event evs[8];
     struct timespec ts, *tp = NULL;
     if (deadline != ITO_FOREVER) {
-        uint64_t now = itoi_now_ns(), d = deadline > now ? deadline - now : 0;
+        uint64_t now = itoi_now_ns(), d = epoll_timeout_ns(deadline > now ? deadline - now : 0);
         ts.tv_sec = (time_t)(d / 1000000000u);
         ts.tv_nsec = (long)(d % 1000000000u);
         tp = &ts;
