@@ -890,7 +890,7 @@ static inline void itoi_fault_window_rearm(void)
  * without ITOI_FAULT_INJECTION. */
 static inline bool itoi_fault_waitpost(void) { return itoi_fault_hit(ITOI_FAULT_WAITPOST); }
 /* Whether this is the N-th continuation sent by the I/O path (a device's event, a request's
- * completion: itoi_zwt_continue_io, itoi_zwt_fire_take) after ito_init (ITO_FAULT_IOCONT=N):
+ * completion: itoi_zwt_continue_io, itoi_zwt_fire_looked) after ito_init (ITO_FAULT_IOCONT=N):
  * it then sleeps 50 ms after it validated its frame and before it takes its count, as if
  * the OS had descheduled its worker there. False without ITOI_FAULT_INJECTION. */
 static inline bool itoi_fault_iocont(void) { return itoi_fault_hit(ITOI_FAULT_IOCONT); }

@@ -378,11 +378,12 @@ static inline __attribute__((always_inline)) void complete_continue(itoi_worker_
         ITOI_BUMP(w->n_side_run);
         return;
     }
-    /* The poller runs it after the reap, unless a worker is idle: it may steal it from the
-     * ready queue (a receiver that computes is then not serialized behind the others). */
-    if (a->reaping && a->ndirect < ITOI_WSC_DIRECT &&
-        atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) == 0) {
-        itoi_unit_t *u = itoi_zwt_fire_take(w, f, entry, (uint64_t)res);
+    /* The poller's reap continues inside its look at the frame (wsc_poll), and runs what it
+     * makes ready after the reap, unless a worker is idle: it may steal it from the ready
+     * queue (a receiver that computes is then not serialized behind the others). */
+    if (a->reaping) {
+        bool take = a->ndirect < ITOI_WSC_DIRECT && atomic_load_explicit(&itoi_rt.want_work, memory_order_relaxed) == 0;
+        itoi_unit_t *u = itoi_zwt_fire_looked(w, &a->look, f, entry, (uint64_t)res, take);
         if (u) {
             ITOI_BUMP(w->n_units_ready); /* made ready now, run after the reap */
             a->direct[a->ndirect++] = u;
@@ -772,6 +773,7 @@ static size_t wsc_poll(itoi_worker_t *w, size_t budget)
     a->reaping = true;
     if (a->uring && a->inflight) did += itoi_uring_reap(w, a);
     if (a->nwaiting) did += itoi_ready_poll(w, a);
+    itoi_zwt_look_close(&a->look); /* before any program code runs: it may destroy the frame */
     a->reaping = false;
     /* The continuations that became ready, at once and in completion order. What they post
      * or complete meanwhile takes the ordinary paths (reaping is off). */

@@ -36,6 +36,7 @@
 
 #include "ito/syscall.h"
 #include "../core/itoi.h"
+#include "../zwt/zwt.h"
 
 #if defined(ITOI_HAVE_URING)
 #include <liburing.h>
@@ -157,6 +158,9 @@ typedef struct itoi_wscw {
     bool reaping;
     unsigned ndirect;
     itoi_unit_t *direct[ITOI_WSC_DIRECT];
+    itoi_zlook_t look;          /* while `reaping`: the look at the frame of the last continuation
+                                 * (zwt.h), kept for the next completion of the same frame; closed
+                                 * before the taken continuations run */
     /* latency bound (area.c, flush_timer_fire): a timer that ticks every half bound while
      * requests are buffered; a bucket still there at two ticks in a row is flushed */
     itoi_timer_t flush_timer;

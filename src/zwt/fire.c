@@ -59,7 +59,7 @@ static void clear_fired(itoi_zentry_t *e)
     } while (!atomic_compare_exchange_weak_explicit(&e->waiter, &v, to, memory_order_acq_rel, memory_order_acquire));
 }
 
-/* `take` (the worker's own completion path, itoi_zwt_fire_take): an entry that becomes
+/* `take` (the worker's own completion path, itoi_zwt_fire_looked): an entry that becomes
  * ready (ITOI_ZS_QUEUED) is handed back in *taken instead of going to a queue. `io`: the
  * completion of a split-phase request continues as the kernel, whoever reaps it (its
  * poster's mode was checked at the post). */
@@ -181,10 +181,23 @@ int ito_continue_value(ito_frame_t *f, int entry, uint64_t value) { return conti
 
 int itoi_zwt_continue_io(ito_frame_t *f, int entry, uint64_t value) { return continue_any(f, entry, 1, value, true); }
 
-itoi_unit_t *itoi_zwt_fire_take(itoi_worker_t *w, ito_frame_t *f, int entry, uint64_t value)
+itoi_unit_t *itoi_zwt_fire_looked(itoi_worker_t *w, itoi_zlook_t *lk, ito_frame_t *f, int entry, uint64_t value,
+                                  bool take)
 {
+    if (ITOI_UNLIKELY(f != lk->h)) { /* another frame (or the reap's first): move the look */
+        itoi_zwt_look_close(lk);
+        struct ito_frame *fr = itoi_frame_get(f);
+        if (ITOI_UNLIKELY(!fr)) return NULL; /* a stale frame: dropped, as ito_continue_value */
+        if (ITOI_UNLIKELY(!itoi_frame_look(fr, f))) {
+            itoi_frame_look_end(fr);
+            return NULL; /* destroyed meanwhile: dropped */
+        }
+        lk->h = f;
+        lk->fr = fr;
+    }
     itoi_unit_t *u = NULL;
-    (void)do_continue(w, f, entry, 1, value, &u, true); /* refused (a stale frame): dropped, as ito_continue_value */
+    /* refused (a bad entry, a destroy deciding in io_fire_live): dropped, as ito_continue_value */
+    (void)do_continue_at(w, f, entry, 1, value, take ? &u : NULL, true, lk->fr);
     return u;
 }
 

@@ -14,7 +14,7 @@
  *    second time, so it ran more often than it was fired and the run queue broke, found
  *    by a misuse test re-arming and firing one entry from two threads.) One exception to
  *    "ready": a request's completion reaped by its worker's poller takes
- *    the ready entry (itoi_zwt_fire_take) and the poller runs it at once on the same
+ *    the ready entry (itoi_zwt_fire_looked) and the poller runs it at once on the same
  *    scheduler context (src/wsc/area.c, wsc_poll), counted as made ready and run; not
  *    while some worker is idle (it may steal the entry from the queue instead).
  *  - `waiter` is used only by entries without code: 0 (armed), FIRED, or the ULT that
@@ -51,14 +51,18 @@
  *    a waiter that had looked before a destroy still CASed the old entry's address in
  *    the next life, which could be data: test_zwt_wait_reshape.) The I/O path's
  *    continuations (a device's event, a request's completion: itoi_zwt_continue_io,
- *    itoi_zwt_fire_take), which may come after a destroy the program was allowed to make
+ *    itoi_zwt_fire_looked), which may come after a destroy the program was allowed to make
  *    (a request in flight), look too; one that reserves the firing of an entry with code
  *    re-reads the waiter word (seq_cst) and, finding DEAD, lets the destroy decide: FREE
  *    drops the firing, a word given back lets it go on; the destroy re-reads the sync word
  *    after each DEAD mark (seq_cst) and gives the word back (ITO_EBUSY) if it was queued
  *    meanwhile (fire.c io_fire_live; until 2026-12-06 such a completion took a count from
  *    the data of a frame created in the memory, or queued a ZWT of the destroyed frame:
- *    test_zwt_io_cont_race, found by an outside tester, h64g). A waiter installs
+ *    test_zwt_io_cont_race, found by an outside tester, h64g). A worker's poller keeps
+ *    one look open across the completions of a reap, moved when the frame changes and
+ *    closed before the continuations it took run (itoi_zlook_t, below; until 2026-12-07
+ *    each completion looked on its own: two locked read-modify-writes per request, about
+ *    a tenth of a Fig. 11 call's time on an Intel host). A waiter installs
  *    itself tagged ITOI_ZW_CHECKING while it re-reads the code (a set may have given the
  *    entry code after its first read; then it backs out), and everyone but a firing
  *    waits the tag out; a firing readies the ULT at once, and the post action then
@@ -161,14 +165,9 @@ int itoi_zwt_setup(void);                   /* once per ito_init, on first use *
 extern itoi_zworker_t *itoi_zws;            /* one per worker (frame.c), set up before any ZWT runs */
 static inline itoi_zworker_t *itoi_zwt_worker(itoi_worker_t *w) { return &itoi_zws[w->index]; }
 void itoi_zwt_run(itoi_worker_t *w, itoi_unit_t *u); /* the unit's run: the entry's code */
-/* ito_continue_value from worker w's scheduler context, for a caller that runs the entry
- * itself: if this continuation makes an entry with code ready, the entry is marked queued
- * and returned (the caller runs it with itoi_unit_run_now); NULL otherwise (not ready yet,
- * a waiting ULT woken, or refused as ito_continue_value would refuse it). */
-itoi_unit_t *itoi_zwt_fire_take(itoi_worker_t *w, ito_frame_t *f, int entry, uint64_t value);
 /* ito_continue_value for the runtime's own I/O, which continues as the kernel (the I/O
  * controller): a device's event, and the completion of a split-phase request
- * (itoi_zwt_fire_take's too), whoever reaps it, since its poster's mode was checked at the
+ * (itoi_zwt_fire_looked's too), whoever reaps it, since its poster's mode was checked at the
  * post (a kernel-mode continuation reaped by the poller, which counted as a user thread,
  * was refused and dropped; found by an outside tester, 2026-12-05). */
 int itoi_zwt_continue_io(ito_frame_t *f, int entry, uint64_t value);
@@ -271,6 +270,34 @@ static inline itoi_zentry_t *itoi_zwt_entry(ito_frame_t *h, int entry, int *rc)
         return NULL;
     }
     return itoi_zwt_entry_of(f, entry, rc);
+}
+
+/* A look (itoi_frame_look) that a worker's poller keeps open across the completions of one
+ * reap (src/wsc/area.c, wsc_poll): consecutive completions that continue entries of the
+ * same frame (a bucket's requests usually do) check the handle and count the look once,
+ * not once each (two locked read-modify-writes and the handle's check per completion).
+ * No program code runs while it is open (the continuations the poller takes run after
+ * the reap, once it is closed), so a destroy waits at most for the rest of the reap; what
+ * a completion sees inside it is what it would see in a look of its own that a destroy
+ * overlaps (io_fire_live decides). `h` NULL: none open. */
+typedef struct itoi_zlook {
+    ito_frame_t *h;
+    struct ito_frame *fr;
+} itoi_zlook_t;
+/* ito_continue_value as the I/O path's (itoi_zwt_continue_io), from worker w's poller
+ * inside the look lk (opened, or moved to f's frame, as needed). With `take`, an entry with
+ * code that this continuation makes ready is marked queued and returned instead (the
+ * poller runs it with itoi_unit_run_now); else it is made ready on w. NULL otherwise (not
+ * ready yet, a waiting ULT woken, or refused as ito_continue_value would refuse it). */
+itoi_unit_t *itoi_zwt_fire_looked(itoi_worker_t *w, itoi_zlook_t *lk, ito_frame_t *f, int entry, uint64_t value,
+                                  bool take);
+/* Close lk's look, if open (the end of the reap). */
+static inline void itoi_zwt_look_close(itoi_zlook_t *lk)
+{
+    if (lk->h) {
+        itoi_frame_look_end(lk->fr);
+        lk->h = NULL;
+    }
 }
 
 #endif
