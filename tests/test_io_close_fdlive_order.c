@@ -11,12 +11,19 @@
  * tree it reported the race in 3 of 3 runs before the fix (the count is now lowered with
  * a release store, which the closer's acquire load pairs with). Outside TSan it checks
  * the results: the waiter ends with ETIMEDOUT or EBADF, the close returns 0.
- * Found by an outside tester, h65c, 2026-12-06. */
+ * Found by an outside tester, h65c, 2026-12-06.
+ * The closer starts its clock once the wait is registered (the test's own wrapper of
+ * epoll_ctl sees the ADD): a waiter whose worker was off its CPU past the deadline began
+ * its receive on a descriptor being closed, the test's own race, which TSan reported
+ * (the call's fstat against the close) in 1 of 6-10 runs at load 15 with a 5 ms
+ * deadline (h71d) and still in 3 of 12 at 15 ms (h72b, 2026-12-07). That orders the
+ * wait's start before the close, not its end, which is what this test is about. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -26,15 +33,21 @@
 static int sv[2];
 static _Atomic uint64_t deadline; /* set by the waiter as it starts (0: not yet) */
 static atomic_int a_res, b_res;
+static atomic_int watch_fd = -1, added; /* the wait on watch_fd is registered */
+static atomic_int raced;                /* rounds whose close came while the wait was registered */
+
+int __real_epoll_ctl(int ep, int op, int fd, struct epoll_event *ev);
+int __wrap_epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
+{
+    int rc = __real_epoll_ctl(ep, op, fd, ev);
+    if (rc == 0 && op == EPOLL_CTL_ADD && fd == atomic_load(&watch_fd)) atomic_store(&added, 1);
+    return rc;
+}
 
 static void *waiter(void *p)
 {
     (void)p;
     char c;
-    /* Long enough that the wait has begun by then. A waiter whose worker was off its CPU
-     * for longer (load 15-20, TSan) began its receive after the deadline, on a descriptor
-     * the closer was closing: the test's own race, reported by TSan (the call's fstat
-     * against the close) in 1 of 6-10 runs at 5 ms (h71d, 2026-12-07). */
     uint64_t d = ito_deadline_in(15000000);
     atomic_store(&deadline, d); /* the closer starts from here: before the wait, so this
                                  * orders nothing of the wait's end before the close */
@@ -50,6 +63,9 @@ static void *closer(void *p)
 {
     uint64_t d;
     while ((d = atomic_load(&deadline)) == 0) { }
+    /* the wait registered, or the receive over without one (it began past its deadline) */
+    while (!atomic_load(&added) && atomic_load(&a_res) == 0) { }
+    if (atomic_load(&added)) atomic_fetch_add(&raced, 1);
     uint64_t at = d + (uint64_t)(uintptr_t)p;
     while (ito_now_ns() < at) { /* no yield, no sync with worker 0 */ }
     atomic_store(&b_res, ito_close(sv[0]) == 0 ? 1 : 200 + errno);
@@ -67,6 +83,9 @@ int main(void)
     for (int i = 0; i < 300; i++) {
         CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
         atomic_store(&deadline, 0);
+        atomic_store(&a_res, 0);
+        atomic_store(&added, 0);
+        atomic_store(&watch_fd, sv[0]);
         ito_thread_t ta, tb;
         ito_test_create_on(&ta, 0, waiter, NULL);
         ito_test_create_on(&tb, 1, closer, (void *)(uintptr_t)(20000 + (i % 20) * 10000));
@@ -78,6 +97,7 @@ int main(void)
         }
         close(sv[1]);
     }
+    CHECK(atomic_load(&raced) > 0); /* the wrapper saw the waits: the test tested something */
     CHECK_OK(ito_finalize());
     TEST_DONE();
 }
