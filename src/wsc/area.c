@@ -534,14 +534,10 @@ void itoi_wsc_cancel(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, int why
 
 /* ---- posting and flushing ---- */
 
-/* itoi_wsc_op_ok out of line; inline (wsc.h) in the wrappers and in the posting path
- * (req_check): no call and no second range test there. */
-bool itoi_wsc_op_valid(const ito_sysreq_t *q) { return itoi_wsc_op_ok(q); }
-
 /* Why a wrapper's request is not valid, in the kernel's order (a negative errno): a
  * negative pread/pwrite offset EINVAL, then a descriptor that is not open EBADF, then
  * EFAULT for a NULL buffer, vector, message, address or path, EINVAL for the rest (a
- * vector count out of 0..1024, no poll events). Only called when itoi_wsc_op_valid said
+ * vector count out of 0..1024, no poll events). Only called when itoi_wsc_op_ok said
  * no, so the fcntl costs nothing on a good call. Errors the kernel finds in an open
  * descriptor before the pointer (ESPIPE, ENOTSOCK, EBADF for the access mode) are not
  * reproduced: EFAULT (syscall.h). */
