@@ -12,7 +12,6 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,22 +22,14 @@
 #define CLIENTS 8
 #define MESSAGES 100
 
-/* Send all len bytes (a send may take fewer); false when the peer is gone. */
-static bool send_all(int fd, const char *p, size_t len)
-{
-    ssize_t m = 0;
-    for (size_t off = 0; off < len; off += (size_t)m)
-        if ((m = ito_send(fd, p + off, len - off, 0)) <= 0) return false;
-    return true;
-}
-
 /* One connection: echo until the client closes. */
 static void *serve(void *arg)
 {
     int fd = (int)(intptr_t)arg;
     char buf[4096];
     ssize_t n;
-    while ((n = ito_recv(fd, buf, sizeof buf, 0)) > 0 && send_all(fd, buf, (size_t)n)) {
+    /* ito_send returns when every byte is sent (syscall.h, "Whole transfers"): no loop */
+    while ((n = ito_recv(fd, buf, sizeof buf, 0)) > 0 && ito_send(fd, buf, (size_t)n, 0) == n) {
     }
     ito_close(fd);
     return NULL;
