@@ -180,7 +180,9 @@
  * flag that is set before ito_cancel_io, at the top of each round, or it may go back to
  * waiting in accept after the cancellation was spent elsewhere (an HTTP server's acceptor
  * that sent 503 to a connection over its limit hung its shutdown so; outside tester h72e,
- * 2026-12-07).
+ * 2026-12-07). A server that stops on SIGTERM can wait for it in a ULT: block the signal
+ * in the main thread before ito_init (the workers inherit the mask), then ito_read a
+ * signalfd(2) of it (both backends; checked by the same tester's server).
  *
  * errno: its value belongs to the ULT (a switch saves and restores it, see thread.h), but
  * glibc keeps it at a per-kernel-thread address, and a ULT that waits may resume on another
