@@ -312,9 +312,11 @@ int ito_barrier_wait(ito_barrier_t *b);
  * call returns after fn has returned (and sees what it wrote). A C++ fn that throws is as
  * with std::call_once: the exception reaches that caller, fn counts as not run, and the
  * next caller (a waiting one, or a later one) runs it again. fn must return (or throw):
- * a fn that ends its ULT with ito_exit leaves the object running for ever, so every later
- * caller waits for ever (and one whose ULT reuses the ended runner's descriptor gets
- * ITO_EDEADLK).
+ * a fn that ends its ULT with ito_exit, or leaves by longjmp (an interpreter's error, such
+ * as a Lua error raised in code fn calls; a setjmp-based try/catch), leaves the object
+ * running for ever, so every later caller waits for ever (the ULT that longjmped out, and
+ * one whose ULT reuses an ended runner's descriptor, get ITO_EDEADLK): catch such errors
+ * inside fn.
  * @return ITO_OK; ITO_EINVAL if o or fn is NULL, or if o holds what no once object holds
  * (o has no init and no mark: most garbage is caught, not all; the storage of a destroyed
  * object of another type always is); ITO_EDEADLK if fn itself

@@ -119,7 +119,9 @@ typedef void *(*ito_fn_t)(void *arg);
  * larger than the guard still hits it. Stacks are executable when the program asks for
  * executable stacks at ito_init's first stack (PT_GNU_STACK with PF_X in the executable or
  * a library then loaded, as glibc makes thread stacks executable: a GCC nested function's
- * trampoline), else not. */
+ * trampoline), else not. The 64 KiB default suits plain C; an interpreter run in a ULT
+ * needs far more (Lua 5.4 at its limit of 200 nested C calls overflowed 256 KiB and ran in
+ * 1 MiB; outside tester h72d), as does deep recursion: set stack_size. */
 #define ITO_STACK_MIN ((size_t)8 << 10)
 #define ITO_STACK_MAX ((size_t)1 << 30) /**< see ITO_STACK_MIN */
 
