@@ -82,7 +82,20 @@
  * ITO_ESTATE). Calls that work without a runtime (ito_strerror, the version, keys,
  * destroying sync objects, streams and channels, a stream's or channel's stats) act on the
  * child's copy of the memory only. The child may exec or exit; the parent is unaffected. A
- * process that forks without a runtime may start one in the child.
+ * ULT that forked is the child's only thread: its return from its function ends the child
+ * as exit(0) does (as the return of a process's last thread; until 2026-12-07 it died of
+ * SIGSEGV), ito_exit fails there (ITO_ENOTULT), and nothing else of the parent's runs in
+ * the child. posix_spawn(3) from a ULT is the lighter way to start a program (its child
+ * runs no ito code); either way the new program inherits the worker's signal mask (the
+ * mask of the thread that called ito_init, with SIGURG open: a signal blocked there for a
+ * signalfd stays blocked in the child: posix_spawnattr_setsigmask gives it another) and
+ * the process's ignored signals (SIG_IGN of SIGPIPE), and none of ito's own descriptors
+ * (io_uring, epoll, eventfd, timerfd: all close on exec). A job runner's ULT per child:
+ * pipes made with pipe2(O_CLOEXEC), ito_write to the child's stdin and ito_read or ito_poll
+ * on its stdout and stderr, the pidfd wait above (or a signalfd of SIGCHLD read with
+ * ito_read), ito_io_deadline or an ito_poll timeout for a child that hangs; ito_write to a
+ * child that has stopped reading raises SIGPIPE as write(2) does (ignore it to get EPIPE).
+ * A process that forks without a runtime may start one in the child.
  *
  * A ULT is a stackful thread scheduled by ito: it runs until it yields, blocks on an
  * ito synchronization object, joins, or exits. ULTs are created joinable unless

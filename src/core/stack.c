@@ -207,7 +207,7 @@ static bool install_guard(char *lo, size_t len)
         /* An older kernel: mprotect, two mappings per stack, within a budget of a
          * quarter of vm.max_map_count. */
         long budget = 16384;
-        FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+        FILE *f = fopen("/proc/sys/vm/max_map_count", "re");
         if (f) {
             long m;
             if (fscanf(f, "%ld", &m) == 1) budget = m / 8;

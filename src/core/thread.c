@@ -317,7 +317,14 @@ void itoi_ult_entry(void)
     itoi_ult_t *t = w->cur;
     t->ret = t->fn(t->arg);
     itoi_ult_release_store(t);
-    itoi_exit_current(itoi_self_worker());
+    w = itoi_self_worker();
+    /* No worker: the ULT forked and returned in the child (on_fork_child, runtime.c),
+     * where it is the only thread and has no runtime to end into (its joiner's frames and
+     * the scheduler belong to the parent's threads): it ends the child as the return of a
+     * process's last thread does (thread.h). Until 2026-12-07 it went on into the
+     * scheduler with no worker and died of SIGSEGV. */
+    if (ITOI_UNLIKELY(w == NULL)) exit(0);
+    itoi_exit_current(w);
 }
 
 /* Queue a ULT ito_create just made on w. Not published at once even when a worker is
@@ -520,6 +527,7 @@ static __attribute__((noinline)) void run_inline(itoi_worker_t *w, itoi_ult_t *m
     w->cur = t;
     if (__builtin_setjmp(jb) == 0) itoa_call_on(inline_body, t, stack->base + stack->size);
     w = itoi_self_worker();        /* it may have moved */
+    if (ITOI_UNLIKELY(w == NULL)) exit(0); /* it forked and returned in the child: itoi_ult_entry */
     itoi_state_switch(w, NULL, me);   /* and the joiner has its own back, on whichever worker */
     t->inline_jb = NULL;
     if (ITOI_UNLIKELY(t->on_exit != NULL)) t->on_exit(w, t);
