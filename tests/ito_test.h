@@ -619,6 +619,23 @@ __attribute__((unused)) static void ito_test_in_other_contexts(void (*fn)(int zw
     while (!atomic_load(&c.done)) CHECK_OK(ito_sleep_ns(1000000));
     while (ito_frame_destroy(f) == ITO_EBUSY) CHECK_OK(ito_yield());
 }
+
+/* Opens a device on an eventfd for a frame's one user-mode entry (handler: may be NULL),
+ * closes it and destroys the frame (yielding while it is busy): the runtime's device table
+ * is set up (and the devices' hooks registered) on the way (test_zwt_device_poll_mode_reset,
+ * test_hooks_once, test_preempt_own_malloc). */
+__attribute__((unused)) static void ito_test_device_open_close(ito_zwt_fn handler)
+{
+    ito_frame_t *f;
+    ito_device_t *d;
+    CHECK_OK(ito_frame_create(&f, 1, 0));
+    CHECK_OK(ito_entry_set(f, 0, handler, 1, ITO_MODE_USER));
+    CHECK_OK(ito_device_eventfd(f, 0, &d));
+    CHECK_OK(ito_device_close(d));
+    int rc;
+    while ((rc = ito_frame_destroy(f)) == ITO_EBUSY) CHECK_OK(ito_yield());
+    CHECK_OK(rc);
+}
 #endif
 
 #if defined(ITO_COOP_H)

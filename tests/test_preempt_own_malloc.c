@@ -37,15 +37,7 @@ static void handler(ito_frame_t *f, int entry, uint64_t value)
  * (src/zwt/device.c setup), with the program's calloc. */
 static void first_device(void)
 {
-    ito_frame_t *fr;
-    ito_device_t *d;
-    CHECK_OK(ito_frame_create(&fr, 1, 0));
-    CHECK_OK(ito_entry_set(fr, 0, handler, 1, ITO_MODE_USER));
-    CHECK_OK(ito_device_eventfd(fr, 0, &d));
-    CHECK_OK(ito_device_close(d));
-    int rc;
-    while ((rc = ito_frame_destroy(fr)) == ITO_EBUSY) CHECK_OK(ito_yield());
-    CHECK_OK(rc);
+    ito_test_device_open_close(handler);
 }
 
 static void *creator(void *arg)

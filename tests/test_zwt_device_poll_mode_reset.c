@@ -12,15 +12,7 @@ static void busy_then_finalize(int open_device)
 {
     CHECK_OK(ito_init(&(ito_config_t){.workers = 2}));
     CHECK_EQ(ito_device_poll_mode(ITO_DEVICE_BUSY), ITO_DEVICE_SLEEP); /* the default */
-    if (open_device) {
-        ito_frame_t *f;
-        ito_device_t *d;
-        CHECK_OK(ito_frame_create(&f, 1, 0));
-        CHECK_OK(ito_entry_set(f, 0, NULL, 1, ITO_MODE_USER));
-        CHECK_OK(ito_device_eventfd(f, 0, &d));
-        CHECK_OK(ito_device_close(d));
-        CHECK_OK(ito_frame_destroy(f));
-    }
+    if (open_device) ito_test_device_open_close(NULL);
     CHECK_OK(ito_finalize());
 }
 

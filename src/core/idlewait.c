@@ -68,7 +68,7 @@ int itoi_worker_unwatch_fd(itoi_worker_t *w, int fd)
     return ITO_OK;
 }
 
-static itoi_hook_table_t sleep_hooks = {.cap = 4}; /* a: before (presleep), b: after (postsleep) */
+static itoi_hook_table_t sleep_hooks = {.cap = ITOI_HOOKS_MAX}; /* a: before (presleep), b: after (postsleep) */
 static itoi_hook_table_t probes = {.cap = 8};
 
 int itoi_sleep_hooks_add(itoi_presleep_fn before, itoi_postsleep_fn after)
@@ -86,9 +86,11 @@ bool itoi_idle_probe(itoi_worker_t *w)
     return false;
 }
 
+/* The after hooks that run are those whose before ran (the count taken at the begin): a
+ * pair registered while the worker slept saw its after run without its before. */
 bool itoi_sleep_begin(itoi_worker_t *w)
 {
-    int nh = itoi_hook_count(&sleep_hooks);
+    int nh = w->sleep_hooks_n = itoi_hook_count(&sleep_hooks);
     bool busy = false;
     for (int i = 0; i < nh; i++) busy |= sleep_hooks.a[i] && ((itoi_presleep_fn)sleep_hooks.a[i])(w);
     return busy;
@@ -96,7 +98,7 @@ bool itoi_sleep_begin(itoi_worker_t *w)
 
 void itoi_sleep_end(itoi_worker_t *w)
 {
-    int nh = itoi_hook_count(&sleep_hooks);
+    int nh = w->sleep_hooks_n;
     for (int i = 0; i < nh; i++)
         if (sleep_hooks.b[i]) ((itoi_postsleep_fn)sleep_hooks.b[i])(w);
 }

@@ -341,6 +341,8 @@ typedef struct itoi_worker {
     _Atomic uint64_t timer_next;  /* timers (timer.c): earliest deadline, ITO_FOREVER if none;
                                    * owner-written, read relaxed by others */
     _Atomic int watched;          /* fds watched by the idle epoll (idlewait.c) */
+    int sleep_hooks_n;            /* owner only: the sleep pairs whose before ran at this
+                                   * sleep (itoi_sleep_begin), whose after runs at its end */
     uint64_t sleep_cap;           /* owner only: a presleep hook may lower the idle sleep's
                                    * deadline below the timers' (idle() resets it) */
     size_t free_ult_n;
@@ -914,17 +916,18 @@ static inline void itoi_fault_window_helper(void)
 static inline bool itoi_fault_cancel_miss(void) { return itoi_fault_hit(ITOI_FAULT_CMISS); }
 
 /* Pollers: how work outside the ready queues (device events, completions of requests,
- * bulk-creation messages) reaches the workers. A mechanism registers a poller once;
- * every worker's scheduler context calls the pollers before it picks a unit, steals or
- * sleeps. A poller runs at most `budget` items and returns how many it ran. A ULT leaves
- * its worker to the scheduler context at its next scheduling point when w->poll_due is
- * set (at the scheduler's look, at most every 64 scheduling points, while fds are watched
- * or a timer is due).
+ * bulk-creation messages) reaches the workers. A mechanism registers a poller once (in
+ * its hooks' record: itoi_mech_register, below); every worker's scheduler context calls
+ * the pollers before it picks a unit, steals or sleeps. A poller runs at most `budget`
+ * items and returns how many it ran. A ULT leaves its worker to the scheduler context at
+ * its next scheduling point when w->poll_due is set (at the scheduler's look, at most
+ * every 64 scheduling points, while fds are watched or a timer is due).
  * itoi_rt.side_shared counts work that idle workers should poll for (they do not sleep
  * while it is non-zero). */
 /* The registries below share one shape (hooks.c): entries (one function, or a pair) are
  * added under a lock and never removed; readers load the count with acquire and call the
- * entries without a lock, each cast back to its table's own function type. */
+ * entries without a lock, each cast back to its table's own function type. Mechanisms do
+ * not call the tables' adds: they hand their hooks to itoi_mech_register (below). */
 typedef void (*itoi_hook_fn)(void);
 #define ITOI_HOOKS_MAX 8
 typedef struct itoi_hook_table {
@@ -938,10 +941,12 @@ static inline int itoi_hook_count(itoi_hook_table_t *t)
 {
     return atomic_load_explicit(&t->n, memory_order_acquire);
 }
+/* The tables' adds below (each idempotent; ITO_ENOMEM when its table is full) are for
+ * itoi_mech_register only. */
 typedef size_t (*itoi_poll_fn)(itoi_worker_t *w, size_t budget);
-int itoi_poller_add(itoi_poll_fn fn);   /* idempotent; ITO_ENOMEM past 8 pollers */
+int itoi_poller_add(itoi_poll_fn fn);   /* ITO_ENOMEM past 8 pollers */
 /* A mechanism's clean-up, run by ito_finalize after the workers have stopped. */
-int itoi_fini_add(void (*fn)(void));    /* idempotent; ITO_ENOMEM past 8 */
+int itoi_fini_add(void (*fn)(void));    /* ITO_ENOMEM past 8 */
 /* What ito_finalize asks the mechanisms while it waits for live work (see runtime.c):
  * `pending` says whether the mechanism holds work that will progress by itself (an armed
  * timer device, a regular-file request in flight); `holds` whether it holds work that
@@ -963,7 +968,7 @@ typedef struct itoi_fini_ops {
     uint64_t (*background)(void);
     bool (*background_armed)(void);
 } itoi_fini_ops_t;
-int itoi_fini_ops_add(const itoi_fini_ops_t *ops); /* idempotent; ITO_ENOMEM past 8 */
+int itoi_fini_ops_add(const itoi_fini_ops_t *ops); /* ITO_ENOMEM past 8 */
 /* Main naps `ns` inside ito_finalize (its worker runs others or sleeps meanwhile); its
  * own wake-up is not counted as the runtime's progress. Only from a fini op. */
 void itoi_fini_nap(uint64_t ns);
@@ -977,19 +982,53 @@ int itoi_worker_unwatch_fd(itoi_worker_t *w, int fd);
 /* Sleep hooks: what a mechanism changes only while a worker sleeps. `before` runs on the
  * worker just before an idle worker sleeps (on its futex or in epoll) and returns true if
  * work arrived meanwhile (the worker then does not sleep); `after` runs when it wakes, on
- * the same thread, also after a sleep that `before` called off. Users: io_uring turns its
- * completion eventfd on only around the sleep (it costs something while the worker is
- * busy); preemption holds its tick signal off a sleeping worker. */
+ * the same thread, also after a sleep that `before` called off, and only if `before` ran
+ * (a pair registered while the worker slept begins at its next sleep). Users: io_uring
+ * turns its completion eventfd on only around the sleep (it costs something while the
+ * worker is busy); preemption holds its tick signal off a sleeping worker; gang
+ * scheduling caps the sleep; the wrapped system calls stop their flush timer. */
 typedef bool (*itoi_presleep_fn)(itoi_worker_t *w);
 typedef void (*itoi_postsleep_fn)(itoi_worker_t *w);
-int itoi_sleep_hooks_add(itoi_presleep_fn before, itoi_postsleep_fn after); /* idempotent */
+int itoi_sleep_hooks_add(itoi_presleep_fn before, itoi_postsleep_fn after); /* ITO_ENOMEM past 8 pairs */
 bool itoi_sleep_begin(itoi_worker_t *w); /* idle(): the before hooks; true: do not sleep */
 void itoi_sleep_end(itoi_worker_t *w);   /* idle(): the after hooks */
 /* A cheap look (no system call) whether a mechanism has work for w's pollers, made by an
  * idle worker while it spins before it sleeps (e.g. completions in io_uring's ring). */
 typedef bool (*itoi_probe_fn)(itoi_worker_t *w);
-int itoi_idle_probe_add(itoi_probe_fn fn);      /* idempotent; ITO_ENOMEM past 8 */
+int itoi_idle_probe_add(itoi_probe_fn fn);      /* ITO_ENOMEM past 8 */
 bool itoi_idle_probe(itoi_worker_t *w);
+
+/* A mechanism's hooks in one record, registered once per process. The tables keep their
+ * entries for the life of the process, across ito_finalize and the next ito_init, so a
+ * mechanism registers its record wherever it starts (at its first use in each runtime,
+ * or at every start: ito_create_many, the device table's setup and a poll mode's change,
+ * ito_preempt_enable (with gangs, gang scheduling's too), a group's creation, the areas'
+ * setup, a worker's io_uring ring, the ZWT workers' setup, ito_regwin_attach), and only
+ * the first successful call adds: later ones, in this runtime or the next, cost one
+ * acquire load of `registered` (a plain load on x86-64) and take no lock. Not called
+ * under a lock that a fini hook takes (the first call takes the finalizers' lock, which
+ * ito_finalize holds while it runs them: preempt.c's enable). Racing first calls both
+ * add, idempotently. On ITO_ENOMEM (a table full) some of the record's hooks may be in
+ * already and stay; the next call adds the rest. So each hook must be harmless while its
+ * mechanism is unused, in this runtime and in later ones (a poller with nothing to poll
+ * returns 0, a sleep hook of a mechanism that is off does nothing). Unused fields are
+ * NULL; `registered` is the core's (hooks.c). A mechanism may have more than one record
+ * (the wrapped system calls' common one and io_uring's). */
+typedef struct itoi_mech_hooks {
+    itoi_poll_fn poll;
+    itoi_probe_fn probe;
+    itoi_presleep_fn presleep;     /* the sleep pair: either may be NULL */
+    itoi_postsleep_fn postsleep;
+    void (*fini)(void);
+    const itoi_fini_ops_t *fini_ops;
+    _Atomic bool registered;
+} itoi_mech_hooks_t;
+int itoi_mech_register_slow(itoi_mech_hooks_t *m);
+static inline int itoi_mech_register(itoi_mech_hooks_t *m)
+{
+    if (ITOI_LIKELY(atomic_load_explicit(&m->registered, memory_order_acquire))) return ITO_OK;
+    return itoi_mech_register_slow(m);
+}
 int itoi_idlewait_setup(itoi_worker_t *w);      /* at ito_init */
 void itoi_idlewait_teardown(itoi_worker_t *w);
 void itoi_idlewait_sleep(itoi_worker_t *w, uint64_t deadline); /* the epoll sleep of idle() */

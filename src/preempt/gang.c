@@ -118,9 +118,19 @@ static _Atomic size_t gang_parked_n;
 static bool gang_fini_pending(void) { return atomic_load_explicit(&gang_parked_n, memory_order_acquire) != 0; }
 static const itoi_fini_ops_t gang_fini_ops = {.pending = gang_fini_pending};
 
+/* Gang scheduling's hooks (the parked queues' keepers, below; the groups' clean-up),
+ * registered once per process (itoi_mech_register) by the first group or the first enable
+ * with gangs (itoi_gang_register: before pre_lock, preempt.c). While no ULT is parked they
+ * do nothing. */
+static size_t gang_poll(itoi_worker_t *w, size_t budget);
+static bool gang_probe(itoi_worker_t *w);
+static bool gang_presleep(itoi_worker_t *w);
+static itoi_mech_hooks_t gang_hooks = {.poll = gang_poll, .probe = gang_probe, .presleep = gang_presleep,
+                                       .fini = groups_fini, .fini_ops = &gang_fini_ops};
+
 static int group_create(ito_group_t **out)
 {
-    if (itoi_fini_add(groups_fini) != ITO_OK || itoi_fini_ops_add(&gang_fini_ops) != ITO_OK) return ITO_ENOMEM;
+    if (itoi_mech_register(&gang_hooks) != ITO_OK) return ITO_ENOMEM;
     itoi_spin_lock(&groups_lock);
     int slot = -1;
     for (int i = 0; i < ITOI_MAX_GROUPS; i++)
@@ -422,11 +432,10 @@ static size_t gang_poll(itoi_worker_t *w, size_t budget)
     return unpark(w);
 }
 
-int itoi_gang_start(void)
+int itoi_gang_register(void) { return itoi_mech_register(&gang_hooks); }
+
+void itoi_gang_start(void)
 {
-    if (itoi_poller_add(gang_poll) != ITO_OK || itoi_idle_probe_add(gang_probe) != ITO_OK ||
-        itoi_sleep_hooks_add(gang_presleep, NULL) != ITO_OK)
-        return ITO_ENOMEM;
     atomic_store(&itoi_pick_filter, gang_filter);
     atomic_store(&itoi_must_leave, gang_leave);
     itoi_hooks_changed();
@@ -435,7 +444,6 @@ int itoi_gang_start(void)
     turn = -1; /* (under the lock: a late tick of an earlier enable may be in advance) */
     advance(itoi_now_ns(), 0);
     itoi_spin_unlock(&turn_lock);
-    return ITO_OK;
 }
 
 void itoi_gang_stop(void)

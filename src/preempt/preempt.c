@@ -480,14 +480,10 @@ static int enable_locked(const ito_preempt_config_t *cfg)
     handler_on = true;
     for (int i = 0; i < n; i++)
         __atomic_store_n(&itoi_rt.workers[i].slot[ITOI_WSLOT_PREEMPT], (void *)&itoi_pre.pw[i], __ATOMIC_RELEASE);
-    if (itoi_pre.gang) {
-        if (itoi_gang_start() != ITO_OK) { /* no room for its hooks */
-            itoi_pre.on = 1;
-            disable_locked();
-            return ITO_ENOMEM;
-        }
-    } else if (itoi_sleep_hooks_add(tick_hold, tick_release) == ITO_OK)
-        atomic_store(&hold_while_asleep, 1); /* else (no room) sleepers take ticks, as before */
+    if (itoi_pre.gang)
+        itoi_gang_start(); /* its hooks are in (enable registered them) */
+    else
+        atomic_store(&hold_while_asleep, 1); /* the sleep pair is in (enable registered it) */
     for (int i = 0; i < n; i++) {
         if (arm(&itoi_rt.workers[i], itoi_pre.quantum_ns) != ITO_OK) {
             itoi_pre.on = 1;
@@ -503,12 +499,27 @@ static int enable_locked(const ito_preempt_config_t *cfg)
     return ITO_OK;
 }
 
+/* The tick hold around sleeps (which does nothing while hold_while_asleep is clear: with
+ * gangs, and while preemption is off) and the clean-up at finalize, registered once per
+ * process (itoi_mech_register). */
+static itoi_mech_hooks_t preempt_hooks = {.presleep = tick_hold, .postsleep = tick_release, .fini = itoi_preempt_fini};
+
 static int enable(const ito_preempt_config_t *cfg)
 {
-    /* Before pre_lock: teardown holds the finalizers' lock while it calls ours. */
-    if (itoi_fini_add(itoi_preempt_fini) != ITO_OK) return ITO_ENOMEM;
+    /* A copy: the hooks registered here are those of the configuration enabled below. */
+    ito_preempt_config_t copy, *c = NULL;
+    if (cfg) {
+        copy = *cfg;
+        c = &copy;
+    }
+    /* Before pre_lock: teardown holds the finalizers' lock while it calls ours, which
+     * takes pre_lock, so no fini hook is registered under pre_lock: gang scheduling's
+     * hooks, which include one, are registered here too, not at its start (TSan reports
+     * the inversion in test_preempt_region). */
+    if (itoi_mech_register(&preempt_hooks) != ITO_OK || (c && c->gang == 1 && itoi_gang_register() != ITO_OK))
+        return ITO_ENOMEM;
     pthread_mutex_lock(&pre_lock);
-    int rc = enable_locked(cfg);
+    int rc = enable_locked(c);
     pthread_mutex_unlock(&pre_lock);
     return rc;
 }

@@ -132,7 +132,12 @@ static inline itoi_pworker_t *itoi_pre_records(void) { return __atomic_load_n(&i
 
 void itoi_preempt_fini(void);
 void itoi_preempt_add(itoi_pstats_t *to, itoi_pstats_t *from);
-int itoi_gang_start(void); /* ITO_ENOMEM: no room for its scheduler hooks */
+/* Gang scheduling's hooks (its scheduler hooks and the groups' clean-up), registered once
+ * per process (itoi_mech_register): ITO_ENOMEM when a table is full. Not under pre_lock
+ * (it adds a fini hook, and teardown holds the finalizers' lock while it takes pre_lock
+ * in preemption's). */
+int itoi_gang_register(void);
+void itoi_gang_start(void); /* under pre_lock, after itoi_gang_register */
 void itoi_gang_stop(void);
 void itoi_gang_tick(void);      /* worker 0's timer: the next group's turn */
 void itoi_gang_region_ended(itoi_group_t *g); /* from ito_psafe_end: end a delayed turn now */

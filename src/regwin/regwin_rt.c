@@ -333,16 +333,18 @@ static void end_emulation(void)
     free_files();
 }
 
-/* ito_finalize, after the workers are joined (a clean-up of itoi_fini_add: their last
- * switches read the hook): an emulation still attached ends with its runtime, as
- * ito_regwin_detach without a ULT (the threads still current, main's, are flushed). Its
- * files were made for these workers; left attached it stayed so for good
- * (ito_regwin_configure refused, the switch hook in the next runtime, whose extra workers
- * ran unemulated; found by a misuse fuzzer, 2026-12-04). Its counters stay readable. */
+/* ito_finalize, after the workers are joined (their last switches read the hook; a fini
+ * hook, registered once per process by the first attach): an emulation still attached
+ * ends with its runtime, as ito_regwin_detach without a ULT (the threads still current,
+ * main's, are flushed). Its files were made for these workers; left attached it stayed so
+ * for good (ito_regwin_configure refused, the switch hook in the next runtime, whose extra
+ * workers ran unemulated; found by a misuse fuzzer, 2026-12-04). Its counters stay
+ * readable. */
 static void runtime_end(void)
 {
     if (atomic_load(&g_attached)) end_emulation();
 }
+static itoi_mech_hooks_t regwin_hooks = {.fini = runtime_end};
 
 int ito_regwin_attach(void)
 {
@@ -352,7 +354,7 @@ int ito_regwin_attach(void)
     ito_regwin_config_t cfg;
     ito_regwin_get_config(&cfg);
     if (cfg.scheme == ITO_REGWIN_OFF) return ITO_ESTATE;
-    if (itoi_fini_add(runtime_end) != ITO_OK) return ITO_ENOMEM;
+    if (itoi_mech_register(&regwin_hooks) != ITO_OK) return ITO_ENOMEM;
     itoi_spin_init(&g_lock);
     atomic_store(&g_errors, 0);
     atomic_store(&g_first_error, 0);

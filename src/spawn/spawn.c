@@ -342,18 +342,10 @@ static size_t spawn_poll(itoi_worker_t *w, size_t budget)
  * in private_init or a slice's wait; tests/test_spawn_own_helper.c). */
 static bool spawn_probe(itoi_worker_t *w) { return per_worker[w->index].cur != NULL; }
 
-/* The poller and the idle probe, added on the first call only (the hook tables keep them
- * across ito_finalize and the next ito_init; until 2026-12-07 every call took both tables'
- * locks to add them again). Racing first calls both add them: adding is idempotent. */
-static _Atomic bool hooks_added;
-
-static bool spawn_hooks(void)
-{
-    if (ITOI_LIKELY(atomic_load_explicit(&hooks_added, memory_order_acquire))) return true;
-    if (itoi_poller_add(spawn_poll) != ITO_OK || itoi_idle_probe_add(spawn_probe) != ITO_OK) return false;
-    atomic_store_explicit(&hooks_added, true, memory_order_release);
-    return true;
-}
+/* The poller and the idle probe, registered once per process (itoi_mech_register: after
+ * the first call one load, no lock; until 2026-12-07 every call took both tables' locks
+ * to add them again). Both do nothing while no message is open. */
+static itoi_mech_hooks_t spawn_hooks = {.poll = spawn_poll, .probe = spawn_probe};
 
 /* A call that creates nothing for want of memory (the count refused, or no message) still
  * reports per thread, as spawn.h promises: errs[i] = ITO_ENOMEM, out[i] = NULL (a caller
@@ -388,7 +380,7 @@ int ito_create_many(size_t n, ito_fn_t fn, const void *common, size_t common_siz
     if (a.workers > itoi_rt.nworkers) return ITO_EINVAL;
     size_t ssize = a.stack_size ? a.stack_size : itoi_rt.default_stack;
     if (!itoi_stack_admit(ssize, n)) return refused_whole(n, out, errs); /* more than this machine could hold */
-    if (!spawn_hooks()) return refused_whole(n, out, errs);
+    if (itoi_mech_register(&spawn_hooks) != ITO_OK) return refused_whole(n, out, errs);
 
     int p = a.workers ? a.workers : itoi_rt.nworkers;
     if (a.scheme == ITO_SPAWN_SERIAL) p = 1;

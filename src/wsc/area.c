@@ -62,7 +62,12 @@ static bool wsc_before_sleep(itoi_worker_t *w);
 static bool wsc_probe(itoi_worker_t *w);
 static size_t wsc_fini_cancel(void);
 static void wsc_fini_resume(void);
+static void wsc_teardown(void);
 static const itoi_fini_ops_t fini_ops = {.cancel = wsc_fini_cancel, .resume = wsc_fini_resume};
+/* Registered once per process (itoi_mech_register) by the first setup of the areas; each
+ * does nothing on a worker without a ready area. */
+static itoi_mech_hooks_t wsc_hooks = {.poll = wsc_poll, .probe = wsc_probe, .presleep = wsc_before_sleep,
+                                      .fini = wsc_teardown, .fini_ops = &fini_ops};
 
 /* ---- records ---- */
 
@@ -203,10 +208,7 @@ static int areas_setup(void)
         size_t bytes = (size_t)itoi_rt.nworkers * sizeof(itoi_wscw_t);
         itoi_wscw_t *p = itoi_fault_alloc() ? NULL : aligned_alloc(_Alignof(itoi_wscw_t), bytes);
         if (p) memset(p, 0, bytes);
-        if (!p || itoi_poller_add(wsc_poll) != ITO_OK || itoi_fini_add(wsc_teardown) != ITO_OK ||
-            itoi_sleep_hooks_add(wsc_before_sleep, NULL) != ITO_OK || itoi_idle_probe_add(wsc_probe) != ITO_OK ||
-            itoi_fini_ops_add(&fini_ops) != ITO_OK)
-            rc = ITO_ENOMEM;
+        if (!p || itoi_mech_register(&wsc_hooks) != ITO_OK) rc = ITO_ENOMEM;
         if (rc == ITO_OK) atomic_store_explicit(&areas, p, memory_order_release);
         else free(p);
     }

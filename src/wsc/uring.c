@@ -76,8 +76,17 @@ static bool uring_probe(itoi_worker_t *w)
            (IO_URING_READ_ONCE(*a->ring.sq.kflags) & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW));
 }
 
+/* Registered once per process (itoi_mech_register), before the first ring: each does
+ * nothing on a worker without a ring. Until 2026-12-07 they were added after every ring's
+ * setup and a refusal was ignored: had the sleep table been full (its four places were
+ * exactly the four mechanisms' pairs), the eventfd would have stayed off through every
+ * sleep, and a completion would have woken no one. */
+static itoi_mech_hooks_t uring_hooks = {.probe = uring_probe, .presleep = uring_before_sleep,
+                                        .postsleep = uring_after_sleep};
+
 int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a)
 {
+    if (itoi_mech_register(&uring_hooks) != ITO_OK) return -ENOMEM; /* the sync backend */
     static const unsigned flag_sets[] = {
         IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
         IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
@@ -109,8 +118,6 @@ int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a)
         return rc;
     }
     io_uring_cq_eventfd_toggle(&a->ring, false);
-    itoi_sleep_hooks_add(uring_before_sleep, uring_after_sleep);
-    itoi_idle_probe_add(uring_probe);
     return 0;
 }
 

@@ -88,6 +88,9 @@ static uint64_t dev_background(void);
 static const itoi_fini_ops_t dev_fini_ops = {.pending = dev_pending, .holds = dev_holds,
                                             .background = dev_background,
                                             .background_armed = dev_background_armed};
+/* Registered once per process (itoi_mech_register), by the table's first setup or the
+ * first change of the poll mode; the poller does nothing while no device is open. */
+static itoi_mech_hooks_t dev_hooks = {.poll = dev_poll, .fini = dev_teardown, .fini_ops = &dev_fini_ops};
 
 /* Our +1 (up) or -1 on side_shared, mirrored in side_busy: raised after side_shared,
  * lowered before it, so finalize never sees more polling than shared work. */
@@ -118,8 +121,8 @@ static int device_poll_mode(int mode)
     if (mode != ITO_DEVICE_SLEEP && mode != ITO_DEVICE_BUSY) return ITO_EINVAL;
     if (atomic_load(&itoi_rt.state) != 1) return ITO_ESTATE;
     /* dev_teardown puts the default back at ito_finalize (registered once per process;
-     * it fails only past the fixed number of clean-ups, which the modules do not reach) */
-    if (mode != ITO_DEVICE_SLEEP) (void)itoi_fini_add(dev_teardown);
+     * it fails only past the tables' fixed sizes, which the modules do not reach) */
+    if (mode != ITO_DEVICE_SLEEP) (void)itoi_mech_register(&dev_hooks);
     itoi_spin_lock(&tab_lock);
     int old = atomic_exchange(&busy_mode, mode);
     if (tab) busy_update();
@@ -143,8 +146,7 @@ static int setup(void)
         rc = t ? ITO_EIO : ITO_ENOMEM;
         goto out;
     }
-    if ((rc = itoi_poller_add(dev_poll)) != ITO_OK || (rc = itoi_fini_add(dev_teardown)) != ITO_OK ||
-        (rc = itoi_fini_ops_add(&dev_fini_ops)) != ITO_OK) {
+    if ((rc = itoi_mech_register(&dev_hooks)) != ITO_OK) {
         close(ep);
         goto out;
     }

@@ -27,6 +27,7 @@ static struct ito_frame *orphan_free[ITOI_NCLASSES]; /* frames freed by non-work
 static struct ito_frame *big_free;
 
 void itoi_zwt_teardown(void);
+static itoi_mech_hooks_t zwt_hooks = {.fini = itoi_zwt_teardown}; /* once per process */
 
 int itoi_zwt_setup(void)
 {
@@ -41,7 +42,7 @@ int itoi_zwt_setup(void)
             rc = ITO_ENOMEM;
         } else {
             memset(p, 0, sizeof(itoi_zworker_t) * (size_t)itoi_rt.nworkers);
-            if (itoi_fini_add(itoi_zwt_teardown) != ITO_OK) {
+            if (itoi_mech_register(&zwt_hooks) != ITO_OK) {
                 free(p);
                 rc = ITO_ENOMEM;
             } else {
