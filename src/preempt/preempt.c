@@ -250,11 +250,18 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
                 atomic_fetch_add(&fg->st.preemptions, 1);
         }
         pw->flag_set = 0;
+        /* In the scheduler context (an idle worker's tick, held while it slept and
+         * delivered as it wakes) there is nothing to preempt, as in SIGNAL mode below.
+         * Setting the flag there made the ULT the worker woke for yield at its first
+         * compiled yield point, having run nothing of its quantum, and counted that a
+         * preemption: a ULT sleeping 1 ms at a 1 ms quantum was "preempted" at each of
+         * 1000 wake-ups (outside tester h73f, 2026-12-07). */
+        if (!w->cur) goto out;
         /* Inside a preemption-safe region the flag stays clear (the region's end
          * switches) until the bound: then it is set, and the next check switches. */
-        if (w->cur && ITOI_PSAFE(w->cur) && psafe_delay(pw, w->cur, waited_in_kernel(pw, ucv))) goto out;
+        if (ITOI_PSAFE(w->cur) && psafe_delay(pw, w->cur, waited_in_kernel(pw, ucv))) goto out;
         pw->flag_set = 1;
-        pw->flag_group = w->cur ? itoi_group_of(w->cur) : NULL;
+        pw->flag_group = itoi_group_of(w->cur);
         if (pw->flag_group) pw->flag_gen = atomic_load_explicit(&pw->flag_group->gen, memory_order_relaxed);
         ITOI_SAN_IGNORE_BEGIN();
         ito_coop_flag = 1;
@@ -333,7 +340,8 @@ out:
  * a CPU in the kernel on them). So a worker holds SIGURG blocked while it sleeps: one
  * expiry becomes pending, and Linux does not re-arm a periodic POSIX timer while its signal
  * is pending, so the timer stays quiet until the worker wakes and the tick is delivered (in the
- * scheduler context: nothing to preempt; in FLAG mode it sets the flag). Not with gang
+ * scheduler context: nothing to preempt, in either mode; a FLAG-mode tick there leaves the
+ * flag clear, test_preempt_flag_idle_wake). Not with gang
  * scheduling: worker 0's tick advances the groups' turns, which a sleeping worker 0 must
  * not hold up. The mask is the worker thread's own, so no other thread is involved. Cost:
  * two rt_sigprocmask calls per sleep, only while preemption is on (a sleep already costs a
