@@ -720,6 +720,37 @@ __attribute__((unused)) static uint64_t ito_test_switches(void)
 #endif
 
 
+/* A process out of descriptors: every number below `limit` is taken (by /dev/null opened
+ * into fill[], at most `limit` of them) but the `spare` highest, and RLIMIT_NOFILE is
+ * lowered to `limit` (*old keeps the limit before). Returns how many fill[] holds; give
+ * them back with ito_test_fds_restore. */
+#if defined(_GNU_SOURCE) || (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200809L) /* O_CLOEXEC */
+#include <fcntl.h>
+#include <unistd.h>
+__attribute__((unused)) static int ito_test_fds_exhaust(int *fill, int limit, int spare, struct rlimit *old)
+{
+    CHECK_EQ(getrlimit(RLIMIT_NOFILE, old), 0);
+    int nf = 0;
+    for (int f; (f = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) {
+        if (f >= limit) {
+            close(f);
+            break;
+        }
+        fill[nf++] = f;
+    }
+    for (; spare > 0 && nf > 0; spare--) close(fill[--nf]);
+    struct rlimit low = {.rlim_cur = (rlim_t)limit, .rlim_max = old->rlim_max};
+    CHECK_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+    return nf;
+}
+
+__attribute__((unused)) static void ito_test_fds_restore(int *fill, int nf, const struct rlimit *old)
+{
+    for (int i = 0; i < nf; i++) close(fill[i]);
+    CHECK_EQ(setrlimit(RLIMIT_NOFILE, old), 0);
+}
+#endif
+
 /* The backends of split-phase calls every I/O test runs on, io_uring first (index 0). */
 #define ITO_TEST_NBACKENDS 2
 __attribute__((unused)) static const char *const ito_test_backends[ITO_TEST_NBACKENDS] = {"uring", "sync"};
@@ -767,10 +798,10 @@ typedef struct ito_test_recv_wait {
     _Atomic int got;
 } ito_test_recv_wait_t;
 
-/* Set up worker `worker`'s common area and its readiness epoll (lazily made by its first
- * request and its first readiness wait: its io_uring and eventfd, or its epoll on the sync
- * backend, take the lowest free descriptor numbers), so that a test's later closes cannot
- * hand those numbers to it. (A poll of no descriptor made no epoll: test_io_poll_close's
+/* Set up worker `worker`'s common area and its readiness epoll (its io_uring and eventfd,
+ * or its epoll on the sync backend, are made at ito_init; until 2026-12-07 they were made
+ * lazily by its first request and its first readiness wait and took the lowest free
+ * descriptor numbers), so that a test's later closes cannot hand those numbers to it. (A poll of no descriptor made no epoll: test_io_poll_close's
  * first sync round once had its poll take the socket number just closed, 2026-12-03.) */
 __attribute__((unused)) static void *ito_test_warm_(void *arg)
 {

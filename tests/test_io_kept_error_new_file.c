@@ -29,8 +29,10 @@ static void *body(void *arg)
     CHECK_OK(pthread_join(t, NULL));
     close(a); /* close(2): ito does not see it */
     ito_test_tcp_pair(&c, &d);
-    CHECK_EQ(dup2(c, a), a); /* the new connection at the old number */
-    close(c);
+    if (c != a) { /* the new connection at the old number (it may have taken it itself) */
+        CHECK_EQ(dup2(c, a), a);
+        close(c);
+    }
     CHECK_EQ(ito_send(a, "hi", 2, 0), 2);
     char r[2];
     CHECK_EQ(recv(d, r, 2, MSG_WAITALL), 2);

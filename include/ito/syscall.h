@@ -26,11 +26,18 @@
  * requests it had queued fail with the refusal's errno (EPERM), and it runs every later
  * request as the sync backend does. Requests the kernel had taken before complete as
  * usual but can no longer be cancelled: a deadline, ito_cancel_io, ito_close and
- * ito_finalize wait for them to end by themselves. A worker whose ring cannot be set up
- * at its first request goes on as the sync backend too, saying so on stderr when
- * ITO_WSC_BACKEND=uring was asked for: io_uring_setup refused after ito_init, or out of
- * memory (ENOMEM: RLIMIT_MEMLOCK before Linux 5.12, a memory cgroup at its limit). Out of
- * descriptors (EMFILE, ENFILE) only that request fails, and the next one tries again.
+ * ito_finalize wait for them to end by themselves. Each worker's descriptors (its ring and
+ * the ring's eventfd, or the sync backend's epoll) are made by ito_init, with those of its
+ * idle sleep: up to 4 per worker, so no wrapper call ever needs one of the runtime's own
+ * (a process at RLIMIT_NOFILE gets EMFILE from ito_accept or ito_openat, as from accept(2),
+ * never from a receive); out of them, ito_init fails with ITO_ENOMEM and one line on
+ * stderr names the limit (until 2026-12-07 a worker's first I/O made them, and failed with
+ * EMFILE). One exception, on io_uring: the epoll that a worker needs for a descriptor
+ * that waits for readiness there (a tty, inotify, see below; an ito_poll for POLLPRI
+ * alone) is made at its first such wait, which fails with EMFILE if none is left.
+ * A worker whose ring cannot be made at ito_init for want of memory (ENOMEM:
+ * RLIMIT_MEMLOCK before Linux 5.12, a memory cgroup at its limit) is a sync-backend
+ * worker, unless ITO_WSC_BACKEND=uring asks for the ring (ito_init's ITO_ENOMEM).
  * Descriptors that can be neither (a tty, inotify; and a "regular file" of size 0 of
  * /proc, tracefs or debugfs that poll(2) finds not ready, whose read waits for an event:
  * /proc/kmsg, trace_pipe) wait for readiness in the epoll and are then read on a helper,
@@ -58,7 +65,8 @@
  *              request because it could never complete by itself;
  *   EBADF      another ULT closed the descriptor with ito_close while this one waited;
  *   ENOMEM     no memory for the request record, or (sync backend) for the worker's
- *              readiness table when a wait needs it to grow to a higher descriptor;
+ *              readiness table when a wait needs it to grow to a higher descriptor, or
+ *              for the kernel's watch of the worker's ring or epoll at its first I/O;
  *   EPERM      the caller is not a ULT (a foreign thread, or a ZWT: ZWTs use ito_sys_post;
  *              also any thread in the child of a fork, see thread.h); also the kernel's own
  *              EPERM, passed on: a call the kernel refuses, or (sync backend) a worker's
@@ -80,9 +88,6 @@
  *              the access mode) are EFAULT here. Two NULLs go to the kernel as valid: an
  *              ito_recv buffer with MSG_TRUNC (a TCP receive that discards) and an
  *              ito_connect address of length 0 (the kernel's EINVAL);
- *   EMFILE, ENFILE  the worker's first I/O needs descriptors of its own (its io_uring and
- *              eventfd, or its epoll) and the process or system has none left; nothing
- *              is kept, and the worker's next call tries again.
  *
  * Whole transfers: ito_write, ito_writev, ito_send and ito_sendmsg return when every byte
  * has moved, as write(2) and send(2) on a blocking descriptor do (io_uring and the
@@ -183,6 +188,9 @@
  * 2026-12-07). A server that stops on SIGTERM can wait for it in a ULT: block the signal
  * in the main thread before ito_init (the workers inherit the mask), then ito_read a
  * signalfd(2) of it (both backends; checked by the same tester's server).
+ * examples/graceful_shutdown.c puts these together: on SIGTERM or SIGINT it stops its
+ * accept loop so, gives the connections in flight until a deadline, cancels those still
+ * running (ito_cancel_io) and finalizes.
  *
  * errno: its value belongs to the ULT (a switch saves and restores it, see thread.h), but
  * glibc keeps it at a per-kernel-thread address, and a ULT that waits may resume on another

@@ -152,7 +152,10 @@ typedef struct ito_config {
  * while the runtime runs; ito_finalize gives the caller its own mask back.
  * @return ITO_OK; ITO_ESTATE if already initialized (or in the child of a fork of a
  * running runtime); ITO_EINVAL for a bad configuration or environment variable (one line
- * on stderr says which); ITO_ENOMEM (memory, threads or file descriptors ran out); ITO_ENOSYS when
+ * on stderr says which); ITO_ENOMEM (memory, threads or file descriptors ran out: ito_init
+ * makes up to 4 descriptors per worker, for its idle sleep and its I/O, see syscall.h; one
+ * line on stderr names RLIMIT_NOFILE then: with one worker per CPU, a host of 256 CPUs
+ * needs more than the common soft limit of 1024); ITO_ENOSYS when
  * CET shadow stacks are enabled, or ITO_WSC_BACKEND=uring is asked for and the kernel
  * refuses io_uring; ITO_EIO when the kernel refuses, for another reason than resources, a
  * call every worker needs (its epoll instance or eventfd: a seccomp or LSM policy's EPERM;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,8 +34,20 @@ fail:;
      * undocumented ITO_EIO), with a line saying which */
     int e = errno;
     itoi_idlewait_teardown(w);
-    fprintf(stderr, "ito: cannot create worker %d's epoll instance or eventfd: %s\n", w->index, strerror(e));
+    itoi_say_no_fd(w->index, "epoll instance or eventfd", e);
     return e == EMFILE || e == ENFILE || e == ENOMEM ? ITO_ENOMEM : ITO_EIO;
+}
+
+void itoi_say_no_fd(int index, const char *what, int e)
+{
+    char limit[160] = "";
+    struct rlimit rl;
+    if (e == EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0)
+        snprintf(limit, sizeof limit, " (RLIMIT_NOFILE is %llu; ito_init needs up to %d descriptors per worker, %d for %d, besides the program's)",
+                 (unsigned long long)rl.rlim_cur, ITOI_FDS_PER_WORKER, ITOI_FDS_PER_WORKER * itoi_rt.nworkers, itoi_rt.nworkers);
+    else if (e == ENFILE)
+        snprintf(limit, sizeof limit, " (the system's file table is full: fs.file-max)");
+    fprintf(stderr, "ito: cannot create worker %d's %s: %s%s\n", index, what, strerror(e), limit);
 }
 
 void itoi_idlewait_teardown(itoi_worker_t *w)

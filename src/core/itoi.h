@@ -34,6 +34,9 @@
 #define ITOI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define ITOI_CACHELINE 64
 #define ITOI_MAX_WORKERS 256
+/* Descriptors ito_init makes for each worker: its idle epoll and wake eventfd (idlewait.c),
+ * its io_uring ring and the ring's eventfd, or the sync backend's epoll (src/wsc/area.c) */
+#define ITOI_FDS_PER_WORKER 4
 #define ITOI_NAME_LEN 32
 
 /* ---- stacks (stack.c) ---- */
@@ -415,6 +418,7 @@ typedef struct itoi_worker {
     void *altstack;               /* sigaltstack for the overflow handler */
     unsigned long pthread;        /* pthread_t of this worker (0 for worker 0) */
     _Atomic int tid;              /* kernel thread id (timers are aimed at it); set when it runs */
+    int io_open_rc;               /* its itoi_wsc_worker_open, written before tid */
 #if defined(ITOI_TSAN)
     void *tsan_sched_fiber;
 #endif
@@ -1030,6 +1034,16 @@ static inline int itoi_mech_register(itoi_mech_hooks_t *m)
     return itoi_mech_register_slow(m);
 }
 int itoi_idlewait_setup(itoi_worker_t *w);      /* at ito_init */
+/* One line on stderr: worker `index` cannot create `what` (errno e); out of descriptors it
+ * names the limit (RLIMIT_NOFILE and what ito_init takes per worker, or the system's). */
+void itoi_say_no_fd(int index, const char *what, int e);
+/* src/wsc (area.c), called by ito_init: each worker's I/O descriptors (its io_uring ring
+ * and eventfd, or its epoll) are made at ito_init, so that no I/O call needs one of the
+ * runtime's own. itoi_wsc_init before the workers start (ITO_ENOMEM); then
+ * itoi_wsc_worker_open on each worker's own thread (ITO_OK; ITO_ENOMEM, ITO_ENOSYS or
+ * ITO_EIO with a line on stderr). ito_finalize's hooks close them. */
+int itoi_wsc_init(void);
+int itoi_wsc_worker_open(itoi_worker_t *w);
 void itoi_idlewait_teardown(itoi_worker_t *w);
 void itoi_idlewait_sleep(itoi_worker_t *w, uint64_t deadline); /* the epoll sleep of idle() */
 void itoi_idlewait_wake(itoi_worker_t *w);

@@ -140,6 +140,7 @@ static void *worker_main(void *arg)
     itoi_worker_t *w = arg;
     itoi_state_bind(w);
     prctl(PR_SET_TIMERSLACK, WORKER_TIMERSLACK_NS);
+    w->io_open_rc = itoi_wsc_worker_open(w); /* on its own thread, before ito_init can return */
     atomic_store(&w->tid, (int)syscall(SYS_gettid));
     pin_self(w->index);
     itoi_altstack_setup(w); /* best effort: without it an overflow is still fatal, just unnamed */
@@ -445,10 +446,13 @@ int ito_init(const ito_config_t *cfg)
         pin_self(0);
     }
     prctl(PR_SET_TIMERSLACK, WORKER_TIMERSLACK_NS);
-    if (itoi_altstack_setup(w0) != 0 || itoi_overflow_handler_install() != 0) {
+    if (itoi_altstack_setup(w0) != 0 || itoi_overflow_handler_install() != 0 || itoi_wsc_init() != ITO_OK) {
         rc = ITO_ENOMEM;
         goto fail;
     }
+    /* Every worker's I/O descriptors now, not at its first I/O (area.c): worker 0's here,
+     * the others' by their own threads before they report their tid. */
+    if ((rc = itoi_wsc_worker_open(w0)) != ITO_OK) goto fail;
     int started = 1;
     for (; started < n; started++) {
         pthread_t pt;
@@ -467,6 +471,11 @@ int ito_init(const ito_config_t *cfg)
      * aimed a timer at thread id 0 (ITO_EIO), and a failed start tore down under it. */
     for (int i = 1; i < n; i++)
         while (atomic_load(&itoi_rt.workers[i].tid) == 0) sched_yield();
+    for (int i = 1; i < n && rc == ITO_OK; i++) rc = itoi_rt.workers[i].io_open_rc;
+    if (rc != ITO_OK) {
+        teardown(n);
+        return rc;
+    }
     mark_thread(&itoi_rt.workers[0]);
     atomic_store(&itoi_rt.state, 1);
     return ITO_OK;

@@ -49,6 +49,7 @@ _Atomic int itoi_wsc_k = DEFAULT_K;
 _Atomic unsigned itoi_wsc_latency_us = DEFAULT_LATENCY_US;
 
 static _Atomic(itoi_wscw_t *) areas; /* one per worker, published once per ito_init */
+static _Atomic int hooked;           /* the hooks and the policy set up: at the first I/O */
 static itoi_spinlock_t setup_lock;
 static _Atomic int area_errno;       /* why an area could not be set up (an errno) */
 _Atomic int itoi_wsc_fini_cancelling; /* finalize has cancelled: new waits on such fds end at once
@@ -64,10 +65,13 @@ static size_t wsc_fini_cancel(void);
 static void wsc_fini_resume(void);
 static void wsc_teardown(void);
 static const itoi_fini_ops_t fini_ops = {.cancel = wsc_fini_cancel, .resume = wsc_fini_resume};
-/* Registered once per process (itoi_mech_register) by the first setup of the areas; each
+/* Registered once per process (itoi_mech_register) at the first I/O (hooks_setup); each
  * does nothing on a worker without a ready area. */
 static itoi_mech_hooks_t wsc_hooks = {.poll = wsc_poll, .probe = wsc_probe, .presleep = wsc_before_sleep,
-                                      .fini = wsc_teardown, .fini_ops = &fini_ops};
+                                      .fini_ops = &fini_ops};
+/* The teardown closes what every worker opens at ito_init (itoi_wsc_worker_open), I/O or
+ * not: registered at ito_init, the hooks above at the first I/O (hooks_setup). */
+static itoi_mech_hooks_t wsc_init_hooks = {.fini = wsc_teardown};
 
 /* ---- records ---- */
 
@@ -163,7 +167,12 @@ static void wsc_teardown(void)
     itoi_helpers_stop();
     for (int i = 0; i < itoi_rt.nworkers; i++) {
         itoi_wscw_t *a = &all[i];
-        if (!atomic_load_explicit(&a->init, memory_order_acquire)) continue;
+        if (!atomic_load_explicit(&a->init, memory_order_acquire)) {
+            /* No I/O on this worker: only the descriptors ito_init made (itoi_wsc_worker_open) */
+            if (a->uring) itoi_uring_close(a);
+            itoi_ready_teardown(&itoi_rt.workers[i], a);
+            continue;
+        }
         /* Finalize waited for every request; a record still live here belonged to a
          * ZWT continuation that nothing will run: its result says so. */
         for (itoi_sysrec_t *r = a->live.lnext; r != &a->live; r = r->lnext)
@@ -186,39 +195,95 @@ static void wsc_teardown(void)
     }
     free(all);
     atomic_store(&areas, NULL);
+    atomic_store(&hooked, 0);
     atomic_store(&k_set, 0); /* the next runtime starts from the environment again */
     atomic_store(&latency_set, 0);
 }
 
-static int areas_setup(void)
+/* ito_init, before any worker opens its descriptors: the table of areas (memory only),
+ * and the teardown that closes what the workers open, whether they do I/O or not. */
+int itoi_wsc_init(void)
 {
-    if (atomic_load_explicit(&areas, memory_order_acquire)) return ITO_OK;
+    size_t bytes = (size_t)itoi_rt.nworkers * sizeof(itoi_wscw_t);
+    /* aligned: an area holds a record (its live list's sentinel), records are. Not a
+     * failure point of ITO_FAULT_MALLOC: its tests count ito_init's allocations. */
+    itoi_wscw_t *p = aligned_alloc(_Alignof(itoi_wscw_t), bytes);
+    if (!p || itoi_mech_register(&wsc_init_hooks) != ITO_OK) {
+        free(p);
+        return ITO_ENOMEM;
+    }
+    memset(p, 0, bytes);
+    for (int i = 0; i < itoi_rt.nworkers; i++) p[i].efd = p[i].rep = -1;
+    atomic_store_explicit(&areas, p, memory_order_release);
+    return ITO_OK;
+}
+
+/* ito_init, on worker w's own thread (the io_uring is created by the thread that submits
+ * to it): the descriptors of w's I/O, its io_uring ring and the ring's eventfd, or the
+ * sync backend's epoll. Made here, not at w's first I/O, so that no I/O call needs a
+ * descriptor of the runtime's own: a server that had taken every descriptor the process
+ * may have (RLIMIT_NOFILE) saw its next ito_recv or ito_send on a worker that had done no
+ * I/O yet fail with EMFILE, which recv(2) never says, on whichever connection a worker
+ * without I/O stole (found by an outside tester, 2026-12-07; test_io_nofile_after_init).
+ * They stay inert (no watch, no hooks) until the first I/O (itoi_wsc_area_setup), so a
+ * program that does no I/O pays only the descriptors and their creation (about 13 us per
+ * ring, on the workers' threads at once). ITO_OK; ITO_ENOMEM out of descriptors (or of
+ * memory with ITO_WSC_BACKEND=uring), ITO_ENOSYS for a ring refused with the backend
+ * forced, ITO_EIO for an epoll refused: one line on stderr says which. */
+int itoi_wsc_worker_open(itoi_worker_t *w)
+{
+    itoi_wscw_t *a = &atomic_load_explicit(&areas, memory_order_acquire)[w->index];
+    a->w = w;
+    if (itoi_env.wsc_backend != ITO_WSC_SYNC) {
+        int rc = itoi_uring_open(a);
+        if (rc == 0) {
+            a->uring = 1;
+            return ITO_OK;
+        }
+        if (rc == -EMFILE || rc == -ENFILE || (itoi_env.wsc_backend == ITO_WSC_URING && rc == -ENOMEM)) {
+            itoi_say_no_fd(w->index, "io_uring ring and its eventfd", -rc);
+            return ITO_ENOMEM;
+        }
+        if (itoi_env.wsc_backend == ITO_WSC_URING) {
+            /* granted by ito_init's check a moment ago (config.c), refused now */
+            fprintf(stderr, "ito: ITO_WSC_BACKEND=uring, but the kernel refuses worker %d's io_uring ring (%s)\n",
+                    w->index, strerror(-rc));
+            return ITO_ENOSYS;
+        }
+        /* refused (EPERM, ENOSYS) or no memory for a ring (ENOMEM: RLIMIT_MEMLOCK before
+         * Linux 5.12, a memory cgroup at its limit): the sync backend, for good */
+    }
+    int rc = itoi_ready_open(a);
+    if (rc == 0) return ITO_OK;
+    itoi_say_no_fd(w->index, "epoll instance for I/O", -rc);
+    return rc == -EMFILE || rc == -ENFILE || rc == -ENOMEM ? ITO_ENOMEM : ITO_EIO;
+}
+
+/* The first I/O of the runtime: the hooks, and the policy from the environment (validated
+ * at ito_init) or the defaults. */
+static int hooks_setup(void)
+{
+    if (atomic_load_explicit(&hooked, memory_order_acquire)) return ITO_OK;
     int rc = ITO_OK;
     itoi_spin_lock(&setup_lock);
     itoi_callout_begin(); /* allocates (the program's malloc may be the allocator) under the lock: no switch here (itoi.h) */
-    if (!atomic_load(&areas)) {
-        /* The policy starts from the environment (validated at ito_init) or the defaults. */
+    if (!atomic_load(&hooked)) {
         atomic_store(&itoi_wsc_fini_cancelling, 0);
         if (!atomic_load(&k_set))
             atomic_store(&itoi_wsc_k, itoi_env.wsc_threshold ? (int)itoi_env.wsc_threshold : DEFAULT_K);
         if (!atomic_load(&latency_set))
             atomic_store(&itoi_wsc_latency_us,
                          itoi_env.wsc_latency_us >= 0 ? (unsigned)itoi_env.wsc_latency_us : DEFAULT_LATENCY_US);
-        /* aligned: an area holds a record (its live list's sentinel), records are */
-        size_t bytes = (size_t)itoi_rt.nworkers * sizeof(itoi_wscw_t);
-        itoi_wscw_t *p = itoi_fault_alloc() ? NULL : aligned_alloc(_Alignof(itoi_wscw_t), bytes);
-        if (p) memset(p, 0, bytes);
-        if (!p || itoi_mech_register(&wsc_hooks) != ITO_OK) rc = ITO_ENOMEM;
-        if (rc == ITO_OK) atomic_store_explicit(&areas, p, memory_order_release);
-        else free(p);
+        if (itoi_mech_register(&wsc_hooks) != ITO_OK) rc = ITO_ENOMEM;
+        if (rc == ITO_OK) atomic_store_explicit(&hooked, 1, memory_order_release);
     }
     itoi_callout_end();
     itoi_spin_unlock(&setup_lock);
     return rc;
 }
 
-/* A first I/O that could not get the worker's descriptors (-rc: EMFILE, ENFILE; ENOMEM):
- * nothing is kept, the call fails with the reason, and the worker's next call tries again. */
+/* A first I/O that could not set the worker's area up (-rc: ENOMEM): nothing is kept, the
+ * call fails with the reason, and the worker's next call tries again. */
 static itoi_wscw_t *area_setup_failed(itoi_wscw_t *a, int rc)
 {
     free((void *)a->fdlive);
@@ -227,25 +292,21 @@ static itoi_wscw_t *area_setup_failed(itoi_wscw_t *a, int rc)
     return NULL;
 }
 
-/* On the worker itself (the io_uring is created by the thread that submits to it). */
+/* On the worker itself, at its first I/O: its descriptors are there already (made at
+ * ito_init, itoi_wsc_worker_open); they are watched from now on, and the runtime's hooks
+ * are set up at the first I/O of any worker. */
 itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
 {
     itoi_wscw_t *all = atomic_load_explicit(&areas, memory_order_acquire);
-    if (ITOI_UNLIKELY(!all)) {
-        int rc = areas_setup();
-        if (rc != ITO_OK) { /* (its only failure: memory) */
-            atomic_store(&area_errno, ENOMEM);
-            return NULL;
-        }
-        all = atomic_load_explicit(&areas, memory_order_acquire);
+    if (ITOI_UNLIKELY(!all) || hooks_setup() != ITO_OK) { /* (its only failure: memory) */
+        atomic_store(&area_errno, ENOMEM);
+        return NULL;
     }
     itoi_wscw_t *a = &all[w->index];
     if (atomic_load_explicit(&a->init, memory_order_acquire)) {
         w->slot[ITOI_WSLOT_WSC] = a;
         return a;
     }
-    a->w = w;
-    a->efd = a->rep = -1;
     /* The latency bound's timer only hurries buffered requests, which are live work of
      * their own: not work for finalize either (armed whenever a ULT had just re-posted a
      * wait, it kept a looping waiter's finalize from reaching its grace period). */
@@ -258,38 +319,9 @@ itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w)
     a->live.lnext = a->live.lprev = &a->live;
     /* Lazily zero (calloc maps it): only the pages of the fds in use are touched. */
     a->fdlive = itoi_fault_alloc() ? NULL : calloc(ITOI_WSC_FD_SLOTS, sizeof *a->fdlive);
-    a->uring = 0;
-    if (itoi_env.wsc_backend != ITO_WSC_SYNC) {
-        int rc = itoi_uring_setup(w, a);
-        if (rc == 0) {
-            a->uring = 1;
-        } else if (rc == -EMFILE || rc == -ENFILE || (itoi_env.wsc_backend == ITO_WSC_URING && rc == -ENOMEM)) {
-            /* No descriptor for the ring at this moment (or, with the backend forced, no
-             * memory for it): this call fails and says why (EMFILE, not ENOSYS), nothing
-             * is kept (the table leaked 256 KiB per call), and the worker's next call
-             * tries again; io_uring itself refused (EPERM, ENOSYS...) is a lasting
-             * fallback to the sync backend, and so is no memory for the ring (ENOMEM):
-             * that is usually lasting too (RLIMIT_MEMLOCK before Linux 5.12, a memory
-             * cgroup at its limit, a sandbox), and the sync backend needs no ring; until
-             * 2026-12-05 every I/O call of the worker failed with ENOMEM for the rest of
-             * the runtime (found by a tester). */
-            return area_setup_failed(a, rc);
-        } else if (itoi_env.wsc_backend == ITO_WSC_URING) {
-            /* Forced, checked at ito_init, and refused now (a seccomp filter the program
-             * installed after ito_init, before this worker's first I/O): the worker goes on
-             * as the sync backend (ENVIRONMENT.md), as when io_uring_enter is refused later.
-             * Until 2026-12-05 every I/O call of the worker failed with EPERM (syscall.h's
-             * "not a ULT") for the rest of the runtime (found by a tester). */
-            fprintf(stderr, "ito: io_uring refused (%s) after ito_init: worker %d runs its system calls as the sync backend\n",
-                    strerror(-rc), w->index);
-        }
-    }
-    if (!a->uring) {
-        /* The sync backend's epoll is one of the descriptors of the first I/O too (see
-         * itoi_ready_setup): out of them, this call fails as above and the next tries again. */
-        int rc = itoi_ready_setup(w, a);
-        if (rc != 0) return area_setup_failed(a, rc);
-    }
+    /* Watched by the worker's idle sleep from now on: no descriptor is made here */
+    int rc = a->uring ? itoi_uring_setup(w, a) : itoi_ready_setup(w, a);
+    if (rc != 0) return area_setup_failed(a, rc);
     atomic_store_explicit(&a->init, 1, memory_order_release);
     w->slot[ITOI_WSLOT_WSC] = a;
     return a;
@@ -970,7 +1002,7 @@ static size_t on_every_worker(void (*fn)(itoi_worker_t *, itoi_call_t *))
 
 static size_t wsc_fini_cancel(void)
 {
-    if (!atomic_load(&areas)) return 0;
+    if (!atomic_load(&areas) || !atomic_load(&hooked)) return 0; /* no I/O in this runtime */
     int n = itoi_rt.nworkers;
     if (!fini_calls && !(fini_calls = itoi_calloc((size_t)n, sizeof *fini_calls))) return 1; /* try again */
     /* A request that ends by itself is still running: no cancel pass yet (fini_probe_here). */

@@ -4,8 +4,8 @@
  * a POLL request then completes with the revents; a request that would have blocked
  * (r->retry) is run again without blocking, and completes or waits again.
  *
- * Each worker has an epoll instance (created on first use, watched by the worker's idle
- * sleep, so a worker with nothing to run sleeps until an fd is ready and uses no CPU) and
+ * Each worker has an epoll instance (created at ito_init, watched by the worker's idle
+ * sleep from its first I/O, so a worker with nothing to run sleeps until an fd is ready and uses no CPU) and
  * a table indexed by fd of the records waiting for it. An fd is registered with
  * EPOLLONESHOT for the union of its waiters' events, re-armed (EPOLL_CTL_MOD) after
  * each event while waiters remain and for each new waiter (with `armed` plus its events:
@@ -23,21 +23,29 @@
 
 #include "wsc.h"
 
-/* The worker's epoll, made if it has none: 0, or -errno (EMFILE, ENFILE; ENOMEM). The sync
- * backend makes it at the worker's first I/O (area.c), as io_uring's ring is made, so that
- * a first wait much later, with the process out of descriptors, does not fail with EMFILE
- * where recv(2) never does (found by an outside tester, h63c, 2026-12-06); a worker that
- * falls back to it later (io_uring refused) makes it at its first wait. */
-int itoi_ready_setup(itoi_worker_t *w, itoi_wscw_t *a)
+/* The worker's epoll: made at ito_init (itoi_ready_open, area.c's itoi_wsc_worker_open)
+ * on the sync backend, so that no I/O call needs a descriptor of the runtime's own (a
+ * first wait, or a first I/O, with the process out of descriptors failed with EMFILE
+ * where recv(2) never does; found by outside testers, h63c 2026-12-06 and 2026-12-07);
+ * watched by the worker's idle sleep from its first I/O (itoi_ready_setup). An io_uring
+ * worker makes it at its first readiness wait (a tty, inotify, a POLLPRI poll; every
+ * request once the kernel refused its ring later, ring_refused): one descriptor per worker
+ * fewer for the many programs that never wait so, EMFILE possible there (syscall.h). */
+int itoi_ready_open(itoi_wscw_t *a)
 {
     if (a->rep >= 0) return 0;
     a->rep = epoll_create1(EPOLL_CLOEXEC);
-    if (a->rep < 0) return -errno;
-    if (itoi_worker_watch_fd(w, a->rep) != ITO_OK) {
-        close(a->rep);
-        a->rep = -1;
-        return -ENOMEM;
-    }
+    return a->rep < 0 ? -errno : 0;
+}
+
+/* The epoll made (if it was not) and watched: 0, or -errno (EMFILE, ENFILE; ENOMEM). */
+int itoi_ready_setup(itoi_worker_t *w, itoi_wscw_t *a)
+{
+    if (ITOI_LIKELY(a->rep_watched)) return 0;
+    int rc = itoi_ready_open(a);
+    if (rc != 0) return rc;
+    if (itoi_worker_watch_fd(w, a->rep) != ITO_OK) return -ENOMEM;
+    a->rep_watched = true;
     return 0;
 }
 
@@ -256,11 +264,10 @@ static size_t ready_poll_once(itoi_worker_t *w, itoi_wscw_t *a, int *got_n)
 
 void itoi_ready_teardown(itoi_worker_t *w, itoi_wscw_t *a)
 {
-    if (a->rep >= 0) {
-        itoi_worker_unwatch_fd(w, a->rep);
-        close(a->rep);
-    }
+    if (a->rep_watched) itoi_worker_unwatch_fd(w, a->rep);
+    if (a->rep >= 0) close(a->rep);
     a->rep = -1;
+    a->rep_watched = false;
     free(a->fds);
     a->fds = NULL;
     a->nfds = a->nwaiting = 0;

@@ -76,17 +76,19 @@ static bool uring_probe(itoi_worker_t *w)
            (IO_URING_READ_ONCE(*a->ring.sq.kflags) & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW));
 }
 
-/* Registered once per process (itoi_mech_register), before the first ring: each does
- * nothing on a worker without a ring. Until 2026-12-07 they were added after every ring's
- * setup and a refusal was ignored: had the sleep table been full (its four places were
- * exactly the four mechanisms' pairs), the eventfd would have stayed off through every
- * sleep, and a completion would have woken no one. */
+/* Registered once per process (itoi_mech_register), at a worker's first I/O (before its
+ * eventfd is watched): each does nothing on a worker whose area is not set up yet. Until
+ * 2026-12-07 they were added after every ring's setup and a refusal was ignored: had the
+ * sleep table been full (its four places were exactly the four mechanisms' pairs), the
+ * eventfd would have stayed off through every sleep, and a completion would have woken
+ * no one. */
 static itoi_mech_hooks_t uring_hooks = {.probe = uring_probe, .presleep = uring_before_sleep,
                                         .postsleep = uring_after_sleep};
 
-int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a)
+/* At ito_init, on the worker's thread (area.c, itoi_wsc_worker_open): the ring and its
+ * eventfd, entered once and registered, but not yet watched. 0, or -errno. */
+int itoi_uring_open(itoi_wscw_t *a)
 {
-    if (itoi_mech_register(&uring_hooks) != ITO_OK) return -ENOMEM; /* the sync backend */
     static const unsigned flag_sets[] = {
         IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
         IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
@@ -110,22 +112,36 @@ int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a)
     io_uring_register_ring_fd(&a->ring); /* best effort: an older kernel says no */
     a->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     rc = a->efd < 0 ? -errno : io_uring_register_eventfd(&a->ring, a->efd);
-    if (rc >= 0 && itoi_worker_watch_fd(w, a->efd) != ITO_OK) rc = -EIO;
     if (rc < 0) {
-        if (a->efd >= 0) close(a->efd);
-        a->efd = -1;
-        io_uring_queue_exit(&a->ring);
+        itoi_uring_close(a);
         return rc;
     }
     io_uring_cq_eventfd_toggle(&a->ring, false);
     return 0;
 }
 
+/* At the worker's first I/O: its idle sleep watches the ring's eventfd from now on.
+ * 0, or -ENOMEM (the kernel had no memory for the watch). */
+int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a)
+{
+    if (itoi_mech_register(&uring_hooks) != ITO_OK) return -ENOMEM;
+    if (itoi_worker_watch_fd(w, a->efd) != ITO_OK) return -ENOMEM;
+    a->efd_watched = true;
+    return 0;
+}
+
+void itoi_uring_close(itoi_wscw_t *a)
+{
+    if (a->efd >= 0) close(a->efd);
+    a->efd = -1;
+    io_uring_queue_exit(&a->ring);
+}
+
 void itoi_uring_teardown(itoi_worker_t *w, itoi_wscw_t *a)
 {
-    itoi_worker_unwatch_fd(w, a->efd);
-    close(a->efd);
-    io_uring_queue_exit(&a->ring);
+    if (a->efd_watched) itoi_worker_unwatch_fd(w, a->efd);
+    a->efd_watched = false;
+    itoi_uring_close(a);
 }
 
 /* The ring is full: this is a bucket too. Out of line, so that the common post through
@@ -307,7 +323,9 @@ size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a)
 
 #else /* no liburing at build time: the sync backend only */
 
+int itoi_uring_open(itoi_wscw_t *a) { (void)a; return -ENOSYS; }
 int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; return -ENOSYS; }
+void itoi_uring_close(itoi_wscw_t *a) { (void)a; }
 void itoi_uring_teardown(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; }
 void itoi_uring_submit(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; }
 size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; return 0; }

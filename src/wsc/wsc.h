@@ -131,6 +131,7 @@ typedef struct itoi_wscw {
     struct io_uring ring;
 #endif
     int efd;                    /* the ring's completion eventfd */
+    bool efd_watched;           /* by the worker's idle sleep: from its first I/O */
     itoi_sysrec_t *free;
     itoi_sysrec_t *bucket, *bucket_tail; /* requests run by the flusher itself */
     size_t bucket_n;
@@ -145,7 +146,8 @@ typedef struct itoi_wscw {
                                  * to ask only the workers that may hold a record on its fd.
                                  * NULL when it could not be allocated: nlive stands in */
     /* readiness (ready.c) */
-    int rep;                    /* epoll fd, -1 until first used */
+    int rep;                    /* epoll fd (made at ito_init on the sync backend), or -1 */
+    bool rep_watched;           /* by the worker's idle sleep: from its first I/O */
     itoi_rfd_t *fds;
     size_t nfds;                /* capacity of fds */
     size_t nwaiting;            /* records in READY */
@@ -306,7 +308,8 @@ long itoi_wsc_run_nonblocking(const ito_sysreq_t *q, bool again, uint32_t *event
 long itoi_wsc_run_blocking(struct itoi_sysrec *r); /* r->req itself, blocking (a helper thread) */
 
 /* ready.c */
-int itoi_ready_setup(itoi_worker_t *w, itoi_wscw_t *a); /* the epoll: 0 or -errno */
+int itoi_ready_open(itoi_wscw_t *a);                    /* the epoll made: 0 or -errno */
+int itoi_ready_setup(itoi_worker_t *w, itoi_wscw_t *a); /* ... and watched: 0 or -errno */
 void itoi_ready_wait(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r); /* r->events set */
 void itoi_ready_drop(itoi_wscw_t *a, itoi_sysrec_t *r);   /* off its fd's list (no completion) */
 size_t itoi_ready_poll(itoi_worker_t *w, itoi_wscw_t *a);
@@ -374,7 +377,9 @@ static inline long itoi_wsc_kept_error(const ito_sysreq_t *q, bool rx)
 uint32_t itoi_wsc_file_identity(int fd);
 
 /* uring.c */
-int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a);
+int itoi_uring_open(itoi_wscw_t *a);                     /* ito_init: the ring and eventfd */
+int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a);  /* first I/O: watched */
+void itoi_uring_close(itoi_wscw_t *a);
 void itoi_uring_teardown(itoi_worker_t *w, itoi_wscw_t *a);
 void itoi_uring_submit(itoi_worker_t *w, itoi_wscw_t *a);
 size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a);
@@ -382,7 +387,7 @@ void itoi_uring_cancel(itoi_wscw_t *a, itoi_sysrec_t *r);
 
 #if defined(ITOI_HAVE_URING)
 /* The next free SQE of a's ring, or NULL when it is full. liburing's io_uring_get_sqe, for
- * the rings itoi_uring_setup makes: never SQPOLL (the kernel takes SQEs only inside our
+ * the rings itoi_uring_open makes: never SQPOLL (the kernel takes SQEs only inside our
  * io_uring_enter, so a relaxed read of its head will do) and never SQE128 (64-byte SQEs).
  * A ring the kernel refused looks full for good (uring.c, ring_refused). Inline on the
  * posting path: until 2026-12-06 it tested both flags at every request. */
