@@ -157,6 +157,43 @@
  * ito_connect end at once, untried). If finalize then
  * returns ITO_EBUSY, waits work as before.
  *
+ * File systems that are slow or stop answering (FUSE, NFS, other network file systems;
+ * checked with a FUSE file system whose every call can be delayed or held, 2026-12-07):
+ * their reads, writes, opens and fsyncs are regular-file calls, run by a helper thread
+ * (sync backend; ito_read, ito_write, ito_readv and ito_writev at the file position on
+ * both) or by io_uring's own workers (the rest on io_uring), not by a worker (but see
+ * the known limits below): the other ULTs of the caller's worker go on running while such a call
+ * waits. The worker's own look at a descriptor's type asks no server (statx with
+ * AT_STATX_DONT_SYNC). A call the kernel has begun on such a file system waits for the
+ * server's answer, as the same call in a pthread would: ito_cancel_io and the I/O
+ * deadline do not end it (the ULT wakes when the server answers, with the call's
+ * result; so it was for reads, writes, fsyncs and opens on both backends, also with a
+ * server that honours FUSE's interrupts), and only a call still waiting for a helper
+ * thread or in io_uring's queue ends with ECANCELED or ETIMEDOUT. ito_finalize waits for such calls as
+ * for any regular-file call (see Finalize above): while the server does not answer,
+ * finalize does not return, and waits on sockets and pipes are not cancelled meanwhile
+ * (the file call counts as work in progress); once the server answers, the call's ULT
+ * runs to its end and finalize returns as usual (nothing is freed before). To bound a
+ * program's shutdown by such a file system, end the wait at the file system, as for a
+ * pthread blocked in read(2): a FUSE server that ends (or an abort of its connection in
+ * /sys/fs/fuse/connections) fails the waiting call with ECONNABORTED, its ULT runs on, and
+ * finalize returns (checked on both backends). Known limits: the sync backend has at most four helper threads for the
+ * whole process, so four calls waiting on a server that does not answer hold them all,
+ * and every later call that needs one (a regular file's read past the page cache, any
+ * openat or fsync on the sync backend; ito_read and ito_write at the position of a
+ * regular file not in the page cache on both backends) waits in their queue, on any file
+ * system, until one is free (its deadline and ito_cancel_io still end it there; sockets,
+ * pipes, timers and the rest go on); and ito_close runs close(2) on the worker, which
+ * waits for the file system's flush (FUSE's FLUSH, NFS's write-back of dirty pages): a
+ * server that does not answer it holds that worker, and every ULT on it, until it does;
+ * so does, on io_uring, an openat (ito_openat, or posted with ito_sys_post) of a path whose
+ * directory entries the kernel holds fresh (opened or looked up within the file system's
+ * entry timeout): io_uring's first attempt runs inline in the worker's io_uring_enter and
+ * calls the file system's open, which FUSE sends to its server (IOSQE_ASYNC would avoid it
+ * but would make an open of a FIFO wait for its other end, which io_uring's inline
+ * attempt does not); so may finalize's look at the path of an ito_openat in flight (see Finalize), which
+ * may wait for the server's lookup.
+ *
  * Record locks: the wrappers keep the program's POSIX record locks (fcntl F_SETLK, lockf)
  * as read(2), write(2) and fsync(2) do: a call that runs on a helper thread uses the
  * descriptor's number itself on a regular file (until 2026-12-06 a duplicate, whose close

@@ -828,8 +828,13 @@ bool itoi_wsc_ends_by_itself(const ito_sysreq_t *q)
     case ITO_SYS_OPENAT: {
         if (!q->path) return false;
         int nofollow = (q->flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
-        if (fstatat(q->fd, q->path, &st, nofollow) != 0) return true; /* the open's own error, or a new file */
-        return S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISLNK(st.st_mode);
+        struct statx sx; /* the cached attributes (see itoi_wsc_stat_cached): finalize's probe runs on a worker */
+        if (statx(q->fd, q->path, nofollow | AT_STATX_DONT_SYNC, STATX_TYPE, &sx) != 0) {
+            if (errno != ENOSYS && errno != EPERM) return true; /* the open's own error, or a new file */
+            if (fstatat(q->fd, q->path, &st, nofollow) != 0) return true;
+            sx.stx_mode = (uint16_t)st.st_mode;
+        }
+        return S_ISREG(sx.stx_mode) || S_ISDIR(sx.stx_mode) || S_ISBLK(sx.stx_mode) || S_ISLNK(sx.stx_mode);
     }
     default:
         return itoi_wsc_fstat(q->fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode));

@@ -21,11 +21,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -57,15 +60,56 @@ static bool st_is_file(const struct stat *st)
  * tester, h68a, 2026-12-06; tests/test_io_proc_event_file.c). Such files say size 0: only
  * then the fstatfs. Other files there (/proc/self/status) poll ready at once (the
  * default mask): files as before. */
+/* fstat(2) from what the kernel holds, asking no file system: statx with
+ * AT_STATX_DONT_SYNC. A worker looks at a descriptor's type, device and inode before
+ * most calls (a regular file's reads at its position, whole writes, the closing check,
+ * finalize's probe), and a network or FUSE file system answers a plain fstat(2) with a
+ * round trip to its server once its cached attributes have expired (a FUSE mount's
+ * attr_timeout, 1 s by default): while that server was slow or had stopped answering,
+ * the worker's fstat blocked with it, and every ULT of the worker with it (a FUSE file
+ * system whose getattr hung: a ULT's ito_read left the other ULTs of its worker not
+ * running until the server answered, on both backends; found by an outside tester, h73e,
+ * 2026-12-07; tests/test_io_stat_no_sync.c). The type, device and inode of an open file
+ * never change; the size may be the cached one (cut_short, the pseudo-file check below:
+ * both on local file systems, which answer from memory anyway). Without statx (ENOSYS, or
+ * a seccomp filter's EPERM) it is fstat. */
+static _Atomic int statx_refused;
+
+int itoi_wsc_stat_cached(int fd, struct stat *st)
+{
+    if (!atomic_load_explicit(&statx_refused, memory_order_relaxed)) {
+        struct statx sx;
+        if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BASIC_STATS, &sx) == 0) {
+            memset(st, 0, sizeof *st);
+            st->st_mode = sx.stx_mode;
+            st->st_ino = sx.stx_ino;
+            st->st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+            st->st_rdev = makedev(sx.stx_rdev_major, sx.stx_rdev_minor);
+            st->st_nlink = sx.stx_nlink;
+            st->st_uid = sx.stx_uid;
+            st->st_gid = sx.stx_gid;
+            st->st_size = (off_t)sx.stx_size;
+            st->st_blksize = (blksize_t)sx.stx_blksize;
+            st->st_blocks = (blkcnt_t)sx.stx_blocks;
+            return 0;
+        }
+        if (errno != ENOSYS && errno != EPERM) return -1;
+        atomic_store_explicit(&statx_refused, 1, memory_order_relaxed);
+    }
+    return fstat(fd, st);
+}
+
 int itoi_wsc_fstat(int fd, struct stat *st)
 {
-    if (fstat(fd, st) != 0) return -1;
+    if (itoi_wsc_stat_cached(fd, st) != 0) return -1;
     if (S_ISREG(st->st_mode) && st->st_size == 0) {
+        /* poll first: a FUSE file system answers fstatfs from its server, every time (an
+         * empty file's ito_read blocked its worker while the server's statfs hung, h73e),
+         * and its files poll ready without asking once the server has said it has no poll */
         struct statfs sf;
         struct pollfd p = {.fd = fd, .events = POLLIN | POLLOUT};
-        if (fstatfs(fd, &sf) == 0 &&
-            (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == TRACEFS_MAGIC || sf.f_type == DEBUGFS_MAGIC) &&
-            poll(&p, 1, 0) == 0)
+        if (poll(&p, 1, 0) == 0 && fstatfs(fd, &sf) == 0 &&
+            (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == TRACEFS_MAGIC || sf.f_type == DEBUGFS_MAGIC))
             st->st_mode = (st->st_mode & ~(mode_t)S_IFMT) | S_IFCHR;
     }
     return 0;

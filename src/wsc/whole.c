@@ -198,7 +198,7 @@ static bool go_on(const ito_sysreq_t *q, bool waitall)
         return false;
     }
     struct stat st; /* writes: not on a regular file or block device */
-    return fstat(q->fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode);
+    return itoi_wsc_stat_cached(q->fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode);
 }
 
 static size_t iov_bytes(const struct iovec *iov, int n)

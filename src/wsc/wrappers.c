@@ -104,7 +104,7 @@ static _Atomic int closing_nwait;
 uint32_t itoi_wsc_file_identity(int fd)
 {
     struct stat st;
-    if (fstat(fd, &st) != 0) return 0;
+    if (itoi_wsc_stat_cached(fd, &st) != 0) return 0;
     uint64_t h = ((uint64_t)st.st_dev * 0x9E3779B97F4A7C15u) ^ ((uint64_t)st.st_ino * 0xC2B2AE3D27D4EB4Fu);
     uint32_t id = (uint32_t)(h >> 32) ^ (uint32_t)h;
     return id ? id : 1;
@@ -306,7 +306,7 @@ static bool at_file_position(const ito_sysreq_t *q)
         return false;
     }
     struct stat st;
-    return fstat(q->fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
+    return itoi_wsc_stat_cached(q->fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
 }
 
 static long call_once(const ito_sysreq_t *q, const char *what)

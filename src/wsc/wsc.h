@@ -331,6 +331,7 @@ long itoi_wsc_whole(ito_sysreq_t *q, const char *what);      /* the same, contin
 bool itoi_wsc_ends_by_itself(const ito_sysreq_t *q);          /* however slow the device (area.c) */
 struct stat;
 int itoi_wsc_fstat(int fd, struct stat *st); /* fstat, an event file shown as a character device (nonblock.c) */
+int itoi_wsc_stat_cached(int fd, struct stat *st); /* fstat asking no file system server (nonblock.c) */
 void itoi_wsc_closing(int fd);                                /* ito_close(fd) begins (whole.c) */
 /* An error a socket reported once to a part of a whole transfer, kept for the next call on
  * fd (whole.c): -errno, taken out, or 0. `rx`: the call is a receive (it takes the error
