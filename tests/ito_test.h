@@ -6,6 +6,7 @@
 #define ITO_TEST_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -537,6 +538,53 @@ __attribute__((unused)) static void ito_test_run_two(void *(*a)(void *), void *(
     CHECK_OK(ito_join(ta, NULL));
     CHECK_OK(ito_join(tb, NULL));
 }
+
+#ifdef CLOCK_MONOTONIC
+/* A file system's server that answers late, for tests that wrap a libc call with -Wl,--wrap
+ * (test_io_stat_no_sync, test_io_close_off_worker): the wrapped call on the test's file
+ * waits (ito_test_server_round_trip) until another ULT of the caller's worker has run, for
+ * at most 2 s. A worker that blocks in the call never runs that ULT: the wait times out and
+ * sets ito_test_srv_stalled. ito_test_server_round runs the caller and that other ULT on
+ * worker 1 (main, on worker 0, only joins); the caller sets ito_test_srv_in_call before its
+ * call. */
+static _Atomic int ito_test_srv_answered; /* the other ULT of the caller's worker has run */
+static _Atomic int ito_test_srv_stalled;  /* a call waited out its bound: its thread was blocked */
+static _Atomic int ito_test_srv_in_call;  /* the caller is in its call */
+__attribute__((unused)) static void ito_test_server_round_trip(void)
+{
+    uint64_t end = ito_test_now_ns() + 2000000000u;
+    while (!atomic_load(&ito_test_srv_answered)) {
+        if (ito_test_now_ns() > end) {
+            atomic_store(&ito_test_srv_stalled, 1);
+            return;
+        }
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+}
+__attribute__((unused)) static void *ito_test_server_other(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&ito_test_srv_in_call)) ito_yield();
+    atomic_store(&ito_test_srv_answered, 1);
+    return NULL;
+}
+/* Whether the caller's worker blocked in the call (the server's wait timed out). */
+__attribute__((unused)) static bool ito_test_server_round(void *(*caller)(void *))
+{
+    atomic_store(&ito_test_srv_answered, 0);
+    atomic_store(&ito_test_srv_in_call, 0);
+    atomic_store(&ito_test_srv_stalled, 0);
+    ito_attr_t at;
+    CHECK_OK(ito_attr_init(&at));
+    at.worker = 1;
+    ito_thread_t c, o;
+    CHECK_OK(ito_create(&c, caller, NULL, &at));
+    CHECK_OK(ito_create(&o, ito_test_server_other, NULL, &at));
+    CHECK_OK(ito_join(c, NULL));
+    CHECK_OK(ito_join(o, NULL));
+    return atomic_load(&ito_test_srv_stalled) != 0;
+}
+#endif
 #endif
 
 #if defined(ITO_THREAD_H) && defined(ITO_TIME_H)

@@ -43,22 +43,12 @@ int __real_fstatfs(int fd, struct statfs *sf);
 int __wrap_fstatfs(int fd, struct statfs *sf);
 
 static _Atomic int slow_fd = -1;  /* the file whose "server" answers late */
-static _Atomic int answered;      /* the other ULT of the caller's worker has run */
-static _Atomic int stalled;       /* a server call waited out its bound: its thread was blocked */
-static _Atomic int in_call;       /* the caller is in its wrapper call */
 
-/* The server's round trip: wait until the other ULT of the worker has run. */
+/* The server's round trip: wait until the other ULT of the worker has run (ito_test.h). */
 static void server_round_trip(int fd)
 {
     if (fd < 0 || fd != atomic_load(&slow_fd)) return;
-    uint64_t end = ito_test_now_ns() + 2000000000u;
-    while (!atomic_load(&answered)) {
-        if (ito_test_now_ns() > end) {
-            atomic_store(&stalled, 1);
-            return;
-        }
-        nanosleep(&(struct timespec){0, 1000000}, NULL);
-    }
+    ito_test_server_round_trip();
 }
 
 int __wrap_fstat(int fd, struct stat *st)
@@ -91,7 +81,7 @@ static void *caller(void *arg)
     int fd = open(strcmp(op, "empty") ? path : empty, O_RDWR);
     CHECK(fd >= 0);
     atomic_store(&slow_fd, fd);
-    atomic_store(&in_call, 1);
+    atomic_store(&ito_test_srv_in_call, 1);
     if (!strcmp(op, "read")) {
         CHECK_EQ(ito_read(fd, buf, sizeof buf), (ssize_t)sizeof buf);
     } else if (!strcmp(op, "write")) {
@@ -112,32 +102,14 @@ static void *caller(void *arg)
     return NULL;
 }
 
-static void *other(void *arg)
-{
-    (void)arg;
-    while (!atomic_load(&in_call)) ito_yield();
-    atomic_store(&answered, 1);
-    return NULL;
-}
-
 static void round_(const char *backend)
 {
     static const char *const ops[] = {"read", "write", "pread", "close", "empty"};
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
         op = ops[i];
-        atomic_store(&answered, 0);
-        atomic_store(&in_call, 0);
-        atomic_store(&stalled, 0);
-        ito_attr_t at;
-        CHECK_OK(ito_attr_init(&at));
-        at.worker = 1; /* both on one worker; main, on worker 0, only joins */
-        ito_thread_t c, o;
-        CHECK_OK(ito_create(&c, caller, NULL, &at));
-        CHECK_OK(ito_create(&o, other, NULL, &at));
-        CHECK_OK(ito_join(c, NULL));
-        CHECK_OK(ito_join(o, NULL));
-        if (atomic_load(&stalled)) fprintf(stderr, "%s: the worker blocked in a server's stat for %s\n", backend, op);
-        CHECK(!atomic_load(&stalled));
+        bool stalled = ito_test_server_round(caller);
+        if (stalled) fprintf(stderr, "%s: the worker blocked in a server's stat for %s\n", backend, op);
+        CHECK(!stalled);
     }
 }
 

@@ -164,7 +164,11 @@
  * both) or by io_uring's own workers (the rest on io_uring), not by a worker (but see
  * the known limits below): the other ULTs of the caller's worker go on running while such a call
  * waits. The worker's own look at a descriptor's type asks no server (statx with
- * AT_STATX_DONT_SYNC). A call the kernel has begun on such a file system waits for the
+ * AT_STATX_DONT_SYNC), and ito_close of a regular file runs close(2), which waits for the
+ * file system's flush (FUSE's FLUSH, NFS's write-back of dirty pages), off the worker too
+ * (a helper thread on the sync backend, io_uring's own workers on io_uring), while the
+ * caller parks; that close is never cancelled (close(2) cannot be restarted): neither
+ * ito_cancel_io nor the I/O deadline ends it, and finalize waits for it. A call the kernel has begun on such a file system waits for the
  * server's answer, as the same call in a pthread would: ito_cancel_io and the I/O
  * deadline do not end it (the ULT wakes when the server answers, with the call's
  * result; so it was for reads, writes, fsyncs and opens on both backends, also with a
@@ -183,10 +187,8 @@
  * openat or fsync on the sync backend; ito_read and ito_write at the position of a
  * regular file not in the page cache on both backends) waits in their queue, on any file
  * system, until one is free (its deadline and ito_cancel_io still end it there; sockets,
- * pipes, timers and the rest go on); and ito_close runs close(2) on the worker, which
- * waits for the file system's flush (FUSE's FLUSH, NFS's write-back of dirty pages): a
- * server that does not answer it holds that worker, and every ULT on it, until it does;
- * so does, on io_uring, an openat (ito_openat, or posted with ito_sys_post) of a path whose
+ * pipes, timers and the rest go on; ito_close of a regular file needs one too); and, on
+ * io_uring, an openat (ito_openat, or posted with ito_sys_post) of a path whose
  * directory entries the kernel holds fresh (opened or looked up within the file system's
  * entry timeout): io_uring's first attempt runs inline in the worker's io_uring_enter and
  * calls the file system's open, which FUSE sends to its server (IOSQE_ASYNC would avoid it

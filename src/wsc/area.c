@@ -825,6 +825,9 @@ bool itoi_wsc_ends_by_itself(const ito_sysreq_t *q)
     struct stat st;
     switch (q->op) {
     case ITO_SYS_NOP: case ITO_SYS_GETPID: return true;
+    /* ito_close's close of a regular file, off the worker: never cancelled (its number
+     * names nothing once the kernel has taken it: no look at the file) */
+    case ITO_SYS_CLOSE: return true;
     case ITO_SYS_OPENAT: {
         if (!q->path) return false;
         int nofollow = (q->flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;

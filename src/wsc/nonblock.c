@@ -550,6 +550,7 @@ long itoi_wsc_run_blocking(itoi_sysrec_t *r)
     long w;
     switch (q->op) {
     case ITO_SYS_OPENAT: return helper_openat(r);
+    case ITO_SYS_CLOSE: return neg_errno(close(q->fd)); /* ito_close of a regular file (wrappers.c) */
     case ITO_SYS_FSYNC: {
         struct stat st;
         int fd = helper_pin(r, q->fd, &st);

@@ -83,11 +83,18 @@ static bool io_timeout(itoi_ult_t *t, void *obj)
  * so no look is needed; IN_CLOSE, close(2) is running, and the waiter waits (yielding the
  * CPU) for CLOSED, set once close(2) has returned; then its fstat comes after the close
  * (the slot's release and acquire order them). The waiter used to fstat the number while
- * close(2) ran, a race on the descriptor that TSan reports (test_io_poll_close). */
+ * close(2) ran, a race on the descriptor that TSan reports (test_io_poll_close).
+ *
+ * Bit 61 (OFF) says that the close runs off the closer's worker (a regular file's: see
+ * close_off_worker), and the closer is parked until it has ended: a waiter that waited for
+ * CLOSED on that worker would keep the worker from ever waking the closer, and one on
+ * another worker would stop its worker for as long as the file system's server takes. It
+ * looks at what the number names at once instead (29 bits of identity then). */
 #define CLOSING_SLOTS 64
+#define OFF_BIT ((uint64_t)1 << 61)
 #define IN_CLOSE_BIT ((uint64_t)1 << 62)
 #define CLOSED_BIT ((uint64_t)1 << 63)
-#define ID_MASK 0x3fffffffu
+#define ID_MASK 0x1fffffffu
 static _Atomic uint64_t closing[CLOSING_SLOTS];
 static _Atomic int closing_n;
 /* Closers that found every slot taken park here until a close ends (they used to
@@ -161,7 +168,7 @@ static bool same_file(int fd, _Atomic uint64_t *slot, uint64_t v)
 {
     if (!(v & (IN_CLOSE_BIT | CLOSED_BIT))) return true; /* not closed yet: the number is still that file */
     uint32_t id = (uint32_t)(v >> 32) & ID_MASK;
-    while ((v & (IN_CLOSE_BIT | CLOSED_BIT)) == IN_CLOSE_BIT) { /* close(2) is running: a moment */
+    while ((v & (IN_CLOSE_BIT | CLOSED_BIT | OFF_BIT)) == IN_CLOSE_BIT) { /* close(2) is running: a moment */
         sched_yield();
         v = atomic_load_explicit(slot, memory_order_acquire);
         if ((uint32_t)v - 1u != (uint32_t)fd) break; /* the close ended and freed the slot: closed */
@@ -909,6 +916,59 @@ static itoi_worker_t *end_waits_on_fd(itoi_worker_t *w, int fd, bool (*match)(co
     return w;
 }
 
+/* Whether ito_close runs close(2) of fd off the worker (close_off_worker): a regular file's
+ * (the cached type: itoi_wsc_stat_cached asks no server), on a worker whose common area is
+ * set up. A socket's or pipe's close asks no server: on the worker, as before. */
+static bool may_close_off(itoi_worker_t *w, int fd)
+{
+    struct stat st;
+    return itoi_wsc_area_if_ready(w) && itoi_wsc_stat_cached(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* close(2) of a regular file, off the worker, while the calling ULT parks. On a network or
+ * FUSE file system close(2) sends the server a FLUSH and waits for its answer: on the worker,
+ * every ULT of the worker stopped until the server answered (found by an outside tester with
+ * a FUSE file system, 2026-12-07; tests/test_io_close_off_worker.c). io_uring: a close
+ * request (the kernel runs a close whose file has a flush method on its io-wq, not inline);
+ * sync backend: a helper thread's close(2) (nonblock.c). The wait is not io_park's: it is
+ * not published in io_wait (ito_cancel_io does not see it), has no deadline and does not
+ * look at the closings (a close request watches no descriptor: itoi_wsc_watched_fd), and
+ * finalize counts the request as work that ends by itself (area.c): close(2) is not
+ * restartable, a cancelled close would leave the descriptor open. Without a record, or
+ * when the request never ran (io_uring gave it up, no helper thread could start),
+ * close(2) runs here. */
+static long close_off_worker(itoi_worker_t *w, int fd)
+{
+    itoi_wscw_t *a = itoi_wsc_area_if_ready(w);
+    ito_sysreq_t q = {.op = ITO_SYS_CLOSE, .fd = fd};
+    long res = 0;
+    itoi_iowait_t wt = {.ult = w->cur};
+    bool posted;
+    if (a->uring) {
+        posted = itoi_wsc_post_wait(w, a, &q, 0, &res, &wt) != NULL;
+    } else {
+        itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
+        if ((posted = r != NULL)) {
+            itoi_wsc_rec_fill(a, r, &q);
+            r->result = &res;
+            r->frame = NULL;
+            itoi_wsc_wait_add(&wt, r);
+            r->req = q;
+            itoi_wsc_submit_retry(w, a, r, ITOI_WSC_BLOCKING, 0);
+        }
+    }
+    if (posted && wt.left) {
+        wt.parked = true;
+        w->cur->blocked_on = "close";
+        itoi_block(w, NULL, NULL);
+        w = itoi_self_worker();
+        w->cur->blocked_on = NULL;
+    }
+    /* (-EAGAIN: no helper thread could be started, the close never ran: helpers.c) */
+    if (!posted || res == -EAGAIN || (res == -ECANCELED && wt.kernel_cancelled)) res = close(fd) == 0 ? 0 : -errno;
+    return res;
+}
+
 int ito_close(int fd)
 {
     if (fd < 0) return (int)ret(-EBADF);
@@ -937,8 +997,10 @@ int ito_close(int fd)
      * (helper_pin in nonblock.c; helpers.c). */
     for (uint64_t ns = 20000; itoi_helpers_busy(fd); ns = ns < 1000000 ? ns * 2 : ns) (void)ito_sleep_ns(ns);
     w = itoi_self_worker();
-    atomic_fetch_or(&closing[slot], IN_CLOSE_BIT); /* waiters that find the number wait for the close */
-    long r = close(fd) == 0 ? 0 : -errno;
+    bool off = may_close_off(w, fd);
+    /* waiters that find the number wait for the close (or, OFF, look at it at once) */
+    atomic_fetch_or(&closing[slot], IN_CLOSE_BIT | (off ? OFF_BIT : 0));
+    long r = off ? close_off_worker(w, fd) : close(fd) == 0 ? 0 : -errno;
     atomic_fetch_or(&closing[slot], CLOSED_BIT); /* from now on the number may name a new file */
     closing_end(slot);
     return (int)ret(back_home(home, r));
