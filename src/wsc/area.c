@@ -731,8 +731,9 @@ void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, const i
     submit(w, a, r, q, 0);
 }
 
-itoi_sysrec_t *itoi_wsc_post_wait(itoi_worker_t *w, itoi_wscw_t *a, const ito_sysreq_t *q, int more, long *res,
-                                  itoi_iowait_t *wt)
+/* A record for q whose completion wakes wt's ULT with its result in *res; NULL: none. */
+static inline itoi_sysrec_t *rec_for_wait(itoi_worker_t *w, itoi_wscw_t *a, const ito_sysreq_t *q, long *res,
+                                          itoi_iowait_t *wt)
 {
     itoi_sysrec_t *r = rec_get(w, a);
     if (ITOI_UNLIKELY(!r)) return NULL;
@@ -740,8 +741,26 @@ itoi_sysrec_t *itoi_wsc_post_wait(itoi_worker_t *w, itoi_wscw_t *a, const ito_sy
     r->result = res;
     r->frame = NULL;
     itoi_wsc_wait_add(wt, r);
+    return r;
+}
+
+itoi_sysrec_t *itoi_wsc_post_wait(itoi_worker_t *w, itoi_wscw_t *a, const ito_sysreq_t *q, int more, long *res,
+                                  itoi_iowait_t *wt)
+{
+    itoi_sysrec_t *r = rec_for_wait(w, a, q, res, wt);
+    if (ITOI_UNLIKELY(!r)) return NULL;
     if (ITOI_UNLIKELY(q->op == ITO_SYS_OPENAT)) r->req = *q; /* finalize reads its path (finalize's cancel) */
     submit(w, a, r, q, more);
+    return r;
+}
+
+itoi_sysrec_t *itoi_wsc_post_wait_helper(itoi_worker_t *w, itoi_wscw_t *a, const ito_sysreq_t *q, long *res,
+                                         itoi_iowait_t *wt)
+{
+    itoi_sysrec_t *r = rec_for_wait(w, a, q, res, wt);
+    if (ITOI_UNLIKELY(!r)) return NULL;
+    r->req = *q;
+    itoi_wsc_submit_retry(w, a, r, ITOI_WSC_BLOCKING, 0);
     return r;
 }
 

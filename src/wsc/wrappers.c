@@ -943,20 +943,8 @@ static long close_off_worker(itoi_worker_t *w, int fd)
     ito_sysreq_t q = {.op = ITO_SYS_CLOSE, .fd = fd};
     long res = 0;
     itoi_iowait_t wt = {.ult = w->cur};
-    bool posted;
-    if (a->uring) {
-        posted = itoi_wsc_post_wait(w, a, &q, 0, &res, &wt) != NULL;
-    } else {
-        itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
-        if ((posted = r != NULL)) {
-            itoi_wsc_rec_fill(a, r, &q);
-            r->result = &res;
-            r->frame = NULL;
-            itoi_wsc_wait_add(&wt, r);
-            r->req = q;
-            itoi_wsc_submit_retry(w, a, r, ITOI_WSC_BLOCKING, 0);
-        }
-    }
+    bool posted = (a->uring ? itoi_wsc_post_wait(w, a, &q, 0, &res, &wt)
+                            : itoi_wsc_post_wait_helper(w, a, &q, &res, &wt)) != NULL;
     if (posted && wt.left) {
         wt.parked = true;
         w->cur->blocked_on = "close";

@@ -240,6 +240,9 @@ static inline void itoi_wsc_wait_add(itoi_iowait_t *wt, itoi_sysrec_t *r)
  * is or-ed into a send's flags (the one attempt of call_once: MSG_DONTWAIT), 0 else. */
 itoi_sysrec_t *itoi_wsc_post_wait(itoi_worker_t *w, itoi_wscw_t *a, const ito_sysreq_t *q, int more, long *res,
                                   itoi_iowait_t *wt);
+/* The same, run by a helper thread (the sync backend's blocking calls: nonblock.c). */
+itoi_sysrec_t *itoi_wsc_post_wait_helper(itoi_worker_t *w, itoi_wscw_t *a, const ito_sysreq_t *q, long *res,
+                                         itoi_iowait_t *wt);
 /* Parks r as a time-only wait (REC_TIME), counted as posted like a submitted request. */
 void itoi_wsc_submit_time(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r);
 /* The sync backend (r->req whole), after the caller's own first attempt gave `first` (-EAGAIN: wait for
