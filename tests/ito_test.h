@@ -872,6 +872,18 @@ __attribute__((unused)) static void ito_test_warm_worker(int worker)
     CHECK_OK(ito_join(t, NULL));
 }
 
+/* n one-byte round trips through the pipe p (write p[1], read p[0]) with ito_write and
+ * ito_read, from a ULT. */
+__attribute__((unused)) static void ito_test_pipe_round_trips(const int p[2], int n)
+{
+    for (int k = 0; k < n; k++) {
+        char c = 0;
+        CHECK_EQ(ito_write(p[1], "x", 1), 1);
+        CHECK_EQ(ito_read(p[0], &c, 1), 1);
+        CHECK_EQ(c, 'x');
+    }
+}
+
 __attribute__((unused)) static void *ito_test_recv_waiter(void *arg)
 {
     ito_test_recv_wait_t *x = arg;
@@ -955,6 +967,20 @@ static inline void ito_test_deny_syscall_errno(unsigned nr, int err)
 }
 /* The same with EPERM. */
 static inline void ito_test_deny_syscall(unsigned nr) { ito_test_deny_syscall_errno(nr, EPERM); }
+/* From now on, system call `nr` whose argument `arg` (its low word) is `val` fails with
+ * errno `err` (ito_test_seccomp); other calls of nr go on. */
+static inline void ito_test_deny_syscall_arg(unsigned nr, int arg, unsigned val, int err)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 3),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)(offsetof(struct seccomp_data, args) + 8 * (unsigned)arg)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, val, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    ito_test_seccomp(f, sizeof f / sizeof f[0]);
+}
 /* From now on, mmap(2) with exactly these flags (ito maps its regions of ULT stacks with
  * MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, and nothing else of the process
  * does after ito_init) fails with errno `err` (ito_test_seccomp): stands for a kernel that
@@ -962,15 +988,7 @@ static inline void ito_test_deny_syscall(unsigned nr) { ito_test_deny_syscall_er
  * tree (the sanitizers' own mappings go on). */
 static inline void ito_test_deny_mmap_flags(unsigned flags, int err)
 {
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mmap, 0, 3),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3])), /* the low word */
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, flags, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    ito_test_seccomp(f, sizeof f / sizeof f[0]);
+    ito_test_deny_syscall_arg(__NR_mmap, 3, flags, err);
 }
 #endif
 

@@ -35,12 +35,7 @@ static int want; /* the backend the workers have */
 static void *round_trips(void *arg) /* on worker `arg`: its first I/O */
 {
     int i = (int)(intptr_t)arg;
-    for (int k = 0; k < 100; k++) {
-        char c = 0;
-        CHECK_EQ(ito_write(pp[i][1], "x", 1), 1);
-        CHECK_EQ(ito_read(pp[i][0], &c, 1), 1);
-        CHECK_EQ(c, 'x');
-    }
+    ito_test_pipe_round_trips(pp[i], 100);
     CHECK_EQ(ito_wsc_backend(), want);
     return NULL;
 }

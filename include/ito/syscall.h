@@ -37,7 +37,11 @@
  * alone) is made at its first such wait, which fails with EMFILE if none is left.
  * A worker whose ring cannot be made at ito_init for want of memory (ENOMEM:
  * RLIMIT_MEMLOCK before Linux 5.12, a memory cgroup at its limit) is a sync-backend
- * worker, unless ITO_WSC_BACKEND=uring asks for the ring (ito_init's ITO_ENOMEM).
+ * worker, unless ITO_WSC_BACKEND=uring asks for the ring (ito_init's ITO_ENOMEM). So is a
+ * worker on a kernel whose io_uring lacks an operation ito's requests use (asked with
+ * IORING_REGISTER_PROBE at ito_init; Linux 5.1-5.5 have neither the probe nor READ, WRITE,
+ * SEND, RECV, OPENAT and CLOSE): ITO_WSC_BACKEND=uring then makes ito_init fail with
+ * ITO_ENOSYS and one line naming the operation.
  * Descriptors that can be neither (a tty, inotify; and a "regular file" of size 0 of
  * /proc, tracefs or debugfs that poll(2) finds not ready, whose read waits for an event:
  * /proc/kmsg, trace_pipe) wait for readiness in the epoll and are then read on a helper,

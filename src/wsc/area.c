@@ -246,11 +246,16 @@ int itoi_wsc_worker_open(itoi_worker_t *w)
         }
         if (itoi_env.wsc_backend == ITO_WSC_URING) {
             /* granted by ito_init's check a moment ago (config.c), refused now */
-            fprintf(stderr, "ito: ITO_WSC_BACKEND=uring, but the kernel refuses worker %d's io_uring ring (%s)\n",
-                    w->index, strerror(-rc));
+            if (rc == -EOPNOTSUPP && itoi_uring_lacked_op())
+                fprintf(stderr, "ito: ITO_WSC_BACKEND=uring, but this kernel's io_uring lacks %s, "
+                                "which ito needs (Linux >= 5.6); unset it to fall back to the sync backend\n",
+                        itoi_uring_lacked_op());
+            else
+                fprintf(stderr, "ito: ITO_WSC_BACKEND=uring, but the kernel refuses worker %d's io_uring ring (%s)\n",
+                        w->index, strerror(-rc));
             return ITO_ENOSYS;
         }
-        /* refused (EPERM, ENOSYS) or no memory for a ring (ENOMEM: RLIMIT_MEMLOCK before
+        /* refused (EPERM, ENOSYS), an operation lacking (EOPNOTSUPP) or no memory for a ring (ENOMEM: RLIMIT_MEMLOCK before
          * Linux 5.12, a memory cgroup at its limit): the sync backend, for good */
     }
     int rc = itoi_ready_open(a);

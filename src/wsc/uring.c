@@ -3,13 +3,15 @@
  * kernel for all of them. Completions are reaped without a system call (peek), and the
  * ring's eventfd lets an idle worker sleep until one arrives.
  *
- * Ring set-up: the ring is created by its worker's own thread (areas are set up lazily
- * by the worker that first posts), and only that thread submits, so it asks for
+ * Ring set-up: the ring is created by its worker's own thread (at ito_init, watched from
+ * the worker's first post), and only that thread submits, so it asks for
  * IORING_SETUP_SINGLE_ISSUER and COOP_TASKRUN (the kernel runs completion work when the
  * worker next enters it instead of interrupting it; TASKRUN_FLAG tells the poller when
  * such work waits, and only then does it enter the kernel to collect it), and registers
  * the ring fd (each enter skips the fd lookup). Older kernels refuse flags they do not
- * know: the set-up retries with fewer. Cancellation is IORING_OP_ASYNC_CANCEL by the
+ * know: the set-up retries with fewer. A kernel whose io_uring lacks an operation that
+ * ito's requests use (before Linux 5.6, which brought them all and the probe to ask) gets
+ * no ring: its workers run the sync backend (ring_lacks_op). Cancellation is IORING_OP_ASYNC_CANCEL by the
  * record's address (user_data); the cancel's own completion carries the record's address
  * with CANCEL_TAG set.
  *
@@ -85,8 +87,42 @@ static bool uring_probe(itoi_worker_t *w)
 static itoi_mech_hooks_t uring_hooks = {.probe = uring_probe, .presleep = uring_before_sleep,
                                         .postsleep = uring_after_sleep};
 
+/* The operations of ito's requests (wsc.h, itoi_uring_prep) and of their cancellation. */
+static const struct {
+    unsigned char op;
+    const char *name;
+} needed_ops[] = {
+#define NEEDED(op) {IORING_OP_##op, "IORING_OP_" #op}
+    NEEDED(NOP),     NEEDED(READ),    NEEDED(WRITE),    NEEDED(READV),   NEEDED(WRITEV),   NEEDED(SEND),
+    NEEDED(RECV),    NEEDED(SENDMSG), NEEDED(RECVMSG),  NEEDED(ACCEPT),  NEEDED(CONNECT),  NEEDED(CLOSE),
+    NEEDED(POLL_ADD), NEEDED(OPENAT), NEEDED(FSYNC),    NEEDED(ASYNC_CANCEL),
+#undef NEEDED
+};
+
+static _Atomic(const char *) lacked_op; /* for the forced backend's message (area.c) */
+
+/* NULL if the ring's kernel has every operation ito's requests use, else the first one it
+ * lacks. A kernel that io_uring_setup accepts but that has no such operation (Linux
+ * 5.1-5.5: READ, WRITE, SEND, RECV, OPENAT and CLOSE came with 5.6, and with them the probe)
+ * failed those requests with EINVAL whenever one came, an ito_recv or an ito_close of a
+ * file (found in review, 2026-12-07; test_io_uring_lacks_op). One probe per worker at
+ * ito_init: a system call and a small allocation. */
+static const char *ring_lacks_op(struct io_uring *ring)
+{
+    struct io_uring_probe *probe = io_uring_get_probe_ring(ring);
+    if (!probe) return "IORING_REGISTER_PROBE"; /* a kernel before 5.6, or no memory for the answer */
+    const char *lacked = NULL;
+    for (size_t i = 0; i < sizeof needed_ops / sizeof needed_ops[0] && !lacked; i++)
+        if (!io_uring_opcode_supported(probe, needed_ops[i].op)) lacked = needed_ops[i].name;
+    io_uring_free_probe(probe);
+    return lacked;
+}
+
+const char *itoi_uring_lacked_op(void) { return atomic_load(&lacked_op); }
+
 /* At ito_init, on the worker's thread (area.c, itoi_wsc_worker_open): the ring and its
- * eventfd, entered once and registered, but not yet watched. 0, or -errno. */
+ * eventfd, entered once and registered, but not yet watched. 0, or -errno: -EOPNOTSUPP
+ * for a kernel without an operation ito needs (itoi_uring_lacked_op names it). */
 int itoi_uring_open(itoi_wscw_t *a)
 {
     static const unsigned flag_sets[] = {
@@ -105,9 +141,12 @@ int itoi_uring_open(itoi_wscw_t *a)
      * submit at every pass (90 % of a CPU): enter once now, so that such a kernel is a
      * refusal like any other (the sync backend, or the forced backend's error). */
     rc = io_uring_get_events(&a->ring);
-    if (rc < 0) {
+    const char *lacked = rc < 0 ? NULL : ring_lacks_op(&a->ring);
+    if (rc < 0 || lacked) {
         io_uring_queue_exit(&a->ring);
-        return rc;
+        if (!lacked) return rc;
+        atomic_store(&lacked_op, lacked);
+        return -EOPNOTSUPP;
     }
     io_uring_register_ring_fd(&a->ring); /* best effort: an older kernel says no */
     a->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -324,6 +363,7 @@ size_t itoi_uring_reap(itoi_worker_t *w, itoi_wscw_t *a)
 #else /* no liburing at build time: the sync backend only */
 
 int itoi_uring_open(itoi_wscw_t *a) { (void)a; return -ENOSYS; }
+const char *itoi_uring_lacked_op(void) { return NULL; }
 int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; return -ENOSYS; }
 void itoi_uring_close(itoi_wscw_t *a) { (void)a; }
 void itoi_uring_teardown(itoi_worker_t *w, itoi_wscw_t *a) { (void)w; (void)a; }

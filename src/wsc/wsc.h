@@ -382,6 +382,7 @@ uint32_t itoi_wsc_file_identity(int fd);
 
 /* uring.c */
 int itoi_uring_open(itoi_wscw_t *a);                     /* ito_init: the ring and eventfd */
+const char *itoi_uring_lacked_op(void);                  /* the operation a refused ring lacked */
 int itoi_uring_setup(itoi_worker_t *w, itoi_wscw_t *a);  /* first I/O: watched */
 void itoi_uring_close(itoi_wscw_t *a);
 void itoi_uring_teardown(itoi_worker_t *w, itoi_wscw_t *a);
