@@ -799,6 +799,13 @@ __attribute__((unused)) static void ito_test_fds_restore(int *fill, int nf, cons
 }
 #endif
 
+/* A thread body that stores 1 in the _Atomic int arg points to: whether it has run. */
+__attribute__((unused)) static void *ito_test_mark_ran(void *arg)
+{
+    atomic_store((_Atomic int *)arg, 1);
+    return NULL;
+}
+
 /* The backends of split-phase calls every I/O test runs on, io_uring first (index 0). */
 #define ITO_TEST_NBACKENDS 2
 __attribute__((unused)) static const char *const ito_test_backends[ITO_TEST_NBACKENDS] = {"uring", "sync"};

@@ -40,7 +40,10 @@ int ito_future_init(ito_future_t *f);
 /**
  * @brief Destroys a future that nobody waits for. ULTs that ito_future_set woke have
  * their value already: the future may be destroyed (and its memory freed) as soon as set
- * returns, while they have not run yet.
+ * returns, while they have not run yet; and a woken waiter may destroy it at once, also
+ * while the set has not yet returned (the set touches the future no more once it has
+ * woken its waiters: it fires the continuations it took before), so a future in a
+ * waiting ULT's own stack frame is fine.
  * @return ITO_OK; ITO_EINVAL if f is NULL; ITO_EBUSY if ULTs wait on it, or if it is not
  * set and continuations are registered whose frames are live (set it first: they would
  * never fire). Continuations whose frame is gone (destroyed, or freed by ito_finalize)

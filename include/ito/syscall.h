@@ -52,7 +52,15 @@
  * reads): known limit, 2026-12-03.
  *
  * Blocking wrappers (ito_read ... ito_poll) are for ULTs. They return like the POSIX
- * call: the result, or -1 with errno. Besides the call's own errors:
+ * call: the result, or -1 with errno. A call that completes at once (a ready socket or
+ * pipe on the sync backend, a regular file in the page cache, an ito_poll that finds an
+ * event, ito_close) does not park; so that a ULT looping over such calls does not keep its
+ * worker from its timers and its other ULTs, every 16th wrapper call (ito_sys_wait_all
+ * included) of a ULT in a row with no scheduling point between them yields first (not
+ * inside a preemption-safe region, preempt.h; until
+ * 2026-12-07 none did: a `while (!stop)` loop of ready I/O never saw the stop that main,
+ * asleep on the same worker, was to set). So any wrapper call may switch the ULT, and
+ * move it to another worker, whether or not it waits. Besides the call's own errors:
  *   ETIMEDOUT  the ULT's I/O deadline (ito_io_deadline) passed first; the request was
  *              cancelled (a read or write may still have moved bytes before: the count
  *              is returned then, not the error). A deadline already passed makes the
@@ -104,7 +112,12 @@
  * so do the deadline, ito_cancel_io, ito_close and finalize. (Known limit, 2026-12-06: so
  * may two or more ito_closes of other numbers a multiple of 4096 away from the call's,
  * landing before its second part starts, e.g. while its first part waits; one such close
- * does not, see src/wsc/whole.c.) An error the socket reports
+ * does not, see src/wsc/whole.c. Known limit, 2026-12-07: an ito_close of the call's own
+ * number from another worker, and a new descriptor taking the number, both landing while
+ * the caller's worker thread is between starting a later part and posting it (the kernel
+ * descheduled it there) may send the rest to the new descriptor, as write(2) in one
+ * thread and close(2) plus socket(2) in others may; seen once in a 90 s churn at load 20.
+ * Closing the number the caller waits on otherwise ends the call, see ito_close.) An error the socket reports
  * only once (ECONNRESET, ECONNABORTED, ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ENETDOWN,
  * EHOSTDOWN, and ETIMEDOUT before the ULT's deadline) is kept by ito for the next wrapper
  * call on the same number while it names the same socket: a send or write fails with it
@@ -430,7 +443,13 @@ int ito_io_deadline(uint64_t deadline);
  * ECANCELED at once (a cancellation is never lost, and consumed once). A call that its
  * arguments refuse before anything is posted (EBADF for a negative descriptor, EFAULT
  * for a NULL buffer, EINVAL) fails with that error and leaves the cancellation kept for
- * the next call.
+ * the next call. Only the wrappers (ito_poll included) and ito_sys_wait_all are ended: a
+ * ULT parked elsewhere (on an ito_mutex, ito_cond, semaphore, stream, channel, future,
+ * wait group or barrier, in ito_join, ito_frame_wait or ito_sleep_ns) is not woken, and
+ * the cancellation stays kept for its next wrapper call, which may be much later and
+ * unrelated (a log write). End such a wait through its object (close the stream or
+ * channel, set the future, signal the condition) or give it a deadline; a sleep that
+ * ito_cancel_io should end is ito_poll(NULL, 0, ms) (examples/graceful_shutdown.c).
  * @return ITO_OK; ITO_EINVAL for NULL; ITO_EJOINED for a thread that has ended;
  * ITO_ESTATE without a runtime.
  * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.

@@ -73,6 +73,22 @@
  * creating a server's accept ULT and then calling pthread_join on client threads stops
  * the server until the clients have given up.
  *
+ * Kernel locks held across a switch: a lock that blocks the kernel thread (std::mutex,
+ * std::recursive_mutex, a pthread mutex, rwlock or spinlock) must not be held across a
+ * call that may switch the ULT (ito_yield, a wait on an ito object, ito_join,
+ * ito_sleep_ns, a blocking wrapper; with preemption on, any point of the program's own
+ * code, see preempt.h), with or without preemption. Another ULT that takes the same lock
+ * on the same worker blocks the worker's kernel thread in the kernel, and the holder,
+ * parked on that worker, never runs again to release it: the worker hangs, with no
+ * message (a std::lock_guard<std::mutex> around ito_sleep_ns in two ULTs, one worker or
+ * more; outside tester h74c, 2026-12-07). And the holder may resume on another worker, so
+ * its unlock comes from another kernel thread, which an error-checking, recursive or
+ * robust pthread mutex refuses (EPERM: the lock stays held; std::recursive_mutex::unlock
+ * ignores that error). Around code that may switch, use ito's mutex, rwlock or semaphore
+ * (sync.h; ito_mutex_t meets C++'s BasicLockable with two small member functions, so
+ * std::lock_guard and std::unique_lock work on a wrapper of it); keep kernel locks for
+ * sections that make no such call.
+ *
  * fork(): the child of a process with a running runtime is shut out of it (the copy
  * shares the parent's io_uring rings and epoll sets and holds the parent's queued ULTs):
  * every call that needs the running runtime fails there, ITO_ESTATE (ITO_ENOTULT for the

@@ -70,7 +70,10 @@ int ito_frame_create(ito_frame_t **out, int nentries, size_t data_size);
  * still reach it. A request in flight whose continuation is an entry of the frame
  * (ito_sys_post, ito_sys_wait_all) does not hold it: destroyed first, the request still
  * stores its result and its continuation is dropped; wait for the continuation before
- * destroying.
+ * destroying. A ZWT that is running (its code has been called) does not hold its frame
+ * either: the ULT that its last call woke (an ito_future_set, ito_continue of a code-less
+ * entry, ito_sem_post) may destroy the frame at once, so such a code must not touch its
+ * frame after that call.
  * @return ITO_OK; ITO_EINVAL for a freed or foreign frame; ITO_EBUSY while an entry is
  * ready (queued) or a ULT waits on one.
  * @contexts any thread; not a signal handler.

@@ -487,8 +487,19 @@ static __attribute__((noinline)) long complete_odd(itoi_wscw_t *a, itoi_sysrec_t
      * full), each round of ito_connect's wait by time on the sync backend (found by h67b and
  * h67d; tests/test_io_connect_unix_backlog_finalize.c). */
     if (ITOI_UNLIKELY(res == -EAGAIN || (res == -EALREADY && r->op == ITO_SYS_CONNECT)) && r->why == WHY_NONE &&
-        r->wait && !r->frame)
+        r->wait && !r->frame) {
         bound = true;
+        /* A send's one attempt on io_uring that found no room: the wrapper tries again
+         * itself once its ULT runs (wrappers.c, call_once), and an ito_close may come
+         * before that, when the record is no longer live for its pass, and a new file take
+         * the number. As for a request io_uring gave up (above): the file now, which the
+         * number still names (no close has passed this record), compared before the try
+         * (found by an outside tester, h74a: the rest of a whole ito_send went into the
+         * socket a new connection got; tests/test_io_whole_close_retry.c). */
+        if (res == -EAGAIN && (r->op == ITO_SYS_SEND || r->op == ITO_SYS_SENDMSG) && !r->wait->any &&
+            !r->wait->again && r->fd >= 0)
+            r->wait->id_at = itoi_wsc_file_identity(r->fd);
+    }
     *bound_out = bound;
     return res;
 }

@@ -38,7 +38,10 @@
  * Going on there sent the rest to another file when the number itself had been dup2'ed
  * over (test_io_whole part 9); taking the identity at every call's start would cost every
  * write a system call. An ito_close of the number itself ends the waiting part with EBADF
- * (wrappers.c). */
+ * (wrappers.c), and so it does a part whose one attempt on io_uring found no room and that
+ * the ULT tries again itself: the file the number named at that completion is compared
+ * before the try (area.c, complete_odd; before 2026-12-07 the try sent the rest into the
+ * socket that took the number, tests/test_io_whole_close_retry.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>

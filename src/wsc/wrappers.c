@@ -270,6 +270,34 @@ static bool dontwait(const ito_sysreq_t *q)
 
 static long call_once(const ito_sysreq_t *q, const char *what);
 
+/* A wrapper call that completes at once (the sync backend's first attempt on a ready
+ * socket or pipe, a regular file in the page cache; on io_uring too, an ito_poll that
+ * finds a descriptor ready and an ito_close) parks nothing, so it is no scheduling point:
+ * a ULT whose calls all completed so, a loop of sends and receives on a busy connection,
+ * kept its worker for ever, and the worker's timers (a sleep of main's), the ULTs bound
+ * to it and those it had readied waited with it (a `while (!stop) { I/O }` loop never saw
+ * the stop that main, asleep on that worker, would have set; outside tester h74c,
+ * 2026-12-07: test_io_inline_yield). So every IO_RUN_MAX-th call of a ULT in a row with no
+ * scheduling point of its worker in between yields first, as a compiled yield point does;
+ * a call that parks, or any switch, starts the count again. Not inside a preemption-safe
+ * region (preempt.h), which may hold a kernel lock around calls that complete at once.
+ * Two loads and a store a call; the yield returns at once when nothing else is ready or
+ * due. */
+#define IO_RUN_MAX 16
+static inline itoi_worker_t *io_point(itoi_worker_t *w)
+{
+    if (ITOI_LIKELY(w->tick != w->io_tick)) {
+        w->io_tick = w->tick;
+        w->io_run = 1;
+        return w;
+    }
+    if (ITOI_LIKELY(++w->io_run < IO_RUN_MAX)) return w;
+    w->io_run = 0;
+    if (ITOI_PSAFE(w->cur) != 0) return w;
+    (void)ito_yield();
+    return itoi_self_worker(); /* the ULT may go on on another worker */
+}
+
 /* One request, waited for by the calling ULT. An error kept from the last whole transfer
  * on the descriptor (whole.c) comes first for a send or write, and in place of end of
  * file for a read or receive. */
@@ -320,6 +348,7 @@ static long call_once(const ito_sysreq_t *q, const char *what)
 {
     itoi_worker_t *w = itoi_self_worker();
     if (ITOI_UNLIKELY(!w || !w->cur)) return -EPERM;
+    w = io_point(w);
     itoi_ult_t *me = w->cur;
     if (ITOI_UNLIKELY(itoi_io_cancel_take(me)))
         return -ECANCELED;
@@ -385,6 +414,12 @@ static long call_once(const ito_sysreq_t *q, const char *what)
         }
         io_park(w, a, &wt, deadline, what);
         if (ITOI_UNLIKELY(res == -EAGAIN) && once && !as_sync) { /* no room: as the sync backend (above) */
+            /* An ito_close between the reap and now, and the number may name a new file:
+             * the try ends as a wait that a close ended (area.c, complete_odd) */
+            if (rerun_elsewhere(q, wt.id_at)) {
+                res = -EBADF;
+                break;
+            }
             as_sync = true;
             res = 0;
             w = itoi_self_worker();
@@ -687,6 +722,7 @@ int ito_sys_wait_all(ito_sysreq_t *reqs, size_t n)
     }
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return ITO_ENOTULT;
+    w = io_point(w);
     itoi_ult_t *me = w->cur;
     itoi_wscw_t *a = itoi_wsc_area(w);
     if (!a) return itoi_wsc_area_error();
@@ -962,6 +998,7 @@ int ito_close(int fd)
     if (fd < 0) return (int)ret(-EBADF);
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return (int)ret(-EPERM);
+    w = io_point(w);
     /* A number that names nothing: EBADF before anything else (its close generation was
      * bumped first, which cut short a whole transfer on another descriptor sharing the
      * slot: found by a chaos test). */
@@ -1061,6 +1098,7 @@ static int poll_impl(struct pollfd *fds, nfds_t nfds, int timeout_ms)
     if (!fds && nfds) return (int)ret(-EFAULT); /* as poll(2) */
     itoi_worker_t *w = itoi_self_worker();
     if (!w || !w->cur) return (int)ret(-EPERM);
+    w = io_point(w);
     itoi_ult_t *me = w->cur;
     if (timeout_ms < 0) {
         /* Nothing could end the wait (no descriptor, no timeout): refused like the other
