@@ -13,6 +13,7 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
 #include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/UnrollLoop.h"
@@ -86,7 +87,15 @@ const BoundSummary *BoundPlacer::summary(const Function &F) const {
 }
 
 void BoundPlacer::markOpaque(const Function &F) {
-  Sum[&F] = BoundSummary{None, static_cast<int64_t>(O.externCost), None};
+  bool Out = true;
+  if (F.isDeclaration()) {
+    if (!Lib)
+      Lib.emplace(Triple(F.getParent()->getTargetTriple()));
+    TargetLibraryInfo TLI(*Lib);
+    LibFunc LF;
+    Out = !F.isIntrinsic() && !(TLI.getLibFunc(F, LF) && TLI.has(LF));
+  }
+  Sum[&F] = BoundSummary{None, static_cast<int64_t>(O.externCost), None, Out};
 }
 
 std::optional<int64_t>
@@ -229,6 +238,21 @@ std::vector<YieldPoint> BoundPlacer::place(Function &F,
     LF.Collapsed = Ok && LF.TripCount <= Bound / LF.Iteration;
   }
 
+  // Whether F may call out of the module (Bound.h). A call in F's own cycle has checks
+  // around it (below), so the cycle through it is bounded anyway.
+  bool CallsOut = false;
+  for (BasicBlock &B : F)
+    for (Instruction &I : B) {
+      const auto *CB = dyn_cast<CallBase>(&I);
+      if (CallsOut || !CB || isa<IntrinsicInst>(CB) || CB->isInlineAsm())
+        continue;
+      const Function *Callee = directCallee(I);
+      if (Callee && Recursive.contains(Callee))
+        continue;
+      const BoundSummary *S = Callee ? summary(*Callee) : nullptr;
+      CallsOut = !S || S->Out;
+    }
+
   // 2. The walk in reverse post order.
   std::vector<YieldPoint> Points;
   DenseMap<const BasicBlock *, Dist> Out;
@@ -286,7 +310,8 @@ std::vector<YieldPoint> BoundPlacer::place(Function &F,
     // A function whose address is taken may be called back from code outside the bound
     // (qsort's comparator, a handler table): it checks on entry, so that a loop in the
     // outside code that calls it passes a check each time.
-    const bool Callback = B->isEntryBlock() && F.hasAddressTaken();
+    // So does one that other modules may call, when it may call out (Bound.h).
+    const bool Callback = B->isEntryBlock() && (F.hasAddressTaken() || (!F.hasLocalLinkage() && CallsOut));
     if ((Retreat && !Collapsed) || Callback) {
       if (Eligible)
         check(*B, Bg, D);
@@ -336,7 +361,7 @@ std::vector<YieldPoint> BoundPlacer::place(Function &F,
       Sf = std::max(Sf, D.C);
     }
   }
-  Sum[&F] = BoundSummary{Pf, Tf, Sf};
+  Sum[&F] = BoundSummary{Pf, Tf, Sf, CallsOut};
 
   if (O.report) {
     IRLiveness Live(F);

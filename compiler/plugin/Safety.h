@@ -4,8 +4,11 @@
 //  - they carry __attribute__((annotate("ito_noyield"))) (read from llvm.global.annotations);
 //  - they belong to the runtime (names beginning ito_, itoi_ or itoa_): a yield inside the
 //    scheduler would re-enter it;
-//  - they call a returns_twice function (setjmp, sigsetjmp, vfork, getcontext, ...): code
-//    between setjmp and longjmp may not keep values in registers that a yield could move;
+//  - they call a returns_twice function other than setjmp/sigsetjmp (vfork, getcontext,
+//    savectx, __builtin_setjmp): the child of vfork runs on the parent's stack and thread, a
+//    saved context may be switched to from elsewhere; setjmp's callers get points (see
+//    isSetjmp in Safety.cpp: until h74b they were skipped too, and an interpreter that
+//    catches its exceptions with setjmp in its dispatch function was never preempted);
 //  - they are naked, declarations, or available_externally;
 //  - they are signal handlers this module registers, or functions they call directly
 //    (a yield inside a handler would switch threads with the signal frame on the stack):

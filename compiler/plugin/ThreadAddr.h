@@ -31,8 +31,9 @@
 // clang's __builtin_thread_pointer() (llvm.thread.pointer, memory(none)) is one too: it was
 // computed once for a loop (same tester; rseq code reaches its area through it); its
 // retaken copies are always calls of __ito_thread_pointer (the back end shares %fs:0 reads).
-// Functions the pass does not instrument because they call setjmp (returns_twice) or are
-// ito_noyield get the retake too: their callees may switch.
+// Functions the pass does not instrument because they call a returns_twice function other
+// than setjmp (vfork, getcontext) or are ito_noyield get the retake too: their callees may
+// switch.
 // Local-dynamic TLS (a variable of a PIC module that is not a PIE: a shared library's
 // static __thread) is reached through the module's TLS block, whose address the X86 back
 // end computes once per function for all such accesses (its local-dynamic TLS clean-up,

@@ -22,9 +22,17 @@ int plain(int n) { int s = 0; for (int i = 0; i < n; i++) s += i * sink; return 
 // CHECK-DAG: ito-yield: quiet: skipped (ito_noyield)
 ito_noyield int quiet(int n) { int s = 0; for (int i = 0; i < n; i++) s += i * sink; return s; }
 
-// CHECK-DAG: ito-yield: jumper: skipped (returns_twice)
+// setjmp's and sigsetjmp's callers get points (an interpreter's dispatch loop that catches
+// its exceptions with setjmp, mruby's mrb_vm_exec, had none: h74b); vfork's do not.
+// CHECK-DAG: ito-yield: jumper: for.body
+// CHECK-DAG: ito-yield: sigjumper: for.body
+// CHECK-DAG: ito-yield: forker: skipped (returns_twice)
+#include <unistd.h>
 jmp_buf jb;
+sigjmp_buf sjb;
 int jumper(int n) { if (setjmp(jb)) return -1; for (int i = 0; i < n; i++) sink += i; return n; }
+int sigjumper(int n) { if (sigsetjmp(sjb, 1)) return -1; for (int i = 0; i < n; i++) sink += i; return n; }
+int forker(int n) { for (int i = 0; i < n; i++) sink += i; return vfork(); }
 
 // CHECK-DAG: ito-yield: on_int: skipped (signal handler)
 // CHECK-DAG: ito-yield: handler_helper: skipped (signal handler)

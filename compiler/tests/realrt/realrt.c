@@ -160,8 +160,8 @@ static uint64_t va_format(const char *fmt, ...)
     return h;
 }
 
-/* setjmp/longjmp: the setjmp caller is never instrumented (returns_twice); the frames
- * longjmp skips are, and yielded inside. */
+/* setjmp/longjmp: the setjmp caller has points too (before h74b it had none), and so do
+ * the frames longjmp skips, which yield inside. */
 static jmp_buf jb[NULT];
 
 static void dive(int me, int depth, uint64_t *acc)

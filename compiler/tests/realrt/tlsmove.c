@@ -51,9 +51,9 @@ __attribute__((noinline)) static void same_mark(int *p, int *stale)
     if (p != here_mark()) (*stale)++;
 }
 
-/* A function that calls setjmp is not instrumented (returns_twice), but its callees may
- * still switch: its addresses are taken anew all the same (it kept the one from before its
- * loop; the same tester). */
+/* A function that calls setjmp (instrumented since h74b; skipped before, as returns_twice)
+ * whose callees switch: its addresses are taken anew all the same (it kept the one from
+ * before its loop; the same tester). */
 __attribute__((noinline)) static void with_setjmp(int i, int *stale)
 {
     jmp_buf jb;
