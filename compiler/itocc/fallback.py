@@ -11,9 +11,14 @@ gave: a runtime linked anywhere on the command line (libito.so or libito.a, a cu
 runtime's objects or archive) resolves the symbols first and the member is never used.
 Only a program linked with no runtime at all gets it; nothing in such a program sets the
 flag, so its yields are never reached (code built with --ito-check=budget reaches them
-when its countdown runs out: there they refill the countdown and return). Should one be (the runtime came in some other way,
-e.g. a shared library it was linked against, or dlopen), it writes why on stderr and
-traps rather than return. Not for -shared or -r (a weak definition in a shared library
+when its countdown runs out: there they refill the countdown and return). A runtime
+loaded later into an executable that exports these symbols (-rdynamic: an interpreter
+dlopen()ing an extension linked with libito) finds its own yields taken over by them
+(the dynamic linker binds every later object to the executable's definitions first, weak
+or not) and hands the fallback its real ones in ito_coop_handover (src/core/coop.c,
+coop_handover): the yields then call those. Should one be reached otherwise (the runtime
+came in some other way, e.g. a shared library it was linked against), it writes why on
+stderr and traps rather than return. Not for -shared or -r (a weak definition in a shared library
 could take the place of the runtime's); `--ito-no-fallback` leaves it out.
 
 The archive is built once per clang and target options into $XDG_CACHE_HOME/ito-cc
@@ -55,9 +60,29 @@ static int ito_fallback_budget(void) {
     ito_coop_budget = 0x7fffffff;
     return 1;
 }
-__attribute__((weak)) void ito_coop_yield(void) { if (!ito_fallback_budget()) ito_fallback(); }
-__attribute__((weak)) void ito_coop_yield_abi(void) { if (!ito_fallback_budget()) ito_fallback(); }
-__attribute__((weak)) void ito_coop_yield_full(void) { if (!ito_fallback_budget()) ito_fallback(); }
+/* The runtime, loaded after all into a host that exports these symbols (-rdynamic): its
+ * constructor fills ito_coop_handover (src/core/coop.c, same layout) and the yields go
+ * there. */
+struct ito_coop_handover { void (*abi)(void); void (*full)(void); };
+__attribute__((weak)) const struct ito_coop_handover *ito_coop_handover;
+static const struct ito_coop_handover *ito_fallback_runtime(void) {
+    return __atomic_load_n(&ito_coop_handover, __ATOMIC_ACQUIRE);
+}
+__attribute__((weak)) void ito_coop_yield(void) {
+    const struct ito_coop_handover *rt = ito_fallback_runtime();
+    if (rt) rt->abi();
+    else if (!ito_fallback_budget()) ito_fallback();
+}
+__attribute__((weak)) void ito_coop_yield_abi(void) {
+    const struct ito_coop_handover *rt = ito_fallback_runtime();
+    if (rt) rt->abi();
+    else if (!ito_fallback_budget()) ito_fallback();
+}
+__attribute__((weak)) void ito_coop_yield_full(void) {
+    const struct ito_coop_handover *rt = ito_fallback_runtime();
+    if (rt) rt->full();
+    else if (!ito_fallback_budget()) ito_fallback();
+}
 """
 # options that choose the target the object is built for
 TARGET_OPTS = ("--target=", "-m32", "-m64", "-mx32", "-m16")

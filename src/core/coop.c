@@ -138,6 +138,41 @@ void ito_coop_yield_full(void)
     itoi_yield_worker_full(w, false);
 }
 
+/* A host that exports ito-cc's runtime fallback (compiler/itocc/fallback.py: weak flag,
+ * budget and yields, linked into an executable built by ito-cc without the runtime).
+ * Linked with -rdynamic (an interpreter that loads extensions: QuickJS's qjs), its
+ * dynamic symbol table carries them, and the dynamic linker binds every later-loaded
+ * object to the executable's definitions first: a dlopen()ed extension linked with -lito,
+ * and libito itself, then share the executable's flag and budget (so libito's timer sets
+ * the flag the extension reads), but the extension's yields went to the fallback, which
+ * trapped ("a yield point was reached in a program linked without the ito runtime", SIGILL;
+ * found by an outside tester, h74b, 2026-12-07). When this library's own yields have been
+ * interposed so, the constructor below hands the fallback (through the executable's
+ * ito_coop_handover, which -rdynamic exports too) the addresses of the real ones, by
+ * hidden aliases no executable can take over; the fallback calls them from then on. The
+ * check runs once, at load; nothing changes for a program linked with libito, whose yields
+ * are these. The table's layout is the fallback's too (fallback.py's SOURCE). */
+typedef struct ito_coop_handover {
+    void (*abi)(void);  /* ito_coop_yield_abi: the fallback's minimal and ABI yields */
+    void (*full)(void); /* ito_coop_yield_full */
+} ito_coop_handover_t;
+extern void itoi_coop_yield_abi_own(void) __attribute__((alias("ito_coop_yield_abi"), visibility("hidden")));
+extern void itoi_coop_yield_full_own(void) __attribute__((alias("ito_coop_yield_full"), visibility("hidden")));
+static const ito_coop_handover_t coop_handover_table = {itoi_coop_yield_abi_own, itoi_coop_yield_full_own};
+/* exported (the library hides what it does not name; named ito_ as every export is, but not
+ * declared in a header: only the fallback's source knows it), and weak: written through
+ * the GOT, so into the executable's when that exports one, even with
+ * -fno-semantic-interposition */
+__attribute__((weak, visibility("default"))) const ito_coop_handover_t *ito_coop_handover;
+
+__attribute__((constructor)) static void coop_handover(void)
+{
+    void (*bound)(void) = ito_coop_yield_abi; /* the symbol as the dynamic linker bound it */
+    __asm__("" : "+r"(bound));                /* not folded into the alias's address */
+    if (bound != itoi_coop_yield_abi_own)
+        __atomic_store_n(&ito_coop_handover, &coop_handover_table, __ATOMIC_RELEASE);
+}
+
 #if defined(ITOI_ASAN) || defined(ITOI_TSAN)
 #if defined(__clang__) && __clang_major__ >= 19
 __attribute__((preserve_none))
