@@ -112,12 +112,11 @@
  * so do the deadline, ito_cancel_io, ito_close and finalize. (Known limit, 2026-12-06: so
  * may two or more ito_closes of other numbers a multiple of 4096 away from the call's,
  * landing before its second part starts, e.g. while its first part waits; one such close
- * does not, see src/wsc/whole.c. Known limit, 2026-12-07: an ito_close of the call's own
- * number from another worker, and a new descriptor taking the number, both landing while
- * the caller's worker thread is between starting a later part and posting it (the kernel
- * descheduled it there) may send the rest to the new descriptor, as write(2) in one
- * thread and close(2) plus socket(2) in others may; seen once in a 90 s churn at load 20.
- * Closing the number the caller waits on otherwise ends the call, see ito_close.) An error the socket reports
+ * does not, see src/wsc/whole.c. An ito_close of the call's own number from another ULT
+ * or worker ends the call before its next part, however the close and a new descriptor
+ * taking the number interleave with it: until 2026-12-07 both landing while the caller's
+ * worker thread was between starting a later part and posting it could send the rest to
+ * the new descriptor. Closing the number the caller waits on ends the call, see ito_close.) An error the socket reports
  * only once (ECONNRESET, ECONNABORTED, ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ENETDOWN,
  * EHOSTDOWN, and ETIMEDOUT before the ULT's deadline) is kept by ito for the next wrapper
  * call on the same number while it names the same socket: a send or write fails with it

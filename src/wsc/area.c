@@ -770,6 +770,23 @@ itoi_sysrec_t *itoi_wsc_post_wait(itoi_worker_t *w, itoi_wscw_t *a, const ito_sy
     return r;
 }
 
+bool itoi_wsc_part_refused(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, uint64_t gen)
+{
+    if (!itoi_wsc_part_closed(r->fd, gen)) return false;
+    itoi_wsc_submit_time(w, a, r); /* posted with nothing to run: */
+    itoi_wsc_cancel(w, a, r, WHY_CLOSE); /* it ends as a wait that a close ended */
+    return true;
+}
+
+itoi_sysrec_t *itoi_wsc_post_part(itoi_worker_t *w, itoi_wscw_t *a, const ito_sysreq_t *q, int more, long *res,
+                                  itoi_iowait_t *wt, uint64_t gen)
+{
+    itoi_sysrec_t *r = rec_for_wait(w, a, q, res, wt);
+    if (ITOI_UNLIKELY(!r)) return NULL;
+    if (!itoi_wsc_part_refused(w, a, r, gen)) submit(w, a, r, q, more);
+    return r;
+}
+
 itoi_sysrec_t *itoi_wsc_post_wait_helper(itoi_worker_t *w, itoi_wscw_t *a, const ito_sysreq_t *q, long *res,
                                          itoi_iowait_t *wt)
 {

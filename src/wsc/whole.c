@@ -41,7 +41,9 @@
  * (wrappers.c), and so it does a part whose one attempt on io_uring found no room and that
  * the ULT tries again itself: the file the number named at that completion is compared
  * before the try (area.c, complete_odd; before 2026-12-07 the try sent the rest into the
- * socket that took the number, tests/test_io_whole_close_retry.c). */
+ * socket that took the number, tests/test_io_whole_close_retry.c). Between the look at the
+ * generation and the part's request, a part looks again where the closer sees it (part_pins,
+ * below; before 2026-12-07 a close and reuse landing there went unseen). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
@@ -164,8 +166,48 @@ void itoi_wsc_closing(int fd)
     uint64_t old = atomic_load(g), nw;
     do nw = ((uint64_t)((uint32_t)(old >> 32) + 1u) << 32) | (uint32_t)fd;
     while (!atomic_compare_exchange_weak(g, &old, nw));
+    /* the new generation, then the closer's reads of the records (fdlive) and the pins:
+     * one of the two sides sees the other (itoi_wsc_part_closed) */
+    atomic_thread_fence(memory_order_seq_cst);
     if (itoi_wsc_kept_any(fd)) (void)kept_take(fd); /* the error was the old file's */
 }
+
+/* A part after the first, between the look at the generation in rest() and its request
+ * (wrappers.c, call_once, which the part's generation reaches as `part`): its worker's
+ * kernel thread may be descheduled there, and the ULT yields there (call_once's io_point),
+ * while another worker's ito_close of the number runs to its end and a new socket takes
+ * the number; the part went to the new socket (seen once by an outside tester, h74a,
+ * 2026-12-07, in a churn at load 20; tests/test_io_whole_close_window.c). So the part
+ * looks again where an ito_close must see it: after its record is registered (counted in
+ * fdlive, which the closer's passes read) and before its request can reach the kernel or
+ * the worker's epoll (area.c, itoi_wsc_post_part); and the sync backend's own attempt runs
+ * with the number pinned (part_pins: ito_close waits before close(2) while a pin of the
+ * number's slot is held), the look coming after the pin. The closer bumps the generation
+ * (a seq_cst compare-and-swap, then a full fence) before it reads the records and the
+ * pins, the part registers or pins and then (after a full fence) reads the generation:
+ * either the closer finds the part (cancels it, or waits for the attempt, both on the old
+ * file) or the part finds the close and ends the transfer with the count so far. Only
+ * parts after the first pay for it (a fence, and an atomic add for an attempt). */
+static _Atomic uint32_t part_pins[GEN_SLOTS];
+
+bool itoi_wsc_part_closed(int fd, uint64_t gen)
+{
+    atomic_thread_fence(memory_order_seq_cst); /* the registration or the pin, then the look */
+    uint64_t now = atomic_load(gen_of(fd));
+    return now != gen && !only_other_closed(gen, now, fd);
+}
+
+bool itoi_wsc_part_pin(int fd, uint64_t gen)
+{
+    atomic_fetch_add(&part_pins[(unsigned)fd % GEN_SLOTS], 1u);
+    if (!itoi_wsc_part_closed(fd, gen)) return true;
+    itoi_wsc_part_unpin(fd);
+    return false;
+}
+
+void itoi_wsc_part_unpin(int fd) { atomic_fetch_sub(&part_pins[(unsigned)fd % GEN_SLOTS], 1u); }
+
+bool itoi_wsc_part_pinned(int fd) { return atomic_load(&part_pins[(unsigned)fd % GEN_SLOTS]) != 0; }
 
 /* The rules the whole-transfer loop (whole_any) and the fast paths of itoi_wsc_whole
  * share, written once here. Inline and cheap: a fast path whose op is known folds each to
@@ -258,7 +300,7 @@ static long rest(ito_sysreq_t *q, const char *what, size_t done, size_t total, u
             id = itoi_wsc_file_identity(q->fd);
             if (atomic_load(gen_of(q->fd)) != gen) break; /* closed before we looked: id may be another file's */
         }
-        long r = itoi_wsc_call(q, what);
+        long r = itoi_wsc_call_part(q, what, gen); /* (it looks again: see part_pins) */
         *last = r;
         if (r <= 0) {
             if (reported_once(r)) keep_error(q->fd, (int)-r); /* for the next call (above) */

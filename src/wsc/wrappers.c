@@ -268,7 +268,7 @@ static bool dontwait(const ito_sysreq_t *q)
     }
 }
 
-static long call_once(const ito_sysreq_t *q, const char *what);
+static long call_once(const ito_sysreq_t *q, const char *what, const uint64_t *part);
 
 /* A wrapper call that completes at once (the sync backend's first attempt on a ready
  * socket or pipe, a regular file in the page cache; on io_uring too, an ito_poll that
@@ -301,12 +301,32 @@ static inline itoi_worker_t *io_point(itoi_worker_t *w)
 /* One request, waited for by the calling ULT. An error kept from the last whole transfer
  * on the descriptor (whole.c) comes first for a send or write, and in place of end of
  * file for a read or receive. */
-long itoi_wsc_call(const ito_sysreq_t *q, const char *what)
+static inline __attribute__((always_inline)) long call_kept(const ito_sysreq_t *q, const char *what,
+                                                           const uint64_t *part)
 {
     long kept = itoi_wsc_kept_error(q, false);
     if (ITOI_UNLIKELY(kept)) return kept;
-    long r = call_once(q, what);
+    long r = call_once(q, what, part);
     if (ITOI_UNLIKELY(r == 0) && (kept = itoi_wsc_kept_error(q, true)) != 0) return kept;
+    return r;
+}
+
+long itoi_wsc_call(const ito_sysreq_t *q, const char *what) { return call_kept(q, what, NULL); }
+
+/* A part after the first of a whole transfer begun at close generation gen (whole.c,
+ * part_pins): as itoi_wsc_call, looking at the generation again where a closer must see it. */
+long itoi_wsc_call_part(const ito_sysreq_t *q, const char *what, uint64_t gen) { return call_kept(q, what, &gen); }
+
+/* The sync backend's own attempt; for a later part of a whole transfer (part: its close
+ * generation) with its number pinned, if the number was not closed since (-EBADF then:
+ * whole.c, part_pins). */
+static inline __attribute__((always_inline)) long attempt(const ito_sysreq_t *q, const uint64_t *part,
+                                                          uint32_t *events)
+{
+    if (ITOI_LIKELY(!part)) return itoi_wsc_run_nonblocking(q, false, events);
+    if (!itoi_wsc_part_pin(q->fd, *part)) return -EBADF;
+    long r = itoi_wsc_run_nonblocking(q, false, events);
+    itoi_wsc_part_unpin(q->fd);
     return r;
 }
 
@@ -344,7 +364,9 @@ static bool at_file_position(const ito_sysreq_t *q)
     return itoi_wsc_stat_cached(q->fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
 }
 
-static long call_once(const ito_sysreq_t *q, const char *what)
+/* part: a later part of a whole transfer (its close generation: whole.c), else NULL. */
+static inline __attribute__((always_inline)) long call_once(const ito_sysreq_t *q, const char *what,
+                                                            const uint64_t *part)
 {
     itoi_worker_t *w = itoi_self_worker();
     if (ITOI_UNLIKELY(!w || !w->cur)) return -EPERM;
@@ -374,7 +396,7 @@ static long call_once(const ito_sysreq_t *q, const char *what)
     uint32_t events = 0;
     bool as_sync = !a->uring || fin || at_file_position(q); /* (see at_file_position) */
     if (as_sync) { /* sync: the first attempt is the ULT's own */
-        first = itoi_wsc_run_nonblocking(q, false, &events);
+        first = attempt(q, part, &events);
         ITOI_BUMP(a->st.crossings);
         if (first != -EAGAIN && first != ITOI_WSC_BLOCKING) return first;
         if (first == -EAGAIN && dontwait(q)) return first; /* one attempt, as asked (io_uring: the kernel says EAGAIN) */
@@ -400,7 +422,9 @@ static long call_once(const ito_sysreq_t *q, const char *what)
     for (int tries = 0;; tries++) {
         itoi_iowait_t wt = {.ult = me};
         if (!as_sync) { /* (the request's flags with MSG_DONTWAIT for a send's one attempt) */
-            if (ITOI_UNLIKELY(!itoi_wsc_post_wait(w, a, q, once ? MSG_DONTWAIT : 0, &res, &wt)))
+            int more = once ? MSG_DONTWAIT : 0;
+            if (ITOI_UNLIKELY(!(part ? itoi_wsc_post_part(w, a, q, more, &res, &wt, *part)
+                                     : itoi_wsc_post_wait(w, a, q, more, &res, &wt))))
                 return back_home(home, -ENOMEM);
         } else {
             itoi_sysrec_t *r = itoi_wsc_rec_get(w, a);
@@ -410,7 +434,8 @@ static long call_once(const ito_sysreq_t *q, const char *what)
             r->frame = NULL;
             itoi_wsc_wait_add(&wt, r);
             r->req = *q;
-            itoi_wsc_submit_retry(w, a, r, first, events);
+            if (ITOI_LIKELY(!part) || !itoi_wsc_part_refused(w, a, r, *part)) /* (whole.c, part_pins) */
+                itoi_wsc_submit_retry(w, a, r, first, events);
         }
         io_park(w, a, &wt, deadline, what);
         if (ITOI_UNLIKELY(res == -EAGAIN) && once && !as_sync) { /* no room: as the sync backend (above) */
@@ -430,7 +455,7 @@ static long call_once(const ito_sysreq_t *q, const char *what)
              * of this worker in between found no wait to end (the wait registered after it
              * would never end: no event comes for the program's own SHUT_WR). Costs a
              * system call per wait for room, beside the epoll_ctl of the wait. */
-            first = itoi_wsc_run_nonblocking(q, false, &events);
+            first = attempt(q, part, &events);
             ITOI_BUMP(a->st.crossings);
             if (first != -EAGAIN) {
                 res = first;
@@ -1020,7 +1045,8 @@ int ito_close(int fd)
      * file's) or at its next look at the abandon mark (a tty's wait for readiness): the
      * number goes only after it, so that the call acts on the file it was posted for
      * (helper_pin in nonblock.c; helpers.c). */
-    for (uint64_t ns = 20000; itoi_helpers_busy(fd); ns = ns < 1000000 ? ns * 2 : ns) (void)ito_sleep_ns(ns);
+    for (uint64_t ns = 20000; itoi_helpers_busy(fd) || itoi_wsc_part_pinned(fd); ns = ns < 1000000 ? ns * 2 : ns)
+        (void)ito_sleep_ns(ns); /* (and a part's own attempt on the number: whole.c, part_pins) */
     w = itoi_self_worker();
     bool off = may_close_off(w, fd);
     /* waiters that find the number wait for the close (or, OFF, look at it at once) */

@@ -240,6 +240,13 @@ static inline void itoi_wsc_wait_add(itoi_iowait_t *wt, itoi_sysrec_t *r)
  * is or-ed into a send's flags (the one attempt of call_once: MSG_DONTWAIT), 0 else. */
 itoi_sysrec_t *itoi_wsc_post_wait(itoi_worker_t *w, itoi_wscw_t *a, const ito_sysreq_t *q, int more, long *res,
                                   itoi_iowait_t *wt);
+/* The same for a part after the first of a whole transfer (whole.c, part_pins): between
+ * the record's registration and its submission, the close generation is looked at again;
+ * a close since ends the record at once with EBADF. */
+itoi_sysrec_t *itoi_wsc_post_part(itoi_worker_t *w, itoi_wscw_t *a, const ito_sysreq_t *q, int more, long *res,
+                                  itoi_iowait_t *wt, uint64_t gen);
+/* Whether a later part's record r (registered, not submitted) ends so: then it has. */
+bool itoi_wsc_part_refused(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, uint64_t gen);
 /* The same, run by a helper thread (the sync backend's blocking calls: nonblock.c). */
 itoi_sysrec_t *itoi_wsc_post_wait_helper(itoi_worker_t *w, itoi_wscw_t *a, const ito_sysreq_t *q, long *res,
                                          itoi_iowait_t *wt);
@@ -336,6 +343,16 @@ struct stat;
 int itoi_wsc_fstat(int fd, struct stat *st); /* fstat, an event file shown as a character device (nonblock.c) */
 int itoi_wsc_stat_cached(int fd, struct stat *st); /* fstat asking no file system server (nonblock.c) */
 void itoi_wsc_closing(int fd);                                /* ito_close(fd) begins (whole.c) */
+/* A part after the first of a whole transfer begun at close generation `gen` (whole.c,
+ * part_pins): itoi_wsc_call_part runs it, and it ends with EBADF (the transfer with the
+ * count so far) when the number was closed since, looked at after its record is
+ * registered (itoi_wsc_post_part) or its attempt pinned (itoi_wsc_part_pin: true, go on,
+ * unpin after the attempt). ito_close waits while itoi_wsc_part_pinned. */
+long itoi_wsc_call_part(const ito_sysreq_t *q, const char *what, uint64_t gen);
+bool itoi_wsc_part_closed(int fd, uint64_t gen);
+bool itoi_wsc_part_pin(int fd, uint64_t gen);
+void itoi_wsc_part_unpin(int fd);
+bool itoi_wsc_part_pinned(int fd);
 /* An error a socket reported once to a part of a whole transfer, kept for the next call on
  * fd (whole.c): -errno, taken out, or 0. `rx`: the call is a receive (it takes the error
  * only in place of its end of file). A call of length 0 takes nothing (read(2) of 0 bytes
