@@ -388,8 +388,6 @@ typedef struct itoi_worker {
                                    * since the heap was last empty or the worker slept) */
     uint64_t look_per;            /* sched.c: how long a scheduling point lasts (estimate, ns) */
     uint32_t look_tick;           /* sched.c: the tick of the look at look_ns */
-    uint32_t io_tick, io_run;     /* wrappers.c (io_point): the tick at the last blocking
-                                   * wrapper call, and the calls in a row at that tick */
     uint32_t kept_tick, kept_n;   /* sched.c: the reclaim at tick kept_tick put kept_n units
                                    * back at the head of rq; offload waits until they have run */
     _Atomic uint64_t n_timers_fired, n_wakeups;

@@ -268,7 +268,8 @@ static bool dontwait(const ito_sysreq_t *q)
     }
 }
 
-static long call_once(const ito_sysreq_t *q, const char *what, const uint64_t *part);
+static inline __attribute__((always_inline)) long call_once(const ito_sysreq_t *q, const char *what,
+                                                            const uint64_t *part);
 
 /* A wrapper call that completes at once (the sync backend's first attempt on a ready
  * socket or pipe, a regular file in the page cache; on io_uring too, an ito_poll that
@@ -286,13 +287,15 @@ static long call_once(const ito_sysreq_t *q, const char *what, const uint64_t *p
 #define IO_RUN_MAX 16
 static inline itoi_worker_t *io_point(itoi_worker_t *w)
 {
-    if (ITOI_LIKELY(w->tick != w->io_tick)) {
-        w->io_tick = w->tick;
-        w->io_run = 1;
+    itoi_wscw_t *a = (itoi_wscw_t *)w->slot[ITOI_WSLOT_WSC];
+    if (ITOI_UNLIKELY(!a)) return w; /* the worker's first I/O call (ito_close sets up none) */
+    if (ITOI_LIKELY(w->tick != a->io_tick)) {
+        a->io_tick = w->tick;
+        a->io_run = 1;
         return w;
     }
-    if (ITOI_LIKELY(++w->io_run < IO_RUN_MAX)) return w;
-    w->io_run = 0;
+    if (ITOI_LIKELY(++a->io_run < IO_RUN_MAX)) return w;
+    a->io_run = 0;
     if (ITOI_PSAFE(w->cur) != 0) return w;
     (void)ito_yield();
     return itoi_self_worker(); /* the ULT may go on on another worker */

@@ -171,6 +171,8 @@ typedef struct itoi_wscw {
     itoi_timer_t recancel_timer;
     uint64_t recancel_ns;
     uint64_t flushes;           /* buckets flushed so far: tells one bucket from the next */
+    uint32_t io_tick, io_run;   /* wrappers.c (io_point): the worker's tick at the last
+                                 * wrapper call, and the calls in a row at that tick */
     uint64_t tick_flushes;      /* `flushes` at the last tick that found a bucket (flushes - 1
                                  * when none has since the timer was armed) */
     itoi_wsc_counters_t st;
