@@ -102,7 +102,7 @@ static void bad_stream(ito_stream_t *s)
     CHECK_EQ(ito_stream_try_get(s, b, 4, &n), ITO_EINVAL);
     CHECK_EQ(ito_stream_put(s, b, 4), ITO_EINVAL);
     CHECK_EQ(ito_stream_get(s, b, 4, &n), ITO_EINVAL);
-    CHECK_EQ(ito_stream_put_until(s, b, 4, ito_deadline_in(1000), &n), ITO_EINVAL);
+    CHECK_EQ(ito_stream_put_until(s, b, 4, &n, ito_deadline_in(1000)), ITO_EINVAL);
     CHECK_EQ(ito_stream_get_until(s, b, 4, &n, ito_deadline_in(1000)), ITO_EINVAL);
     CHECK_EQ(ito_stream_stats(s, &x, &y), ITO_EINVAL);
     CHECK_EQ(ito_stream_close(s), ITO_EINVAL);

@@ -29,7 +29,7 @@ int main(void)
         CHECK_EQ(ito_stream_try_put(bad[i], b, sizeof buf, &n), ITO_EINVAL);
         CHECK_EQ(n, 0);
         n = 77;
-        CHECK_EQ(ito_stream_put_until(bad[i], b, sizeof buf, ito_now_ns() + 1000000, &n), ITO_EINVAL);
+        CHECK_EQ(ito_stream_put_until(bad[i], b, sizeof buf, &n, ito_now_ns() + 1000000), ITO_EINVAL);
         CHECK_EQ(n, 0);
     }
     /* the stream itself is untouched by the refusals */

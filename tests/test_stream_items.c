@@ -105,7 +105,7 @@ static void check_try_and_timed(void)
     CHECK_EQ(n, 5);
     CHECK_EQ(ito_stream_try_put(s, "wxyz", 4, &n), ITO_EAGAIN); /* 3 bytes free: none put */
     CHECK_EQ(n, 0);
-    CHECK_EQ(ito_stream_put_until(s, "wxyz", 4, ito_deadline_in(1000000), &n), ITO_ETIMEDOUT);
+    CHECK_EQ(ito_stream_put_until(s, "wxyz", 4, &n, ito_deadline_in(1000000)), ITO_ETIMEDOUT);
     CHECK_EQ(n, 0); /* all or nothing */
     CHECK_OK(ito_stream_try_put(s, "fgh", 3, &n));
     CHECK_EQ(n, 3);

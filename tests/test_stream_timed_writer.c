@@ -46,7 +46,7 @@ static void *putter(void *arg)
     (void)arg;
     char b[ITEM] = {0};
     size_t put = 0;
-    int rc = ito_stream_put_until(s, b, ITEM, atomic_load(&deadline), &put);
+    int rc = ito_stream_put_until(s, b, ITEM, &put, atomic_load(&deadline));
     CHECK(rc == ITO_OK || rc == ITO_ETIMEDOUT);
     CHECK_EQ(put, rc == ITO_OK ? (size_t)ITEM : 0);
     atomic_fetch_add(&put_bytes, (long)put);

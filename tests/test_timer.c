@@ -191,16 +191,16 @@ static void check_stream(void)
     size_t put = 99, got = 99;
     CHECK_EQ(ito_stream_get_until(s, buf, 4, &got, ito_deadline_in(2 * MS)), ITO_ETIMEDOUT);
     CHECK_EQ(got, 0);
-    CHECK_EQ(ito_stream_put_until(s, buf, 12, ito_deadline_in(2 * MS), &put), ITO_ETIMEDOUT);
+    CHECK_EQ(ito_stream_put_until(s, buf, 12, &put, ito_deadline_in(2 * MS)), ITO_ETIMEDOUT);
     CHECK_EQ(put, 8); /* what fitted */
     char out[16];
     CHECK_OK(ito_stream_get_until(s, out, 16, &got, 0));
     CHECK_EQ(got, 8);
     CHECK(memcmp(out, buf, 8) == 0);
-    CHECK_OK(ito_stream_put_until(s, buf, 4, 0, &put));
+    CHECK_OK(ito_stream_put_until(s, buf, 4, &put, 0));
     CHECK_EQ(put, 4);
     CHECK_OK(ito_stream_close(s));
-    CHECK_EQ(ito_stream_put_until(s, buf, 4, 0, &put), ITO_ECLOSED);
+    CHECK_EQ(ito_stream_put_until(s, buf, 4, &put, 0), ITO_ECLOSED);
     CHECK_OK(ito_stream_get_until(s, out, 16, &got, 0));
     CHECK_EQ(got, 4);
     CHECK_EQ(ito_stream_get_until(s, out, 16, &got, 0), ITO_ECLOSED);

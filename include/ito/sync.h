@@ -432,7 +432,7 @@ int ito_stream_get(ito_stream_t *s, void *buf, size_t len, size_t *got);
  * @return as ito_stream_put, and ITO_ETIMEDOUT.
  * @contexts ULT only.
  */
-int ito_stream_put_until(ito_stream_t *s, const void *buf, size_t len, uint64_t deadline, size_t *put);
+int ito_stream_put_until(ito_stream_t *s, const void *buf, size_t len, size_t *put, uint64_t deadline);
 /**
  * @brief ito_stream_get with a deadline: ITO_ETIMEDOUT with *got = 0 when no byte came in time.
  * @return as ito_stream_get, and ITO_ETIMEDOUT.

@@ -188,7 +188,7 @@ static int put_locked(ito_stream_t *s, itoi_worker_t *w, const unsigned char *p,
  * run yet is on no queue, and it takes the lock again and goes on with the stream. Destroy
  * says ITO_EBUSY while any is inside (it looked at the queues only: such a waiter then
  * used a destroyed stream, or the next one in its slot; found by a reviewer). */
-int ito_stream_put_until(ito_stream_t *h, const void *buf, size_t len, uint64_t deadline, size_t *put)
+int ito_stream_put_until(ito_stream_t *h, const void *buf, size_t len, size_t *put, uint64_t deadline)
 {
     ito_stream_t *s = stream_get(h);
     if (put) *put = 0;
@@ -207,7 +207,7 @@ int ito_stream_put_until(ito_stream_t *h, const void *buf, size_t len, uint64_t 
 
 int ito_stream_put(ito_stream_t *s, const void *buf, size_t len)
 {
-    return ito_stream_put_until(s, buf, len, ITO_FOREVER, NULL);
+    return ito_stream_put_until(s, buf, len, NULL, ITO_FOREVER);
 }
 
 /* A get of len > 0 (lock held; returns with it held). */

@@ -107,7 +107,7 @@ static void ult_action(unsigned op, unsigned k, uint64_t id)
         break;
     case 7:
         memset(buf, (int)k, sizeof buf);
-        check(ito_stream_put_until(S.st, buf, k % sizeof buf, deadline(k >> 5), &n));
+        check(ito_stream_put_until(S.st, buf, k % sizeof buf, &n, deadline(k >> 5)));
         atomic_fetch_add(&S.st_in, (long)n);
         break;
     case 8:
