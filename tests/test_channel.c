@@ -80,9 +80,11 @@ static void check_blocking(void)
     CHECK_OK(item_chan_create(&c, 1));
     ito_thread_t s = spawn(send_three, &c); /* sends 0, then waits with 1 */
     ito_chan_stats_t st;
-    CHECK_OK(ito_chan_stats(c.chan, &st));
+    CHECK_OK(item_chan_stats(c, &st)); /* the typed form */
+    CHECK_EQ(st.item_size, sizeof(item_t));
     CHECK_EQ(st.count, 1);
     CHECK_EQ(st.sends_blocked, 1);
+    CHECK_EQ(item_chan_stats(c, NULL), ITO_EINVAL);
     item_t it;
     for (uint64_t i = 0; i < 3; i++) {
         CHECK_OK(item_chan_recv(c, &it));

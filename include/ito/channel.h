@@ -19,7 +19,7 @@
  *
  * Typed use: ITO_CHAN_TYPED(name, T) defines a channel type `name_t` carrying items of
  * type T, and functions name_create/destroy/send/recv/send_until/recv_until/try_send/
- * try_recv/close that take `name_t` and `T *`, so that the compiler checks the item type
+ * try_recv/close/stats that take `name_t` (and `T *`), so that the compiler checks the item type
  * (items are copied byte by byte: in C++, T must be trivially copyable, a static_assert says so):
  * @code
  *   ITO_CHAN_TYPED(job_chan, struct job)
@@ -172,5 +172,6 @@ int ito_chan_stats(ito_chan_t *c, ito_chan_stats_t *out);
     }                                                                                            \
     ITO_CHAN_FN_ int name##_try_send(name##_t c, const T *v) { return ito_chan_try_send(c.chan, v); } \
     ITO_CHAN_FN_ int name##_try_recv(name##_t c, T *v) { return ito_chan_try_recv(c.chan, v); } \
-    ITO_CHAN_FN_ int name##_close(name##_t c) { return ito_chan_close(c.chan); }
+    ITO_CHAN_FN_ int name##_close(name##_t c) { return ito_chan_close(c.chan); }               \
+    ITO_CHAN_FN_ int name##_stats(name##_t c, ito_chan_stats_t *out) { return ito_chan_stats(c.chan, out); }
 #endif
