@@ -16,6 +16,15 @@
  *    ito_waitgroup_add/done, the stream's try-variants and close) work from any thread:
  *    a ULT, a ZWT, or a foreign thread. From a foreign thread when the runtime is not
  *    running (before ito_init, after ito_finalize) they return ITO_ESTATE.
+ *    A condition variable is the exception in practice: a foreign thread (or a ZWT)
+ *    cannot hold the ito_mutex that guards the predicate, so its change of the predicate
+ *    and its ito_cond_signal can fall between a waiter's look at the predicate and its
+ *    ito_cond_wait, and the signal is lost (nobody waits yet, and a signal is not
+ *    remembered): the waiter then waits for ever (a flag set by a pthread, then
+ *    ito_cond_signal, 20,000 hand-offs to a ULT: 1,344 missed; outside tester h75a,
+ *    2026-12-07). From a foreign thread, hand over through an object that keeps what it
+ *    is given: a semaphore (ito_sem_post), a stream, a channel, a future or a wait group;
+ *    or give the ULT's wait a deadline and look at the predicate again.
  *  - None may be called from a signal handler (they take spinlocks).
  *
  * Timed variants (*_until) take an absolute deadline (ito/time.h) and return
@@ -152,7 +161,10 @@ int ito_cond_wait(ito_cond_t *c, ito_mutex_t *m);
  */
 int ito_cond_wait_until(ito_cond_t *c, ito_mutex_t *m, uint64_t deadline);
 /**
- * @brief Wakes the first waiter, if any (a signal with no waiter is not remembered).
+ * @brief Wakes the first waiter, if any (a signal with no waiter is not remembered). A
+ * caller that cannot hold the waiters' mutex (a foreign thread, a ZWT) may lose its
+ * signal to a waiter that has looked at the predicate and not yet waited: see "Who may
+ * call what" above (use a semaphore there).
  * @return ITO_OK; ITO_EINVAL if c is NULL; ITO_ESTATE from a foreign thread while the
  * runtime is not running.
  * @contexts any thread (ULT, ZWT, foreign thread); not a signal handler.

@@ -97,7 +97,11 @@
  * ito_thread_name: ITO_EJOINED), a frame's and a device's (ITO_EINVAL; ito_continue:
  * ITO_ESTATE). Calls that work without a runtime (ito_strerror, the version, keys,
  * destroying sync objects, streams and channels, a stream's or channel's stats) act on the
- * child's copy of the memory only. The child may exec or exit; the parent is unaffected. A
+ * child's copy of the memory only; the process-wide locks they share (streams' and channels'
+ * slots, the key table) are held across the fork, so another thread's create or destroy
+ * under way does not stop them, but an object on which another thread's call was under way
+ * at the fork (its lock held: a try_put, a post) stays locked in the child, where every
+ * call on it spins for ever. The child may exec or exit; the parent is unaffected. A
  * ULT that forked is the child's only thread: its return from its function ends the child
  * as exit(0) does (as the return of a process's last thread; until 2026-12-07 it died of
  * SIGSEGV), ito_exit fails there (ITO_ENOTULT), and nothing else of the parent's runs in

@@ -62,6 +62,25 @@ __attribute__((constructor)) static void make_key(void)
     itoi_arena.key = key | 1;
 }
 
+/* fork(): the child gets a copy of every lock as it was, and a lock another thread held
+ * then stays held there for ever. The process-wide locks of the handle objects (the arena's
+ * and the free list's, hobj.c) are taken by the forking thread before the fork and released
+ * after it on both sides, as malloc's are, so the child may create and destroy streams and
+ * channels (thread.h), with or without a runtime. Registered before main: a process may
+ * fork without ever calling ito_init, and start a runtime in the child. (An object's own
+ * lock, held by a call under way on it, is not: thread.h says so.) */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&lock);
+    itoi_hobj_fork_lock();
+}
+static void fork_after(void)
+{
+    itoi_hobj_fork_unlock();
+    pthread_mutex_unlock(&lock);
+}
+__attribute__((constructor)) static void fork_locks(void) { (void)pthread_atfork(fork_prepare, fork_after, fork_after); }
+
 static bool reserve(void)
 {
     size_t want = ITOI_ARENA_MAX;

@@ -50,6 +50,13 @@ void *itoi_hobj_alloc(unsigned type, void **handle)
     return h + 1;
 }
 
+/* Held across a fork() (arena.c's handlers): a child forked while another thread held the
+ * lock, creating or destroying a stream or channel, found it held for ever and spun in
+ * its first create or destroy, which thread.h says works there (outside tester h75a,
+ * 2026-12-07; test_fork_object_locks). */
+void itoi_hobj_fork_lock(void) { itoi_spin_lock(&lock); }
+void itoi_hobj_fork_unlock(void) { itoi_spin_unlock(&lock); }
+
 void itoi_hobj_free(void *obj)
 {
     itoi_hobj_t *h = (itoi_hobj_t *)obj - 1;

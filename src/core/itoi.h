@@ -776,6 +776,10 @@ static inline uintptr_t itoi_hobj_key(unsigned type)
 /* A zeroed object of `type` (size <= ITOI_HOBJ_MAX) and its handle; NULL: no memory. */
 void *itoi_hobj_alloc(unsigned type, void **handle);
 void itoi_hobj_free(void *obj); /* its handle is refused from now on */
+/* fork(): the free list's lock held across the fork by the forking thread (prepare), and
+ * released in the parent and the child (arena.c registers both with pthread_atfork). */
+void itoi_hobj_fork_lock(void);
+void itoi_hobj_fork_unlock(void);
 /* The object a handle of `type` names, or NULL (any thread, any pointer value). */
 static inline void *itoi_hobj_get(const void *h, unsigned type)
 {

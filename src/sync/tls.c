@@ -13,6 +13,7 @@
  * release hook (itoi_ult_store_t): the core calls it on the ULT's own stack as the ULT
  * exits, and ito_finalize calls it for main; it runs the destructors in rounds and frees
  * the table. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,14 @@ static struct {
     ito_key_destructor_t dtor;
 } keys[ITO_KEYS_MAX];
 static itoi_spinlock_t keys_lock;
+
+/* fork(): the key table's lock is held across it by the forking thread and released on
+ * both sides (as the handle objects' locks, arena.c), so that a child forked while another
+ * thread created or deleted a key does not spin for ever in its own ito_key_create, which
+ * thread.h says works there. */
+static void keys_fork_lock(void) { itoi_spin_lock(&keys_lock); }
+static void keys_fork_unlock(void) { itoi_spin_unlock(&keys_lock); }
+__attribute__((constructor)) static void keys_fork(void) { (void)pthread_atfork(keys_fork_lock, keys_fork_unlock, keys_fork_unlock); }
 
 typedef struct slot {
     void *value;

@@ -307,8 +307,14 @@ static int frame_destroy(ito_frame_t *h)
     return ITO_OK;
 }
 
+/* In the child of a fork() of a running runtime (state 4, on_fork_child in runtime.c) every
+ * frame handle is refused, as after ito_finalize (thread.h): the check alone let the child
+ * read the data pointer of its copy of a live frame (outside tester h75a, 2026-12-07;
+ * test_fork). One relaxed load; not the runtime's door, which ito_finalize closes for a
+ * moment while frames stay live. */
 void *ito_frame_data(ito_frame_t *h)
 {
+    if (ITOI_UNLIKELY(atomic_load_explicit(&itoi_rt.state, memory_order_relaxed) == 4)) return NULL;
     struct ito_frame *f = itoi_frame_get(h);
     return f ? atomic_load_explicit(&f->data, memory_order_relaxed) : NULL;
 }
