@@ -28,6 +28,18 @@ __attribute__((unused)) static void ito_test_tcp_pair(int *x, int *y)
     close(l);
 }
 
+/* A UDP pair on 127.0.0.1 made with the plain calls: *rx bound, *tx connected to it. */
+__attribute__((unused)) static void ito_test_udp_pair(int *tx, int *rx)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    *rx = socket(AF_INET, SOCK_DGRAM, 0);
+    CHECK_EQ(bind(*rx, (void *)&a, sizeof a), 0);
+    CHECK_EQ(getsockname(*rx, (void *)&a, &al), 0);
+    *tx = socket(AF_INET, SOCK_DGRAM, 0);
+    CHECK_EQ(connect(*tx, (void *)&a, sizeof a), 0);
+}
+
 /* Closes fd with a reset (SO_LINGER 0): the peer's next call sees ECONNRESET. */
 __attribute__((unused)) static void ito_test_reset(int fd)
 {

@@ -496,6 +496,11 @@ ssize_t ito_pwrite(int fd, const void *buf, size_t len, off_t offset);
 ssize_t ito_readv(int fd, const struct iovec *iov, int iovcnt);
 /**
  * @brief writev(2) for a ULT: every byte of the vector (see "Whole transfers" above).
+ * A vector of nothing returns 0; on a datagram or seqpacket socket the io_uring backend
+ * sends an empty message there, where writev(2) (and the sync backend) sends none
+ * (io_uring's WRITEV reaches the socket; known limit, 2026-12-07: telling would mean
+ * reading the caller's vector before the kernel does, and a bad vector pointer must stay
+ * the kernel's EFAULT). Send an empty message with ito_write or ito_send of 0 bytes.
  * @return the bytes written; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).

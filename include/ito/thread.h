@@ -190,7 +190,12 @@ int ito_init(const ito_config_t *cfg);
  * @brief Stops the runtime: waits for every other ULT, ZWT and split-phase request (the
  * rule is in src/core/runtime.c and docs/ARCHITECTURE.md), runs main's thread-specific
  * destructors (ito/tls.h), joins the workers and frees every stack. Afterwards the caller
- * is a plain kernel thread again and may call ito_init again.
+ * is a plain kernel thread again and may call ito_init again. Known limit (io_uring backend,
+ * Linux 6.18, 2026-12-07): the caller's next interruptible wait after ito_finalize (an
+ * epoll_wait, a select, a recv with SO_RCVTIMEO) may fail once with EINTR with no signal
+ * sent: the kernel tears worker 0's ring down (the caller's thread used it) in a work item
+ * that interrupts that thread; a plain liburing program that closes a ring shows it too
+ * (outside tester h75d). Retry on EINTR there, as after any signal.
  * @return ITO_OK; ITO_ESTATE if the runtime is not running; ITO_ENOTULT from a foreign
  * thread; ITO_EPERM from a ULT other than main; ITO_EBUSY if ULTs stay blocked with
  * nothing left that could wake them (they are listed on stderr; the runtime stays up and

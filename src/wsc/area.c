@@ -511,6 +511,8 @@ __attribute__((noinline)) void itoi_wsc_complete_full(itoi_worker_t *w, itoi_wsc
     bool bound = false; /* the wait's own bound ended it (complete_odd) */
     if (ITOI_UNLIKELY(r->why != WHY_NONE || res == -ECANCELED || res == -EAGAIN || res == -EALREADY))
         res = complete_odd(a, r, res, &bound);
+    if (ITOI_UNLIKELY(r->op == ITO_SYS_CLOSE) && res == 0 && a->uring)
+        itoi_wsc_closed(r->fd); /* ito_close's, off the worker (a helper's says so itself) */
     if (r->wait && !bound) r->wait->moved = true;
     if (bound) ITOI_BUMP(w->n_bound_ends);
     ITOI_BUMP(a->st.completed);

@@ -233,6 +233,17 @@ static bool rcv_shut(int fd)
 /* read/write family: RWF_NOWAIT, then what the descriptor allows. */
 static long rw_nonblocking(const ito_sysreq_t *q, bool wr, bool again, uint32_t *events)
 {
+    if (wr && q->op == ITO_SYS_WRITE && q->len == 0) {
+        /* write(2) of nothing on a datagram or seqpacket socket sends an empty message
+         * (io_uring's WRITE does too), but a vector of nothing (pwritev2 below, writev(2))
+         * sends none: a UDP keep-alive written with ito_write never left on the sync
+         * backend (found by an outside tester, h75d, 2026-12-07). A socket gets send(2)
+         * without waiting (the flags write(2) uses, and EAGAIN waits for room as any
+         * send); anything else (ENOTSOCK) goes on as before: pwritev2 of nothing is 0. */
+        *events = POLLOUT;
+        long r = neg_errno(send(q->fd, q->buf, 0, MSG_DONTWAIT));
+        if (r != -ENOTSOCK) return r;
+    }
     struct iovec one;
     int cnt;
     const struct iovec *iov = vec_of(q, &one, &cnt);
@@ -550,7 +561,11 @@ long itoi_wsc_run_blocking(itoi_sysrec_t *r)
     long w;
     switch (q->op) {
     case ITO_SYS_OPENAT: return helper_openat(r);
-    case ITO_SYS_CLOSE: return neg_errno(close(q->fd)); /* ito_close of a regular file (wrappers.c) */
+    case ITO_SYS_CLOSE: { /* ito_close of a regular file (wrappers.c) */
+        long rc = neg_errno(close(q->fd));
+        if (rc == 0) itoi_wsc_closed(q->fd);
+        return rc;
+    }
     case ITO_SYS_FSYNC: {
         struct stat st;
         int fd = helper_pin(r, q->fd, &st);

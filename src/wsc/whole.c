@@ -27,7 +27,10 @@
  * still the one the call began with. When it moved, the number's file is
  * compared with the one the rest began on (device and inode, taken before the second
  * part while the generation was still the call's): another file there ends the transfer
- * with the count so far, as an error would; the same file goes on (a close of another
+ * with the count so far, as an error would, and so does a last close of the number itself
+ * (its close(2) may not have run yet: the number still names the file; until 2026-12-07
+ * the rest went on there and into the file that took the number next); the same file
+ * after a close of another number goes on (a close of another
  * number sharing the slot; until 2026-12-03 that cut the transfer short, and so did an
  * ito_close of a number that named nothing, which now fails with EBADF first). Before the
  * rest begins the identity is not known (it is taken at the rest's start): there the
@@ -289,7 +292,14 @@ static long rest(ito_sysreq_t *q, const char *what, size_t done, size_t total, u
                  * error; found by an outside tester, h63c, 2026-12-06). More than one:
                  * the count so far (the known limit above). */
                 if (!only_other_closed(gen, now, q->fd)) break;
-            } else if (itoi_wsc_file_identity(q->fd) != id) {
+            } else if ((uint32_t)now == (uint32_t)q->fd || itoi_wsc_file_identity(q->fd) != id) {
+                /* The last close was of this number: the call ends, also while that
+                 * ito_close has not reached close(2) yet (its passes, its wait for pins),
+                 * where the number still names the file. Going on there took the new
+                 * generation for the call's, and the next part, no longer stopped by
+                 * part_pins' look, went to the file that took the number after close(2)
+                 * (found by an outside tester, h75b, 2026-12-07:
+                 * tests/test_io_whole_close_own.c). */
                 break;
             }
             gen = now; /* another number's close: the same file, it goes on */

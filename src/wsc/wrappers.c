@@ -89,7 +89,10 @@ static bool io_timeout(itoi_ult_t *t, void *obj)
  * close_off_worker), and the closer is parked until it has ended: a waiter that waited for
  * CLOSED on that worker would keep the worker from ever waking the closer, and one on
  * another worker would stop its worker for as long as the file system's server takes. It
- * looks at what the number names at once instead (29 bits of identity then). */
+ * looks at what the number names at once instead (29 bits of identity then). Such a close
+ * sets CLOSED where close(2) returns (itoi_wsc_closed), and from then on a number that
+ * names a file names a descriptor opened since, even one of the same file: that wait goes
+ * on (until 2026-12-07 it ended with EBADF, see itoi_wsc_closed). */
 #define CLOSING_SLOTS 64
 #define OFF_BIT ((uint64_t)1 << 61)
 #define IN_CLOSE_BIT ((uint64_t)1 << 62)
@@ -175,7 +178,31 @@ static bool same_file(int fd, _Atomic uint64_t *slot, uint64_t v)
     }
     if (!id) return true; /* the closer could not tell: end the wait, as before */
     uint32_t now = itoi_wsc_file_identity(fd);
+    /* Off the worker and closed: the number names nothing (closed), or a descriptor opened
+     * since, also one of the same file (see itoi_wsc_closed) */
+    if ((v & (OFF_BIT | CLOSED_BIT)) == (OFF_BIT | CLOSED_BIT)) return now == 0;
     return now == 0 || (now & ID_MASK) == id;
+}
+
+/* A regular file's close(2) that ito_close runs off its worker has returned (on a helper
+ * thread, or at the reap of io_uring's close): its slot says CLOSED now, not only once
+ * the parked closer runs again. Until then a waiter took a descriptor of the same file
+ * that another ULT opened meanwhile (the number is free once close(2) has returned) for
+ * the one being closed, and its call on that new descriptor failed with EBADF: each ULT
+ * opening the same log or data file, one closing while another opened, lost the other's
+ * pwrite or append, more so while the closer's worker was busy (found by an outside
+ * tester, h75b, 2026-12-07; tests/test_io_close_same_file.c). Only a slot of fd whose
+ * close runs off the worker and has not said CLOSED is marked. Known limit: io_uring's
+ * close is marked at its reap, and a flush without a reap (the latency bound's timer)
+ * leaves the window open until the worker's next visit of its pollers. */
+void itoi_wsc_closed(int fd)
+{
+    uint64_t want = (uint32_t)fd + 1u;
+    for (int i = 0; i < CLOSING_SLOTS; i++) {
+        uint64_t v = atomic_load(&closing[i]);
+        if ((uint32_t)v == want && (v & (IN_CLOSE_BIT | OFF_BIT | CLOSED_BIT)) == (IN_CLOSE_BIT | OFF_BIT))
+            atomic_fetch_or(&closing[i], CLOSED_BIT);
+    }
 }
 
 /* The first record of wt, not yet cancelled, whose fd a closer is closing; NULL if none. */

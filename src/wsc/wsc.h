@@ -398,6 +398,9 @@ static inline long itoi_wsc_kept_error(const ito_sysreq_t *q, bool rx)
 #define ITOI_WSC_GEN_SLOTS 4096 /* close generations: fd modulo this (whole.c) */
 /* A hash of the file fd names (device and inode), never 0; 0 if fd names nothing. */
 uint32_t itoi_wsc_file_identity(int fd);
+/* close(2) of fd, which ito_close runs off its worker (a regular file's), has returned: the
+ * closing set's slot of fd says so at once, before the closer runs again (wrappers.c) */
+void itoi_wsc_closed(int fd);
 
 /* uring.c */
 int itoi_uring_open(itoi_wscw_t *a);                     /* ito_init: the ring and eventfd */
