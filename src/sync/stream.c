@@ -9,10 +9,17 @@
  * never sees a torn one. try_put never takes the write side: it refuses while someone
  * holds it or waits for it, and writes all or nothing up to the capacity.
  *
- * Wake-ups: a get that leaves enough room (`need`) wakes the writer; a put wakes the
- * first getter; a woken getter that leaves bytes behind passes the wake-up on to the
- * next getter. Getters and the writer re-check after waking (Mesa); the putters queue is
- * a hand-off (a woken putter holds the write side already, or was refused by close).
+ * Wake-ups: a get that leaves enough room (`need`) wakes the writer, which re-checks
+ * after waking (Mesa). Getters are served by hand-off: a get waits only while the stream
+ * is empty, and the put (or try_put) that brings bytes copies them itself into the
+ * buffers of the waiting gets, first come first served, and wakes each with its count
+ * (serve); so a woken get has its bytes, and a get that comes later cannot take them
+ * first. (Until 2026-12-07 a put woke the first getter, which re-checked when it ran: a
+ * running get took the bytes before it, and it waited again at the tail; with three
+ * readers of a busy stream one waited seconds and its timed get said ITO_ETIMEDOUT while
+ * thousands of items went by; found by an outside tester, h75a: test_stream_handoff.)
+ * The putters queue is a hand-off too (a woken putter holds the write side already, or
+ * was refused by close).
  * close() wakes everybody; puts then fail with ITO_ECLOSED, gets drain what is left.
  *
  * Handles: the struct lives in a handle-object slot (src/core/hobj.c); the pointer the API
@@ -97,11 +104,23 @@ static size_t get_some(ito_stream_t *s, unsigned char *p, size_t len)
     return n;
 }
 
-/* After a get: wake the writer if its need is met, and the next getter if bytes are
- * left (caller holds the lock). */
-static void after_get(ito_stream_t *s)
+/* A waiting get (its ULT's wait_data while it is on `getters`): where serve puts its bytes. */
+typedef struct {
+    unsigned char *buf;
+    size_t len, got;
+} stream_wait_t;
+
+/* Hand the stream's bytes to the waiting gets in their order, each up to its length, and
+ * wake them; then wake the writer if its need is met (caller holds the lock). A getter
+ * whose timer has claimed it is passed by (itoi_waiter_pop): it times out with nothing. */
+static void serve(ito_stream_t *s)
 {
-    if (s->count) itoi_wake_first(&s->getters);
+    itoi_ult_t *t;
+    while (s->count && (t = itoi_waiter_pop(&s->getters)) != NULL) {
+        stream_wait_t *g = (stream_wait_t *)t->wait_data;
+        g->got = get_some(s, g->buf, g->len);
+        itoi_wake_with(t, ITO_OK);
+    }
     if (s->room.head && s->cap - s->count >= s->need) itoi_wake_first(&s->room);
 }
 
@@ -119,13 +138,18 @@ static bool stream_unlink(itoi_ult_t *t, void *obj)
 }
 
 /* Write what the rule allows now (lock held): a remainder of at most the capacity only
- * whole, a longer one what fits. Returns the bytes written. */
+ * whole, a longer one what fits, and again while waiting gets take what it wrote (the
+ * room they leave is there before the writer could wait for it: nobody would wake it).
+ * Returns the bytes written. */
 static size_t put_allowed(ito_stream_t *s, const unsigned char *p, size_t left)
 {
     size_t room = s->cap - s->count;
     if (left <= s->cap ? room < left : room == 0) return 0;
-    size_t n = put_some(s, p, left);
-    itoi_wake_first(&s->getters);
+    size_t n = 0;
+    do {
+        n += put_some(s, p + n, left - n);
+        serve(s);
+    } while (n < left && s->count < s->cap);
     return n;
 }
 
@@ -219,20 +243,22 @@ static int get_locked(ito_stream_t *s, itoi_worker_t *w, unsigned char *buf, siz
         int rc = ITO_OK;
         if (s->closed) rc = ITO_ECLOSED;
         else if (itoi_deadline_passed(deadline)) rc = ITO_ETIMEDOUT;
-        if (rc != ITO_OK) {
-            after_get(s);
-            return rc;
-        }
-        if (!waited) s->gets_blocked++; /* once per get, as puts: a get woken for bytes another
-                                          * get took waits again (counted twice until 2026-12-05) */
+        if (rc != ITO_OK) return rc;
+        if (!waited) s->gets_blocked++; /* once per get, as puts (counted twice until 2026-12-05) */
         waited = true;
+        stream_wait_t g = {buf, len, 0};
+        w->cur->wait_data = (uintptr_t)&g;
         rc = itoi_wait_on_until(w, &s->getters, LOCK(s), deadline, stream_unlink, s, "stream get");
         w = itoi_self_worker();
         itoi_spin_lock(LOCK(s));
+        if (g.got) { /* served by a put (serve) */
+            *got = g.got;
+            return ITO_OK;
+        }
         if (rc == ITO_ETIMEDOUT && s->count == 0) return ITO_ETIMEDOUT;
     }
     *got = get_some(s, buf, len);
-    after_get(s);
+    serve(s);
     return ITO_OK;
 }
 
@@ -284,7 +310,7 @@ int ito_stream_try_get(ito_stream_t *h, void *buf, size_t len, size_t *got)
     int rc = ITO_OK;
     if (len && s->count == 0) rc = s->closed ? ITO_ECLOSED : ITO_EAGAIN;
     else if (len) *got = get_some(s, buf, len); /* (len 0: buf may be NULL, no memcpy of it) */
-    if (*got) after_get(s);
+    if (*got) serve(s);
     itoi_spin_unlock(LOCK(s));
     return itoi_any_leave(foreign, rc);
 }
