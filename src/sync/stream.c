@@ -112,8 +112,9 @@ typedef struct {
 
 /* Hand the stream's bytes to the waiting gets in their order, each up to its length, and
  * wake them; then wake the writer if its need is met (caller holds the lock). A getter
- * whose timer has claimed it is passed by (itoi_waiter_pop): it times out with nothing. */
-static void serve(ito_stream_t *s)
+ * whose timer has claimed it is passed by (itoi_waiter_pop): it times out with nothing.
+ * Inline, the test that nobody waits (two loads); the rest out of line. */
+static __attribute__((noinline)) void serve_waiters(ito_stream_t *s)
 {
     itoi_ult_t *t;
     while (s->count && (t = itoi_waiter_pop(&s->getters)) != NULL) {
@@ -122,6 +123,11 @@ static void serve(ito_stream_t *s)
         itoi_wake_with(t, ITO_OK);
     }
     if (s->room.head && s->cap - s->count >= s->need) itoi_wake_first(&s->room);
+}
+
+static inline void serve(ito_stream_t *s)
+{
+    if (ITOI_UNLIKELY(s->getters.head != NULL || s->room.head != NULL)) serve_waiters(s);
 }
 
 static bool stream_unlink(itoi_ult_t *t, void *obj)
