@@ -10,9 +10,11 @@
  * on the io_uring backend only, where the cut happened: the sync backend calls write(2),
  * whose sanitizer interceptor would check the whole range the kernel reports written),
  * and a pipe, a socket or a short file give only the bytes they hold. Lengths past
- * SSIZE_MAX (SIZE_MAX): a short count on both backends too (the sync backend passed them
- * to readv(2)/recv(2) unclamped and said EINVAL where io_uring moved the bytes; found by a
- * resource-exhaustion tester, 2026-12-03). */
+ * SSIZE_MAX (SIZE_MAX): a short count from ito_recv on both backends too, as recv(2)
+ * gives (the sync backend passed them to readv(2)/recv(2) unclamped and said EINVAL where
+ * io_uring moved the bytes; found by a resource-exhaustion tester, 2026-12-03); read(2) and
+ * pread(2) say EFAULT for a range past the top of user space, and so do ito_read and
+ * ito_pread since 2026-12-07 (test_io_len_past_user). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -58,7 +60,10 @@ static void *lengths(void *arg)
     CHECK_OK(ito_sys_wait_all(&q, 1));
     CHECK_EQ(res, 5);
     CHECK_EQ(write(p[1], "third", 5), 5);
-    CHECK_EQ(ito_read(p[0], buf, SIZE_MAX), 5);
+    errno = 0;
+    CHECK_EQ(ito_read(p[0], buf, SIZE_MAX), -1); /* read(2)'s EFAULT: past the top of user space */
+    CHECK_EQ(errno, EFAULT);
+    CHECK_EQ(ito_read(p[0], buf, GIB4), 5);
     CHECK(memcmp(buf, "third", 5) == 0);
     close(p[0]);
     close(p[1]);
@@ -82,7 +87,9 @@ static void *lengths(void *arg)
     CHECK_EQ(ito_pread(fd, buf, GIB4, 0), 10);
     CHECK(memcmp(buf, "0123456789", 10) == 0);
     CHECK_EQ(ito_pread(fd, buf, GIB4 + 3, 4), 6);
-    CHECK_EQ(ito_pread(fd, buf, SIZE_MAX, 2), 8);
+    errno = 0;
+    CHECK_EQ(ito_pread(fd, buf, SIZE_MAX, 2), -1); /* pread(2)'s EFAULT */
+    CHECK_EQ(errno, EFAULT);
     close(fd);
     return NULL;
 }

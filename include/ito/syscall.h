@@ -92,7 +92,12 @@
  *              again, since it had no effect). A ZWT's request (ito_sys_post) gets that
  *              -ECANCELED as its result;
  *   EFAULT     a NULL buffer, vector or pollfd array with a non-zero length, or a NULL
- *              message, address or path, checked before anything is posted (nothing
+ *              message, address or path; also a buffer of ito_read, ito_write, ito_pread,
+ *              ito_pwrite or ito_send whose length runs past the top of user space (such
+ *              as (size_t)-1), as read(2) and the others say it (until 2026-12-07 the
+ *              length was clamped first: ito_pread wrote past the buffer, ito_write to
+ *              /dev/null claimed 2^64 bytes; ito_recv clamps, as recv(2) does);
+ *              all checked before anything is posted (nothing
  *              reaches the kernel with it; other bad pointers reach the kernel, which says
  *              EFAULT). In the kernel's order: a negative ito_pread/ito_pwrite offset is
  *              EINVAL and a descriptor that is not open EBADF before it; errors the kernel
@@ -307,7 +312,7 @@ typedef struct ito_sysreq {
     ito_sysop_t op;             /**< the operation */
     int fd;                     /**< the descriptor */
     void *buf;                  /**< READ, WRITE, SEND, RECV, PREAD, PWRITE */
-    size_t len;                 /**< the length of buf (as in read(2), at most 0x7ffff000 bytes move in one call: more gives a short count) */
+    size_t len;                 /**< the length of buf (as in read(2), at most 0x7ffff000 bytes move in one call: more gives a short count; a buf+len past the top of user space is a bad request, ITO_EINVAL, except for RECV) */
     int flags;                  /**< see the operations */
     struct sockaddr *addr;      /**< ACCEPT (may be NULL), CONNECT */
     socklen_t *addrlen;         /**< ACCEPT (may be NULL) */

@@ -30,6 +30,7 @@
  * Posted requests count as side work queued until completed, so ito_finalize waits for
  * them (see wsc.h for the invariants, runtime.c for finalize's rule). */
 #define _GNU_SOURCE
+#include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -586,9 +587,24 @@ void itoi_wsc_cancel(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, int why
 
 /* ---- posting and flushing ---- */
 
+/* itoi_wsc_user_range's look past the clamp (wsc.h). */
+bool itoi_wsc_user_range_slow(const void *buf, size_t len)
+{
+    static _Atomic uintptr_t top; /* found once: the CPU's paging does not change */
+    uintptr_t t = atomic_load_explicit(&top, memory_order_relaxed);
+    if (!t) {
+        unsigned eax, ebx, ecx = 0, edx;
+        bool la57 = __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 16));
+        t = la57 ? ((uintptr_t)1 << 56) - 4096 : ((uintptr_t)1 << 47) - 4096;
+        atomic_store_explicit(&top, t, memory_order_relaxed);
+    }
+    return (uintptr_t)buf <= t && len <= t - (uintptr_t)buf;
+}
+
 /* Why a wrapper's request is not valid, in the kernel's order (a negative errno): a
  * negative pread/pwrite offset EINVAL, then a descriptor that is not open EBADF, then
- * EFAULT for a NULL buffer, vector, message, address or path, EINVAL for the rest (a
+ * EFAULT for a NULL buffer, vector, message, address or path (or a buffer whose length
+ * runs past the top of user space, itoi_wsc_user_range), EINVAL for the rest (a
  * vector count out of 0..1024, no poll events). Only called when itoi_wsc_op_ok said
  * no, so the fcntl costs nothing on a good call. Errors the kernel finds in an open
  * descriptor before the pointer (ESPIPE, ENOTSOCK, EBADF for the access mode) are not

@@ -194,6 +194,20 @@ itoi_wscw_t *itoi_wsc_area_setup(itoi_worker_t *w); /* set up on first use (NULL
  * SSIZE_MAX, readv(2) and send(2) said EINVAL where io_uring moved the bytes). */
 #define ITOI_WSC_MAX_RW ((size_t)0x7ffff000)
 static inline size_t itoi_wsc_rw_len(size_t len) { return len < ITOI_WSC_MAX_RW ? len : ITOI_WSC_MAX_RW; }
+/* Whether buf..buf+len lies below the top of user space, as the kernel's access_ok asks
+ * before read(2), write(2), pread(2), pwrite(2) and send(2) move anything (EFAULT else;
+ * recv(2) clamps first and does not ask). The clamp above must not come first: a length
+ * such as (size_t)-1 (a negative count cast) got EFAULT from pread(2) but was clamped to
+ * 0x7ffff000 here, and ito_pread wrote the file's bytes past the caller's buffer over its
+ * heap (a crash), ito_write to /dev/null went on for hours claiming 2^64 bytes written
+ * (outside tester h76a, 2026-12-07). The top: 2^47 - 4096, or 2^56 - 4096 on a CPU with
+ * 5-level paging (LA57; a kernel running 4-level there refuses more than this lets by,
+ * never less). Lengths up to the clamp are left to the kernel as before. */
+bool itoi_wsc_user_range_slow(const void *buf, size_t len); /* area.c */
+static inline __attribute__((always_inline)) bool itoi_wsc_user_range(const void *buf, size_t len)
+{
+    return ITOI_LIKELY(len <= ITOI_WSC_MAX_RW) || itoi_wsc_user_range_slow(buf, len);
+}
 
 static inline itoi_wscw_t *itoi_wsc_area(itoi_worker_t *w)
 {
@@ -281,11 +295,11 @@ static inline __attribute__((always_inline)) bool itoi_wsc_op_ok(const ito_sysre
     if ((unsigned)q->op >= ITO_SYS_OP_COUNT) return false;
     switch (q->op) {
     case ITO_SYS_READ: case ITO_SYS_WRITE: case ITO_SYS_SEND:
-        return q->fd >= 0 && (q->buf || !q->len);
+        return q->fd >= 0 && (q->buf || !q->len) && itoi_wsc_user_range(q->buf, q->len);
     case ITO_SYS_RECV: /* MSG_TRUNC: a TCP receive that discards, no buffer needed */
         return q->fd >= 0 && (q->buf || !q->len || (q->flags & MSG_TRUNC));
     case ITO_SYS_PREAD: case ITO_SYS_PWRITE:
-        return q->fd >= 0 && (q->buf || !q->len) && q->offset >= 0;
+        return q->fd >= 0 && (q->buf || !q->len) && q->offset >= 0 && itoi_wsc_user_range(q->buf, q->len);
     case ITO_SYS_READV: case ITO_SYS_WRITEV:
         return q->fd >= 0 && q->iovcnt >= 0 && q->iovcnt <= 1024 && (q->iov || !q->iovcnt) && q->offset >= -1;
     case ITO_SYS_SENDMSG: case ITO_SYS_RECVMSG: return q->fd >= 0 && q->msg;
