@@ -686,6 +686,56 @@ __attribute__((unused)) static void ito_test_device_open_close(ito_zwt_fn handle
 }
 #endif
 
+#if defined(ITO_ZWT_H) && defined(ITO_PREEMPT_H)
+/* The rounds of test_preempt_own_malloc and test_preempt_psafe_callout, whose programs
+ * define an allocator that spins while *slow is set: in fresh runtimes (so that stack
+ * regions are mapped again) under a 100 us quantum, ULTs A and B on worker 0 each make the
+ * runtime's first ZWT device (its table is allocated under the device table's lock) and
+ * create and join ULTs of several stack sizes (a stack region is allocated under its
+ * class's lock). A hang is the failure: the caller runs a watchdog. */
+static void ito_test_own_malloc_handler(ito_frame_t *f, int entry, uint64_t value)
+{
+    (void)f;
+    (void)entry;
+    (void)value;
+}
+static void *ito_test_own_malloc_leaf(void *arg) { return arg; }
+static void *ito_test_own_malloc_creator(void *arg)
+{
+    (void)arg;
+    ito_test_device_open_close(ito_test_own_malloc_handler);
+    for (int c = 0; c < 7; c++) {
+        ito_attr_t at;
+        CHECK_OK(ito_attr_init(&at));
+        at.stack_size = (size_t)16384 << c;
+        for (int i = 0; i < 20; i++) {
+            ito_thread_t t;
+            CHECK_OK(ito_create(&t, ito_test_own_malloc_leaf, NULL, &at));
+            CHECK_OK(ito_join(t, NULL));
+        }
+    }
+    return NULL;
+}
+__attribute__((unused)) static void ito_test_own_malloc_rounds(atomic_int *slow)
+{
+    for (int round = 0; round < 60; round++) {
+        if (!ito_test_start_signal_preempt(&(ito_config_t){.workers = 1 + round % 2}, 100)) break;
+        atomic_store(slow, 1);
+        ito_attr_t at;
+        CHECK_OK(ito_attr_init(&at));
+        at.worker = 0;
+        ito_thread_t a, b;
+        CHECK_OK(ito_create(&a, ito_test_own_malloc_creator, NULL, &at));
+        CHECK_OK(ito_create(&b, ito_test_own_malloc_creator, NULL, &at));
+        CHECK_OK(ito_join(a, NULL));
+        CHECK_OK(ito_join(b, NULL));
+        atomic_store(slow, 0);
+        CHECK_OK(ito_preempt_disable());
+        CHECK_OK(ito_finalize());
+    }
+}
+#endif
+
 #if defined(ITO_COOP_H)
 #include <stdatomic.h>
 /* A ULT that only switches where ito-cc would let it (ITO_COOP_POINT: the flag check and

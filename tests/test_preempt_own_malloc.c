@@ -20,43 +20,9 @@
 #include "ito/ito.h"
 #include "ito_test.h"
 
-static _Atomic int slow_alloc;
+static atomic_int slow_alloc;
 
 ITO_TEST_DEFINE_SLOW_MALLOC(slow_alloc)
-
-static void *leaf(void *arg) { return arg; }
-
-static void handler(ito_frame_t *f, int entry, uint64_t value)
-{
-    (void)f;
-    (void)entry;
-    (void)value;
-}
-
-/* The runtime's first device: its table is allocated under the device table's lock
- * (src/zwt/device.c setup), with the program's calloc. */
-static void first_device(void)
-{
-    ito_test_device_open_close(handler);
-}
-
-static void *creator(void *arg)
-{
-    (void)arg;
-    first_device();
-    for (int c = 0; c < 7; c++) {
-        ito_attr_t at;
-        CHECK_OK(ito_attr_init(&at));
-        at.stack_size = (size_t)16384 << c;
-        for (int i = 0; i < 20; i++) {
-            ito_thread_t t;
-            CHECK_OK(ito_create(&t, leaf, NULL, &at));
-            CHECK_OK(ito_join(t, NULL));
-        }
-    }
-    return NULL;
-}
-
 
 static atomic_int done_;
 
@@ -64,21 +30,7 @@ int main(void)
 {
     /* the failure is a hang: a worker stuck for ever */
     ito_test_watchdog(&done_, 60, "a ULT was switched out in the program's malloc with a runtime lock held");
-    for (int round = 0; round < 60; round++) {
-        if (!ito_test_start_signal_preempt(&(ito_config_t){.workers = 1 + round % 2}, 100)) break;
-        atomic_store(&slow_alloc, 1);
-        ito_attr_t at;
-        CHECK_OK(ito_attr_init(&at));
-        at.worker = 0;
-        ito_thread_t a, b;
-        CHECK_OK(ito_create(&a, creator, NULL, &at));
-        CHECK_OK(ito_create(&b, creator, NULL, &at));
-        CHECK_OK(ito_join(a, NULL));
-        CHECK_OK(ito_join(b, NULL));
-        atomic_store(&slow_alloc, 0);
-        CHECK_OK(ito_preempt_disable());
-        CHECK_OK(ito_finalize());
-    }
+    ito_test_own_malloc_rounds(&slow_alloc);
     atomic_store(&done_, 1);
     TEST_DONE();
 }

@@ -7,7 +7,11 @@
  * Preemption: each worker has a timer (quantum default 10 ms). When it expires, the
  * running ULT is switched out with the full-save switch, in the signal handler, if it
  * is at a safe point; otherwise the switch is deferred to a later tick. Safe means the
- * interrupted instruction is in the program's own code: never inside libito, libc
+ * interrupted instruction is in the program's own code, or in the kernel's vDSO (the
+ * clock) when the program called it, directly (time, gettimeofday) or through libc's
+ * clock_gettime or std::chrono's steady_clock::now and system_clock::now (a clock read
+ * inside libc or another library, such as syslog's under its lock, is theirs; so are those
+ * of a library loaded after ito_preempt_enable): never inside libito, libc
  * (malloc, printf, stdio locks) or any other shared library, never in the scheduler
  * context or a ZWT, and never inside a signal handler of the program (told by the
  * interrupted context blocking a signal that ito_preempt_enable's caller did not, or, when

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include <unwind.h>
 
 #include "ito/coop.h"
 #include "preempt_int.h"
@@ -56,7 +57,8 @@ static void exec_range(const struct dl_phdr_info *info, uintptr_t *lo_out, uintp
 
 /* The executable, and the kernel's vDSO (clock_gettime, gettimeofday, time, getcpu): its
  * code takes no lock and keeps no per-thread state (seqlock reads of the vvar page, retried
- * if they overlap an update), so a switch inside it is as safe as in the program. Counted
+ * if they overlap an update), so a switch inside it is as safe as in the program, when
+ * the program called it (vdso_caller_safe: libc calls it holding locks). Counted
  * unsafe, a loop that busy-waits on the clock (`while (now() < deadline)`), which spends
  * nearly all its time there, had ~97 % of its ticks deferred: at a 1 ms quantum, other
  * ULTs of its worker waited 140-650 ms (test_preempt_vdso). */
@@ -78,11 +80,105 @@ static int find_exe(struct dl_phdr_info *info, size_t size, void *data)
 /* The program's code and the vDSO, never while libito has called out to code there (its
  * clock reads in the vDSO, the allocator, which the program may define; itoi.h,
  * itoi_callout_depth): libito's frames are below, perhaps holding a spinlock
- * (test_preempt_vdso_lock, test_preempt_own_malloc). */
+ * (test_preempt_vdso_lock, test_preempt_own_malloc). A PC in the vDSO is only a
+ * candidate: vdso_caller_safe below decides by who called it. */
+static inline int in_exe(uintptr_t pc) { return pc >= itoi_pre.exe_lo && pc < itoi_pre.exe_hi; }
+static inline int in_vdso(uintptr_t pc) { return pc >= itoi_pre.vdso_lo && pc < itoi_pre.vdso_hi; }
 static inline int safe_pc(uintptr_t pc)
 {
     if (itoi_callout_depth != 0) return 0;
-    return (pc >= itoi_pre.exe_lo && pc < itoi_pre.exe_hi) || (pc >= itoi_pre.vdso_lo && pc < itoi_pre.vdso_hi);
+    return in_exe(pc) || in_vdso(pc);
+}
+
+/* The vDSO is safe only when the program called it, directly (time and gettimeofday are
+ * resolved to it) or through a clock function of libc or libstdc++ that holds nothing
+ * (clock_gettime; std::chrono's steady_clock::now and system_clock::now). libito is not
+ * its only caller that holds a lock (test_preempt_vdso_lock): glibc's syslog reads the
+ * clock holding syslog_lock, and a tick there switched the ULT out with the lock held; the
+ * next ULT of its worker to call syslog blocked the kernel thread on it, and the other
+ * worker's soon after (16 ULTs calling syslog, 2 workers, 100 us quantum: hung in 6 runs
+ * of 6 within seconds; outside tester h76c: test_preempt_vdso_libc). So the handler
+ * unwinds the interrupted stack (libgcc's unwinder, whose look-up of the unwind tables,
+ * _dl_find_object, takes no lock) past the vDSO's frames and those clock functions', and
+ * the switch is safe only when the first other frame is the program's. Without the
+ * std::chrono pair, a C++ loop busy-waiting on steady_clock had nearly all its ticks
+ * deferred again (224 of 226 at a 1 ms quantum), as test_preempt_vdso's C loop had before
+ * the vDSO counted. Only a tick that lands in the vDSO pays for the unwinding; with too
+ * little of the ULT's stack left for it, the tick is deferred, and a frame the unwinder
+ * cannot pass counts as unsafe. Clock functions of libraries loaded after the enable
+ * (dlopen) are not known: their ticks in the vDSO are deferred. */
+#define ITOI_CLOCK_FNS 3
+static struct {
+    uintptr_t lo, hi;
+} clock_fns[ITOI_CLOCK_FNS]; /* found at enable */
+
+static _Unwind_Reason_Code first_frame_only(struct _Unwind_Context *ctx, void *arg)
+{
+    (void)ctx;
+    (void)arg;
+    return _URC_END_OF_STACK;
+}
+
+/* At enable: the clock functions, and one unwind, so that the unwinder's own one-time
+ * set-up (a pthread_once in libgcc) is not first run inside the handler. */
+static void find_clock_fns(void)
+{
+    _Unwind_Backtrace(first_frame_only, NULL);
+    void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    void *fn[ITOI_CLOCK_FNS] = {
+        libc ? dlsym(libc, "clock_gettime") : NULL,
+        dlsym(RTLD_DEFAULT, "_ZNSt6chrono3_V212steady_clock3nowEv"), /* if libstdc++ is loaded */
+        dlsym(RTLD_DEFAULT, "_ZNSt6chrono3_V212system_clock3nowEv"),
+    };
+    for (int i = 0; i < ITOI_CLOCK_FNS; i++) {
+        Dl_info di;
+        const ElfW(Sym) *sym = NULL;
+        clock_fns[i].lo = clock_fns[i].hi = 0;
+        if (fn[i] && dladdr1(fn[i], &di, (void **)&sym, RTLD_DL_SYMENT) && sym && di.dli_saddr) {
+            clock_fns[i].lo = (uintptr_t)di.dli_saddr;
+            clock_fns[i].hi = clock_fns[i].lo + (uintptr_t)sym->st_size;
+        }
+    }
+    if (libc) dlclose(libc);
+}
+
+static int in_clock_fn(uintptr_t pc)
+{
+    for (int i = 0; i < ITOI_CLOCK_FNS; i++)
+        if (pc >= clock_fns[i].lo && pc < clock_fns[i].hi) return 1;
+    return 0;
+}
+
+typedef struct vdso_walk {
+    uintptr_t rip; /* the interrupted instruction */
+    int found, safe, frames;
+} vdso_walk_t;
+
+static _Unwind_Reason_Code vdso_walk_frame(struct _Unwind_Context *ctx, void *arg)
+{
+    vdso_walk_t *wk = arg;
+    int before = 0;
+    uintptr_t ip = (uintptr_t)_Unwind_GetIPInfo(ctx, &before);
+    if (++wk->frames > 24 || ip == 0) return _URC_END_OF_STACK;
+    if (!wk->found) { /* the handler's own frames and the signal's trampoline */
+        wk->found = before && ip == wk->rip;
+        return _URC_NO_REASON;
+    }
+    uintptr_t pc = before ? ip : ip - 1; /* a return address: the call is just before */
+    if (in_vdso(pc) || in_clock_fn(pc)) return _URC_NO_REASON;
+    wk->safe = in_exe(pc);
+    return _URC_END_OF_STACK;
+}
+
+#define ITOI_VDSO_UNWIND_ROOM 16384 /* bytes of the ULT's stack the unwinder may use */
+
+static int vdso_caller_safe(itoi_ult_t *t, uintptr_t rip)
+{
+    char here;
+    if (t->stack && (uintptr_t)&here - (uintptr_t)t->stack->base < ITOI_VDSO_UNWIND_ROOM) return 0;
+    vdso_walk_t wk = {.rip = rip};
+    _Unwind_Backtrace(vdso_walk_frame, &wk);
+    return wk.found && wk.safe;
 }
 
 /* Signals 1..64 of a mask (glibc keeps them in the first word, as the kernel's sigset). */
@@ -296,7 +392,8 @@ preempt:;
      * there would switch a ULT that holds a kernel lock) */
     ito_coop_flag = 1;
     ucontext_t *uc = ucv;
-    if (!safe_pc((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]) || in_handler(uc)) {
+    uintptr_t rip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+    if (!safe_pc(rip) || in_handler(uc) || (!in_exe(rip) && !vdso_caller_safe(t, rip))) {
         ITOI_BUMP(pw->st.deferred);
         goto out;
     }
@@ -435,6 +532,7 @@ static int enable_locked(const ito_preempt_config_t *cfg)
         (cfg && cfg->gang != 0 && cfg->gang != 1)) /* (2 or -1 were taken for 1 until 2026-12-03) */
         return ITO_EINVAL;
     dl_iterate_phdr(find_exe, &itoi_pre);
+    find_clock_fns();
 #if defined(ITOI_TSAN) || defined(ITOI_ASAN)
     if (mode == ITO_PREEMPT_SIGNAL) {
         /* ThreadSanitizer runs signal handlers at its own safe points, outside the
@@ -627,7 +725,11 @@ int ito_psafe_begin(void)
     itoi_worker_t *w = itoi_self_worker();
     if (ITOI_UNLIKELY(!w || !w->cur)) return ITO_ENOTULT;
     itoi_ult_t *t = w->cur;
-    if (ITOI_UNLIKELY(ITOI_PRE_GET(gang)) && ITOI_PSAFE(t) == 0 && itoi_group_of(t)) w = gang_region_entry(w, t);
+    /* Not in code libito called out to (the program's allocator, which libito may call
+     * holding a spinlock: itoi_callout_depth): waiting there for the turn parks the holder
+     * (as the switch at ito_psafe_end would, below) */
+    if (ITOI_UNLIKELY(ITOI_PRE_GET(gang)) && ITOI_PSAFE(t) == 0 && itoi_group_of(t) && itoi_callout_depth == 0)
+        w = gang_region_entry(w, t);
     ITOI_PSAFE(t)++;
     itoi_pworker_t *pw;
     if (ITOI_UNLIKELY(ito_coop_flag) && ITOI_PSAFE(t) == 1 && (pw = itoi_pworker(w)) != NULL) {
@@ -686,13 +788,18 @@ int ito_psafe_end(void)
         /* Its turn is over (ended by the region's end above, or forced while the ULT was
          * inside, which kept it here): leave now. */
         void *run = atomic_load(&itoi_gang_group);
-        if (run && run != (void *)g) itoi_yield_worker(w);
+        if (run && run != (void *)g && itoi_callout_depth == 0) itoi_yield_worker(w);
         return ITO_OK;
     }
     if (ITOI_PSAFE(t) == 0 && ITOI_UNLIKELY(ITOI_PSAFE_PENDING(t))) {
-        /* The quantum expired inside the region: switch now, and charge the extra time. */
+        /* The quantum expired inside the region: switch now, and charge the extra time.
+         * Not inside a call out of libito (itoi.h, itoi_callout_depth): a region in the
+         * program's allocator, which preempt.h advises for its lock, ended there while
+         * libito held a spinlock of its own (the ZWT device table's, around a calloc), and
+         * the switch parked the holder: the next ULT of its worker spun on the lock for ever
+         * (outside tester h76c: test_preempt_psafe_callout). The next tick switches it instead. */
         charge(t, settle_pending(w, t), 0);
-        itoi_yield_worker(w);
+        if (itoi_callout_depth == 0) itoi_yield_worker(w);
     }
     return ITO_OK;
 }
