@@ -29,7 +29,8 @@
  *
  * Timed variants (*_until) take an absolute deadline (ito/time.h) and return
  * ITO_ETIMEDOUT when it passes first, with no effect (except where a function says
- * otherwise). A deadline in the past makes them a try.
+ * otherwise: a stream's timed put and get take what is there when their deadline's wake-up
+ * runs). A deadline in the past makes them a try.
  * Objects are initialised (ito_*_init) before use and destroyed when no ULT uses them;
  * destroying an object that has waiters gives ITO_EBUSY. Initialising an object that is
  * in use is undefined. The object types are storage of a fixed size whose fields are
@@ -447,6 +448,11 @@ int ito_stream_get(ito_stream_t *s, void *buf, size_t len, size_t *got);
 int ito_stream_put_until(ito_stream_t *s, const void *buf, size_t len, size_t *put, uint64_t deadline);
 /**
  * @brief ito_stream_get with a deadline: ITO_ETIMEDOUT with *got = 0 when no byte came in time.
+ * A waiting get whose deadline has passed is no longer served by puts (they serve the gets
+ * behind it); when it runs it still takes bytes the stream holds then and returns ITO_OK,
+ * as ito_stream_put_until takes room that came with its deadline: so such a get may
+ * receive bytes later than gets that waited after it, and ITO_ETIMEDOUT always means
+ * nothing was taken.
  * @return as ito_stream_get, and ITO_ETIMEDOUT.
  * @contexts ULT only.
  */
