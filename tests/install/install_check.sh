@@ -47,6 +47,8 @@ check_prefix() {
     eval "pcdir=$(pkg-config --variable=libdir ito) incdir=$(pkg-config --variable=includedir ito)"
     echo "pkg-config: $cflags | $libs | --static $slibs"
     [ -f "$incdir/ito/ito.h" ] || fail "includedir has no ito/ito.h"
+    # ito.pc's own part of its paths (after the prefix): no empty component ("lib/..//lib")
+    case "${pcdir#"$p"} ${incdir#"$p"}" in *//*) fail "ito.pc's paths have an empty component: $pcdir $incdir" ;; esac
     echo "$cflags" | grep -q -- '-fstack-clash-protection' || fail "pkg-config --cflags ito lacks -fstack-clash-protection"
     [ -f "$p/share/ito/gdb/ito.py" ] || fail "no gdb extension in share/ito/gdb"
     if [ -n "$san" ]; then
