@@ -104,7 +104,11 @@
  *              finds in an open descriptor before the pointer (ESPIPE, ENOTSOCK, EBADF for
  *              the access mode) are EFAULT here. Two NULLs go to the kernel as valid: an
  *              ito_recv buffer with MSG_TRUNC (a TCP receive that discards) and an
- *              ito_connect address of length 0 (the kernel's EINVAL);
+ *              ito_connect address of length 0 (the kernel's EINVAL). Also not in the
+ *              kernel's order: a vector count out of range (ito_readv, ito_writev) is EINVAL
+ *              before an access-mode EBADF, which readv(2) gives first; and a read of 0
+ *              bytes (ito_read, ito_pread) returns 0 on a directory, as readv(2) of an
+ *              empty vector does, where read(2) says EISDIR;
  *
  * Whole transfers: ito_write, ito_writev, ito_send and ito_sendmsg return when every byte
  * has moved, as write(2) and send(2) on a blocking descriptor do (io_uring and the
