@@ -27,14 +27,14 @@
  * request as the sync backend does. Requests the kernel had taken before complete as
  * usual but can no longer be cancelled: a deadline, ito_cancel_io, ito_close and
  * ito_finalize wait for them to end by themselves. Each worker's descriptors (its ring and
- * the ring's eventfd, or the sync backend's epoll) are made by ito_init, with those of its
- * idle sleep: up to 4 per worker, so no wrapper call ever needs one of the runtime's own
- * (a process at RLIMIT_NOFILE gets EMFILE from ito_accept or ito_openat, as from accept(2),
- * never from a receive); out of them, ito_init fails with ITO_ENOMEM and one line on
- * stderr names the limit (until 2026-12-07 a worker's first I/O made them, and failed with
- * EMFILE). One exception, on io_uring: the epoll that a worker needs for a descriptor
- * that waits for readiness there (a tty, inotify, see below; an ito_poll for POLLPRI
- * alone) is made at its first such wait, which fails with EMFILE if none is left.
+ * the ring's eventfd and its readiness epoll, or the sync backend's epoll) are made by
+ * ito_init, with those of its idle sleep: up to 5 per worker, so no wrapper call ever
+ * needs one of the runtime's own (a process at RLIMIT_NOFILE gets EMFILE from ito_accept
+ * or ito_openat, as from accept(2), never from a receive or a send); out of them, ito_init
+ * fails with ITO_ENOMEM and one line on stderr names the limit (until 2026-12-07 a
+ * worker's first I/O made them, and failed with EMFILE; an io_uring worker's readiness
+ * epoll was made at its first wait there, so an ito_send or ito_sendmsg that found no
+ * room at RLIMIT_NOFILE failed with EMFILE after part of the transfer had moved).
  * A worker whose ring cannot be made at ito_init for want of memory (ENOMEM:
  * RLIMIT_MEMLOCK before Linux 5.12, a memory cgroup at its limit) is a sync-backend
  * worker, unless ITO_WSC_BACKEND=uring asks for the ring (ito_init's ITO_ENOMEM). So is a
@@ -134,8 +134,10 @@
  * (dup), by ito_poll (no POLLERR), SO_ERROR (0) or a request posted with ito_sys_post;
  * ito_close of the number drops it; at most 64 are kept at once (the oldest is dropped). The wrappers wait for a
  * descriptor whatever its O_NONBLOCK mode (as io_uring does, on both backends); MSG_DONTWAIT
- * makes one attempt (EAGAIN, or a partial count, as send(2)/recv(2)), and so does
- * MSG_ERRQUEUE (an empty error queue is EAGAIN at once, as recvmsg(2) says). A request posted
+ * makes one attempt (EAGAIN, or a partial count, as send(2)/recv(2); it waits for nothing,
+ * though on io_uring the ULT is switched out until the ring gives the attempt's result
+ * back, as for any request there), and so does MSG_ERRQUEUE (an empty error queue is
+ * EAGAIN at once, as recvmsg(2) says). A request posted
  * with ito_sys_post is one call: a short count is its result. The socket timeouts
  * SO_RCVTIMEO and SO_SNDTIMEO do not apply to the wrappers (io_uring ignores them too):
  * ito_io_deadline is their deadline. Nor does SO_RCVLOWAT: a receive returns what has

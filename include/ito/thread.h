@@ -173,7 +173,7 @@ typedef struct ito_config {
  * @return ITO_OK; ITO_ESTATE if already initialized (or in the child of a fork of a
  * running runtime); ITO_EINVAL for a bad configuration or environment variable (one line
  * on stderr says which); ITO_ENOMEM (memory, threads or file descriptors ran out: ito_init
- * makes up to 4 descriptors per worker, for its idle sleep and its I/O, see syscall.h; one
+ * makes up to 5 descriptors per worker, for its idle sleep and its I/O, see syscall.h; one
  * line on stderr names RLIMIT_NOFILE then: with one worker per CPU, a host of 256 CPUs
  * needs more than the common soft limit of 1024); ITO_ENOSYS when
  * CET shadow stacks are enabled, or ITO_WSC_BACKEND=uring is asked for and the kernel

@@ -412,19 +412,25 @@ static int iov_cut(const struct iovec *iov, int cnt, size_t max, struct iovec *c
     return n;
 }
 
-/* The helpers' read lock, waited for in slices that r's cancellation ends. */
+/* The helpers' read lock, waited for in slices that r's cancellation ends. The slices are
+ * of CLOCK_MONOTONIC, as every timed wait of ito (ito/time.h): pthread_mutex_timedlock's
+ * CLOCK_REALTIME made a slice last as long as the wall clock was set back meanwhile (an
+ * NTP step, a date(1)), and a reader whose helper waited here behind a read that blocked
+ * (a reader outside ito took the bytes) missed its deadline, ito_cancel_io and
+ * finalize's cancellation by that much (found by an outside tester, h77c, 2026-12-07:
+ * test_io_helper_lock_clock). */
 static bool read_lock_take(itoi_sysrec_t *r)
 {
     for (;;) {
         if (atomic_load_explicit(&r->abandon, memory_order_relaxed)) return false;
         struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
+        clock_gettime(CLOCK_MONOTONIC, &until);
         until.tv_nsec += HELPER_POLL_MS * 1000000L;
         if (until.tv_nsec >= 1000000000L) {
             until.tv_sec++;
             until.tv_nsec -= 1000000000L;
         }
-        if (pthread_mutex_timedlock(&read_lock, &until) == 0) {
+        if (pthread_mutex_clocklock(&read_lock, CLOCK_MONOTONIC, &until) == 0) {
             if (!atomic_load_explicit(&r->abandon, memory_order_seq_cst)) return true;
             pthread_mutex_unlock(&read_lock); /* cancelled (closed) while it waited */
             return false;

@@ -28,9 +28,10 @@
  * first wait, or a first I/O, with the process out of descriptors failed with EMFILE
  * where recv(2) never does; found by outside testers, h63c 2026-12-06 and 2026-12-07);
  * watched by the worker's idle sleep from its first I/O (itoi_ready_setup). An io_uring
- * worker makes it at its first readiness wait (a tty, inotify, a POLLPRI poll; every
- * request once the kernel refused its ring later, ring_refused): one descriptor per worker
- * fewer for the many programs that never wait so, EMFILE possible there (syscall.h). */
+ * worker's too, beside its ring (until 2026-12-07 made at its first readiness wait, for
+ * one descriptor per worker fewer: but every send that finds no room waits here on
+ * io_uring, and such a send at RLIMIT_NOFILE failed with EMFILE; h77a,
+ * test_io_send_nofile). */
 int itoi_ready_open(itoi_wscw_t *a)
 {
     if (a->rep >= 0) return 0;

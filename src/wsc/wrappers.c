@@ -657,6 +657,22 @@ int ito_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
 
 int ito_accept(int fd, struct sockaddr *addr, socklen_t *addrlen) { return ito_accept4(fd, addr, addrlen, 0); }
 
+/* EAGAIN from io_uring's connect: a unix listener's backlog is full and the program made
+ * the socket O_NONBLOCK itself (io_uring's worker thread runs connect with the socket's
+ * own flags; a blocking socket waits there). The wrappers wait whatever the mode
+ * (syscall.h), as the sync backend does (EALREADY, below): so does this one (until
+ * 2026-12-07 it returned EAGAIN on io_uring only; found by an outside tester, h77a;
+ * tests/test_io_connect_unix_nonblock_full.c). Another EAGAIN (io_uring gave the request
+ * up, see syscall.h) on a blocking socket stays the caller's. */
+static long connect_full(int fd, long r)
+{
+    if (ITOI_UNLIKELY(r == -EAGAIN)) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl >= 0 && (fl & O_NONBLOCK)) return -EALREADY;
+    }
+    return r;
+}
+
 /* EALREADY: a connect on this socket is under way, one that an earlier call gave up on
  * (its deadline, ito_cancel_io) while the kernel went on. connect(2) on a blocking socket
  * then waits for it and returns its outcome: so does ito_connect, by waiting for POLLOUT
@@ -675,7 +691,7 @@ static int connect_impl(int fd, const struct sockaddr *addr, socklen_t len)
      * tests/test_io_connect_closed_loop.c). Taken before the first attempt (connect is
      * no hot path; an fstat beside it). */
     uint32_t id = itoi_wsc_file_identity(fd);
-    long r = itoi_wsc_call(&q, "connect");
+    long r = connect_full(fd, itoi_wsc_call(&q, "connect"));
     for (int pause_ms = 0; r == -EALREADY; pause_ms = pause_ms ? (pause_ms < 64 ? 2 * pause_ms : 64) : 1) {
         struct pollfd p = {.fd = fd, .events = POLLOUT};
         if (pause_ms && ito_poll(NULL, 0, pause_ms) < 0) return -1; /* its errno: ETIMEDOUT, ECANCELED */
@@ -683,7 +699,7 @@ static int connect_impl(int fd, const struct sockaddr *addr, socklen_t len)
         if (ito_poll(&p, 1, -1) < 0) return -1;
         if ((p.revents & POLLNVAL) || itoi_wsc_file_identity(fd) != id) return (int)ret(-EBADF);
         q = (ito_sysreq_t){.op = ITO_SYS_CONNECT, .fd = fd, .addr = (struct sockaddr *)addr, .addr_len = len};
-        r = itoi_wsc_call(&q, "connect");
+        r = connect_full(fd, itoi_wsc_call(&q, "connect"));
     }
     return (int)ret(r);
 }
