@@ -51,6 +51,10 @@ check_prefix() {
     case "${pcdir#"$p"} ${incdir#"$p"}" in *//*) fail "ito.pc's paths have an empty component: $pcdir $incdir" ;; esac
     echo "$cflags" | grep -q -- '-fstack-clash-protection' || fail "pkg-config --cflags ito lacks -fstack-clash-protection"
     [ -f "$p/share/ito/gdb/ito.py" ] || fail "no gdb extension in share/ito/gdb"
+    [ -f "$p/share/doc/ito/ito-cc.md" ] || fail "no ito-cc guide in share/doc/ito (README.md points to it)"
+    # the CMake package names the include directory once (each target carries it)
+    inc_n=$(grep -o 'INTERFACE_INCLUDE_DIRECTORIES "[^"]*"' "$p/$libdir/cmake/ito/itoTargets.cmake" | grep -c 'include;.*include"' || true)
+    [ "$inc_n" = 0 ] || fail "itoTargets.cmake lists the include directory twice for a target"
     if [ -n "$san" ]; then
         echo " $libs " | grep -q -- " $san " || fail "pkg-config --libs ito lacks $san (a sanitizer build's runtime)"
     fi
