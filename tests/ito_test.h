@@ -62,6 +62,17 @@ __attribute__((unused)) static double ito_test_cpu_seconds(void)
            ru.ru_stime.tv_usec / 1e6;
 }
 
+#if defined(ITO_THREAD_H)
+/* Create a ULT bound to worker `worker` (a test that places a waiter and its waker). */
+__attribute__((unused)) static void ito_test_create_on(ito_thread_t *t, int worker, ito_fn_t fn, void *arg)
+{
+    ito_attr_t at;
+    CHECK_OK(ito_attr_init(&at));
+    at.worker = worker;
+    CHECK_OK(ito_create(t, fn, arg, &at));
+}
+#endif
+
 #ifdef CLOCK_MONOTONIC /* POSIX clocks: in tests that define _GNU_SOURCE */
 /* CLOCK_MONOTONIC in nanoseconds. */
 __attribute__((unused)) static uint64_t ito_test_now_ns(void)
@@ -215,10 +226,7 @@ __attribute__((unused)) static void ito_test_fill_pool(int worker, int n)
     CHECK(ts != NULL);
     CHECK_OK(ito_sem_init(&f.hold, 0));
     atomic_store(&f.started, 0);
-    ito_attr_t a;
-    CHECK_OK(ito_attr_init(&a));
-    a.worker = worker;
-    for (int i = 0; i < n; i++) CHECK_OK(ito_create(&ts[i], ito_test_pool_fill_ult, &f, &a));
+    for (int i = 0; i < n; i++) ito_test_create_on(&ts[i], worker, ito_test_pool_fill_ult, &f);
     while (atomic_load(&f.started) < n) CHECK_OK(ito_yield());
     for (int i = 0; i < n; i++) CHECK_OK(ito_sem_post(&f.hold));
     for (int i = 0; i < n; i++) CHECK_OK(ito_join(ts[i], NULL));
@@ -487,10 +495,7 @@ __attribute__((unused)) static int ito_test_count_mappings(void)
  * the object, and the waiter's call would then be ITO_EINVAL). */
 __attribute__((unused)) static void ito_test_start_parked(ito_thread_t *t, void *(*fn)(void *), void *arg)
 {
-    ito_attr_t a;
-    CHECK_OK(ito_attr_init(&a));
-    a.worker = 0;
-    CHECK_OK(ito_create(t, fn, arg, &a));
+    ito_test_create_on(t, 0, fn, arg);
     for (int i = 0; i < 3; i++) CHECK_OK(ito_yield());
 }
 
@@ -499,13 +504,10 @@ __attribute__((unused)) static void ito_test_start_parked(ito_thread_t *t, void 
 __attribute__((unused)) static void ito_test_run_pair_on0(void *(*a)(void *), void *(*b)(void *), uint64_t ns,
                                                           atomic_int *stop)
 {
-    ito_attr_t attr;
-    CHECK_OK(ito_attr_init(&attr));
-    attr.worker = 0;
     ito_thread_t ta, tb;
     atomic_store(stop, 0);
-    CHECK_OK(ito_create(&ta, a, NULL, &attr));
-    CHECK_OK(ito_create(&tb, b, NULL, &attr));
+    ito_test_create_on(&ta, 0, a, NULL);
+    ito_test_create_on(&tb, 0, b, NULL);
     CHECK_OK(ito_sleep_ns(ns));
     atomic_store(stop, 1);
     CHECK_OK(ito_join(ta, NULL));
@@ -574,12 +576,9 @@ __attribute__((unused)) static bool ito_test_server_round(void *(*caller)(void *
     atomic_store(&ito_test_srv_answered, 0);
     atomic_store(&ito_test_srv_in_call, 0);
     atomic_store(&ito_test_srv_stalled, 0);
-    ito_attr_t at;
-    CHECK_OK(ito_attr_init(&at));
-    at.worker = 1;
     ito_thread_t c, o;
-    CHECK_OK(ito_create(&c, caller, NULL, &at));
-    CHECK_OK(ito_create(&o, ito_test_server_other, NULL, &at));
+    ito_test_create_on(&c, 1, caller, NULL);
+    ito_test_create_on(&o, 1, ito_test_server_other, NULL);
     CHECK_OK(ito_join(c, NULL));
     CHECK_OK(ito_join(o, NULL));
     return atomic_load(&ito_test_srv_stalled) != 0;
@@ -721,12 +720,9 @@ __attribute__((unused)) static void ito_test_own_malloc_rounds(atomic_int *slow)
     for (int round = 0; round < 60; round++) {
         if (!ito_test_start_signal_preempt(&(ito_config_t){.workers = 1 + round % 2}, 100)) break;
         atomic_store(slow, 1);
-        ito_attr_t at;
-        CHECK_OK(ito_attr_init(&at));
-        at.worker = 0;
         ito_thread_t a, b;
-        CHECK_OK(ito_create(&a, ito_test_own_malloc_creator, NULL, &at));
-        CHECK_OK(ito_create(&b, ito_test_own_malloc_creator, NULL, &at));
+        ito_test_create_on(&a, 0, ito_test_own_malloc_creator, NULL);
+        ito_test_create_on(&b, 0, ito_test_own_malloc_creator, NULL);
         CHECK_OK(ito_join(a, NULL));
         CHECK_OK(ito_join(b, NULL));
         atomic_store(slow, 0);
@@ -798,15 +794,6 @@ __attribute__((unused)) static void ito_test_account_until(uint64_t *ran, _Atomi
 #endif
 
 #if defined(ITO_THREAD_H)
-/* Create a ULT bound to worker `worker` (a test that places a waiter and its waker). */
-__attribute__((unused)) static void ito_test_create_on(ito_thread_t *t, int worker, ito_fn_t fn, void *arg)
-{
-    ito_attr_t at;
-    CHECK_OK(ito_attr_init(&at));
-    at.worker = worker;
-    CHECK_OK(ito_create(t, fn, arg, &at));
-}
-
 /* The runtime's context switches so far (ito_stats): a test that a path does not switch
  * (a spin where a park belongs) compares two readings. */
 __attribute__((unused)) static uint64_t ito_test_switches(void)
@@ -921,11 +908,8 @@ __attribute__((unused)) static void *ito_test_warm_(void *arg)
 }
 __attribute__((unused)) static void ito_test_warm_worker(int worker)
 {
-    ito_attr_t at;
-    CHECK_OK(ito_attr_init(&at));
-    at.worker = worker;
     ito_thread_t t;
-    CHECK_OK(ito_create(&t, ito_test_warm_, NULL, &at));
+    ito_test_create_on(&t, worker, ito_test_warm_, NULL);
     CHECK_OK(ito_join(t, NULL));
 }
 

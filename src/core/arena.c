@@ -68,14 +68,17 @@ __attribute__((constructor)) static void make_key(void)
  * after it on both sides, as malloc's are, so the child may create and destroy streams and
  * channels (thread.h), with or without a runtime. Registered before main: a process may
  * fork without ever calling ito_init, and start a runtime in the child. (An object's own
- * lock, held by a call under way on it, is not: thread.h says so.) */
+ * lock, held by a call under way on it, is not: thread.h says so.) The key table's lock
+ * (tls.c) is taken last, the one place all of them are registered. */
 static void fork_prepare(void)
 {
     pthread_mutex_lock(&lock);
     itoi_hobj_fork_lock();
+    itoi_keys_fork_lock();
 }
 static void fork_after(void)
 {
+    itoi_keys_fork_unlock();
     itoi_hobj_fork_unlock();
     pthread_mutex_unlock(&lock);
 }

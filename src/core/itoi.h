@@ -780,6 +780,9 @@ void itoi_hobj_free(void *obj); /* its handle is refused from now on */
  * released in the parent and the child (arena.c registers both with pthread_atfork). */
 void itoi_hobj_fork_lock(void);
 void itoi_hobj_fork_unlock(void);
+/* The same for the key table's lock (tls.c). */
+void itoi_keys_fork_lock(void);
+void itoi_keys_fork_unlock(void);
 /* The object a handle of `type` names, or NULL (any thread, any pointer value). */
 static inline void *itoi_hobj_get(const void *h, unsigned type)
 {

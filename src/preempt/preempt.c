@@ -84,10 +84,11 @@ static int find_exe(struct dl_phdr_info *info, size_t size, void *data)
  * candidate: vdso_caller_safe below decides by who called it. */
 static inline int in_exe(uintptr_t pc) { return pc >= itoi_pre.exe_lo && pc < itoi_pre.exe_hi; }
 static inline int in_vdso(uintptr_t pc) { return pc >= itoi_pre.vdso_lo && pc < itoi_pre.vdso_hi; }
+enum { PC_UNSAFE, PC_EXE, PC_VDSO };
 static inline int safe_pc(uintptr_t pc)
 {
-    if (itoi_callout_depth != 0) return 0;
-    return in_exe(pc) || in_vdso(pc);
+    if (itoi_callout_depth != 0) return PC_UNSAFE;
+    return in_exe(pc) ? PC_EXE : in_vdso(pc) ? PC_VDSO : PC_UNSAFE;
 }
 
 /* The vDSO is safe only when the program called it, directly (time and gettimeofday are
@@ -393,7 +394,8 @@ preempt:;
     ito_coop_flag = 1;
     ucontext_t *uc = ucv;
     uintptr_t rip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-    if (!safe_pc(rip) || in_handler(uc) || (!in_exe(rip) && !vdso_caller_safe(t, rip))) {
+    int where = safe_pc(rip);
+    if (where == PC_UNSAFE || in_handler(uc) || (where == PC_VDSO && !vdso_caller_safe(t, rip))) {
         ITOI_BUMP(pw->st.deferred);
         goto out;
     }
@@ -547,7 +549,7 @@ static int enable_locked(const ito_preempt_config_t *cfg)
     if (mode == ITO_PREEMPT_SIGNAL) {
         /* libito must not be inside the executable's code range (static linking). */
         uintptr_t self = (uintptr_t)(void *)&ito_preempt_enable;
-        if (safe_pc(self)) {
+        if (safe_pc(self) != PC_UNSAFE) {
             fprintf(stderr, "ito: signal preemption needs libito as a shared library (it is linked "
                             "statically into this program, so its code cannot be told from the "
                             "program's); use ITO_PREEMPT_FLAG or link -lito dynamically\n");

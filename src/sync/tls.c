@@ -31,12 +31,11 @@ static struct {
 static itoi_spinlock_t keys_lock;
 
 /* fork(): the key table's lock is held across it by the forking thread and released on
- * both sides (as the handle objects' locks, arena.c), so that a child forked while another
- * thread created or deleted a key does not spin for ever in its own ito_key_create, which
- * thread.h says works there. */
-static void keys_fork_lock(void) { itoi_spin_lock(&keys_lock); }
-static void keys_fork_unlock(void) { itoi_spin_unlock(&keys_lock); }
-__attribute__((constructor)) static void keys_fork(void) { (void)pthread_atfork(keys_fork_lock, keys_fork_unlock, keys_fork_unlock); }
+ * both sides (with the handle objects' locks, by arena.c's fork handlers), so that a child
+ * forked while another thread created or deleted a key does not spin for ever in its own
+ * ito_key_create, which thread.h says works there. */
+void itoi_keys_fork_lock(void) { itoi_spin_lock(&keys_lock); }
+void itoi_keys_fork_unlock(void) { itoi_spin_unlock(&keys_lock); }
 
 typedef struct slot {
     void *value;
