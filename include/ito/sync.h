@@ -289,7 +289,11 @@ int ito_sem_trywait(ito_sem_t *s);
  */
 int ito_sem_post(ito_sem_t *s);
 /**
- * @brief Reads the count (0 while ULTs wait).
+ * @brief Reads the count (0 while ULTs wait). A timed waiter whose deadline has passed no
+ * longer waits from the moment its timeout is decided, though it leaves the queue a moment
+ * later: a post in between goes to the count (the value may read 1 while that ULT is still
+ * inside ito_sem_wait_until, which returns ITO_ETIMEDOUT, and ito_sem_destroy still says
+ * ITO_EBUSY).
  * @return ITO_OK; ITO_EINVAL if s or value is NULL.
  * @contexts any thread; not a signal handler.
  */

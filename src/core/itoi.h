@@ -399,6 +399,8 @@ typedef struct itoi_worker {
     /* shared */
     _Alignas(ITOI_CACHELINE) itoi_spinlock_t inbox_lock;
     _Atomic size_t inbox_n;
+    _Atomic size_t inbox_free;    /* of those, the unbound units a foreign thread put there,
+                                   * which an idle worker may take (sched.c, steal_inbox) */
     itoi_queue_t inbox;
     _Atomic(itoi_call_t *) calls;  /* itoi_worker_call: a LIFO pushed by anyone */
     _Alignas(ITOI_CACHELINE) itoi_spinlock_t steal_lock;
@@ -519,7 +521,7 @@ void itoi_tick_point(itoi_worker_t *w); /* a timer's scheduling point: visit the
 int itoi_yield_to(itoi_worker_t *w, itoi_ult_t *t);
 _Noreturn void itoi_exit_current(itoi_worker_t *w);
 void itoi_worker_loop(itoi_worker_t *w);        /* the scheduler context's loop */
-void itoi_wake_worker(itoi_worker_t *w);
+bool itoi_wake_worker(itoi_worker_t *w); /* true: it was asleep, and is woken */
 void itoi_wake_all(void);
 void *itoi_coop_next(void *sp);
 bool itoi_coop_expired(itoi_worker_t *w);      /* an expired budget: switch? (coop.c) */

@@ -17,7 +17,9 @@
  *    context is completely saved: a ULT that switches out is published by the post action
  *    of its switch, which runs on the next context's stack.
  *  - inbox (inbox_lock): units made ready for this worker by other workers (bound ULTs,
- *    a timed waiter's wake-up) or by foreign threads; drained by the owner.
+ *    a timed waiter's wake-up) or by foreign threads; drained by the owner. The unbound
+ *    units of foreign threads (counted in inbox_free) may also be taken by an idle worker
+ *    (steal_inbox): the owner may be busy for long with a ULT that does not yield.
  *  - calls: functions other threads want run on this worker (itoi_worker_call).
  *  - timers (timer.c): the owner's heap; fired in the scheduler context.
  *
@@ -46,7 +48,9 @@
  * requests, the inbox and calls at once (itoi_tick_point): beside ULTs that never block,
  * ticks are the only points, and 64 of them are 64 quanta.
  *
- * The one steal path: an idle worker takes half of a victim's steal queue, any kind.
+ * The one steal path: an idle worker takes half of a victim's steal queue, any kind, and
+ * the unbound units foreign threads left in its inbox (to_inbox: a sleeper is woken for
+ * them when the victim was not asleep, as for published units).
  *
  * The one sleep/wake protocol: an idle worker spins a while (adaptive, up to 50 us)
  * looking for work, then stores sleep_state = SLEEPING, looks once more, and sleeps on its
@@ -69,7 +73,8 @@
  * to do (a ULT is running, or the queue is not empty: a ZWT chain fired from the
  * scheduler context keeps its next unit instead of bouncing it between workers); from a
  * foreign thread, to an inbox (a ULT's home worker, worker 0 for stackless units; an
- * unbound unit to an idle worker instead when its home is busy: foreign_target).
+ * unbound unit to an idle worker instead when its home is busy: foreign_target), where
+ * a worker that idles later may take it (steal_inbox).
  *
  * Mechanisms plug in through hooks, never through fields of this file: pollers (run by
  * the scheduler context), sleep hooks and idle probes (idlewait.c), the switch hook and
@@ -147,12 +152,13 @@ static void futex_wake(_Atomic int *addr)
     syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-void itoi_wake_worker(itoi_worker_t *w)
+bool itoi_wake_worker(itoi_worker_t *w)
 {
-    if (atomic_load(&w->sleep_state) == ITOI_AWAKE) return;
+    if (atomic_load(&w->sleep_state) == ITOI_AWAKE) return false;
     int was = atomic_exchange(&w->sleep_state, ITOI_AWAKE);
     if (was == ITOI_SLEEPING) futex_wake(&w->sleep_state);
     else if (was == ITOI_IN_EPOLL) itoi_idlewait_wake(w);
+    return was != ITOI_AWAKE;
 }
 
 void itoi_wake_all(void)
@@ -249,6 +255,7 @@ static void drain_inbox(itoi_worker_t *w)
     itoi_spin_lock(&w->inbox_lock);
     itoi_queue_append(&w->rq, &w->inbox);
     atomic_store_explicit(&w->inbox_n, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->inbox_free, 0, memory_order_relaxed);
     itoi_spin_unlock(&w->inbox_lock);
 }
 
@@ -519,11 +526,31 @@ static inline itoi_ult_t *pick_ult(itoi_worker_t *w)
     return ITOI_LIKELY(t != NULL) ? t : pick_ult_slow(w);
 }
 
+/* Take the free units of v's inbox (to_inbox: unbound units from foreign threads, left
+ * there while v is busy) into w's queue, in order; the bound ones stay. */
+static bool steal_inbox(itoi_worker_t *w, itoi_worker_t *v)
+{
+    if (!itoi_spin_trylock(&v->inbox_lock)) return false;
+    itoi_queue_t keep = {0};
+    size_t taken = 0;
+    for (itoi_unit_t *u; (u = itoi_queue_pop(&v->inbox)) != NULL;) {
+        itoi_queue_push(unit_bound(u) ? &keep : &w->rq, u);
+        taken += !unit_bound(u);
+    }
+    v->inbox = keep;
+    atomic_store_explicit(&v->inbox_free, 0, memory_order_relaxed);
+    atomic_store(&v->inbox_n, keep.n);
+    itoi_spin_unlock(&v->inbox_lock);
+    return taken != 0;
+}
+
 static itoi_unit_t *steal(itoi_worker_t *w)
 {
     int n = itoi_rt.nworkers;
     for (int i = 1; i < n; i++) {
         itoi_worker_t *v = &itoi_rt.workers[(w->index + i) % n];
+        if (atomic_load_explicit(&v->inbox_free, memory_order_relaxed) != 0 && steal_inbox(w, v))
+            return itoi_queue_pop(&w->rq);
         if (atomic_load_explicit(&v->steal_n, memory_order_relaxed) == 0) continue;
         if (!itoi_spin_trylock(&v->steal_lock)) continue;
         size_t k = (v->steal.n + 1) / 2, taken = 0;
@@ -551,7 +578,7 @@ static bool work_visible(itoi_worker_t *w)
         return true;
     if (timer_due(w) || itoi_idle_probe(w)) return true;
     for (int i = 0; i < itoi_rt.nworkers; i++)
-        if (atomic_load(&itoi_rt.workers[i].steal_n)) return true;
+        if (atomic_load(&itoi_rt.workers[i].steal_n) || atomic_load(&itoi_rt.workers[i].inbox_free)) return true;
     return false;
 }
 
@@ -576,13 +603,21 @@ void itoi_ready_local_slow(itoi_worker_t *w, itoi_unit_t *u)
         itoi_queue_push(&w->rq, u);
 }
 
-static void to_inbox(itoi_worker_t *to, itoi_unit_t *u)
+/* stealable: an unbound unit from a foreign thread, which any idle worker may take from the
+ * inbox (steal_inbox) if `to` has not drained it first. `to` may be busy for long (no worker
+ * idled as the thread looked, or `to` stopped idling just then), so when it was not asleep
+ * a sleeping worker is woken for the unit, as for published units (wake_one_sleeper).
+ * No wake-up is lost: the count is stored before the sleep states are read, and an idle
+ * worker stores its state before work_visible reads the counts (all sequentially
+ * consistent). */
+static void to_inbox(itoi_worker_t *to, itoi_unit_t *u, bool stealable)
 {
     itoi_spin_lock(&to->inbox_lock);
     itoi_queue_push(&to->inbox, u);
+    if (stealable) atomic_store(&to->inbox_free, atomic_load_explicit(&to->inbox_free, memory_order_relaxed) + 1);
     atomic_store(&to->inbox_n, to->inbox.n);
     itoi_spin_unlock(&to->inbox_lock);
-    itoi_wake_worker(to);
+    if (!itoi_wake_worker(to) && stealable) wake_one_sleeper(to);
 }
 
 /* Where an unbound unit that a foreign thread made ready goes: its home worker (worker 0
@@ -591,8 +626,11 @@ static void to_inbox(itoi_worker_t *to, itoi_unit_t *u)
  * worker ran a ULT that did not yield, the unit waited for it with the other workers idle
  * (a ZWT continued from a foreign thread beside a CPU-bound main on 4 workers: 888 ms;
  * found by an outside tester, h61b, 2026-12-05; test_foreign_ready_idle). The idling
- * flags are hints: a worker that has just stopped idling still drains its inbox at its
- * next look. */
+ * flags are hints, and no worker may idle as the thread looks: so the unit is stealable in
+ * the inbox it goes to (to_inbox), and a worker that idles later takes it (steal_inbox).
+ * Before 2026-12-07 it waited for the home's next scheduling point also then: a ULT woken
+ * while both workers ran, one of which then idled, or woken in a ping-pong just as its last
+ * worker parked it and had not yet reached its idle loop (test_foreign_ready_idle). */
 static itoi_worker_t *foreign_target(itoi_worker_t *home)
 {
     if (atomic_load_explicit(&home->idling, memory_order_relaxed)) return home;
@@ -611,10 +649,10 @@ void itoi_ready(itoi_ult_t *t)
         return;
     }
     if (t->bound >= 0) {
-        to_inbox(&itoi_rt.workers[t->bound], &t->u);
+        to_inbox(&itoi_rt.workers[t->bound], &t->u, false);
         return;
     }
-    to_inbox(foreign_target(&itoi_rt.workers[(int)(t->id % (uint64_t)itoi_rt.nworkers)]), &t->u);
+    to_inbox(foreign_target(&itoi_rt.workers[(int)(t->id % (uint64_t)itoi_rt.nworkers)]), &t->u, true);
 }
 
 void itoi_unit_ready(itoi_unit_t *u)
@@ -628,7 +666,7 @@ void itoi_unit_ready(itoi_unit_t *u)
     /* A foreign thread: counted as live work at once (finalize), queued on worker 0 (or
      * an idle one). */
     atomic_fetch_add_explicit(&itoi_rt.foreign_units, 1, memory_order_relaxed);
-    to_inbox(foreign_target(&itoi_rt.workers[0]), u);
+    to_inbox(foreign_target(&itoi_rt.workers[0]), u, true);
 }
 
 /* ---- switching ---- */

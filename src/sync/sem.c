@@ -1,6 +1,9 @@
 /* sem.c: a counting semaphore for ULTs, FIFO with direct hand-off.
  *
- * Invariant (under the spinlock): waiters are queued only while count == 0. post gives
+ * Invariant (under the spinlock): waiters are queued only while count == 0, but for a
+ * timed waiter whose timer has claimed it (itoi.h, wait_claim): its wait has ended with
+ * ITO_ETIMEDOUT, post passes it by and raises count, and the timer takes it off the queue
+ * once it has the lock (sync.h, ito_sem_value, says so). post gives
  * its unit straight to the first waiter (count stays 0, the waiter wakes owning it)
  * instead of raising count, so a ULT that arrives later cannot take the unit from a
  * waiter that was first (no barging, no starvation). A timed waiter whose deadline
