@@ -810,6 +810,7 @@ __attribute__((unused)) static uint64_t ito_test_switches(void)
  * lowered to `limit` (*old keeps the limit before). Returns how many fill[] holds; give
  * them back with ito_test_fds_restore. */
 #if defined(_GNU_SOURCE) || (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200809L) /* O_CLOEXEC */
+#include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 __attribute__((unused)) static int ito_test_fds_exhaust(int *fill, int limit, int spare, struct rlimit *old)
@@ -833,6 +834,24 @@ __attribute__((unused)) static void ito_test_fds_restore(int *fill, int nf, cons
 {
     for (int i = 0; i < nf; i++) close(fill[i]);
     CHECK_EQ(setrlimit(RLIMIT_NOFILE, old), 0);
+}
+#endif
+
+#if defined(ITO_THREAD_H) && (defined(_GNU_SOURCE) || (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200809L))
+/* One ULT on each of workers 0..workers-1 (at most 64) runs fn((void *)(intptr_t)i) while the
+ * process is out of descriptors (ito_test_fds_exhaust to `limit`, at most 256, none spare: an
+ * open says EMFILE, checked first); all are joined, then the descriptors and the limit are
+ * given back. */
+__attribute__((unused)) static void ito_test_each_worker_at_fd_limit(int workers, int limit, ito_fn_t fn)
+{
+    CHECK(workers > 0 && workers <= 64 && limit > 0 && limit <= 256);
+    struct rlimit old;
+    int fill[256], nf = ito_test_fds_exhaust(fill, limit, 0, &old);
+    CHECK(open("/dev/null", O_RDONLY | O_CLOEXEC) < 0 && errno == EMFILE);
+    ito_thread_t t[64];
+    for (int i = 0; i < workers; i++) ito_test_create_on(&t[i], i, fn, (void *)(intptr_t)i);
+    for (int i = 0; i < workers; i++) CHECK_OK(ito_join(t[i], NULL));
+    ito_test_fds_restore(fill, nf, &old);
 }
 #endif
 

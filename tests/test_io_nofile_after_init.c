@@ -61,13 +61,7 @@ static void out_of_fds_after_init(const char *backend)
         CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv[i]), 0);
         atomic_store(&parked[i], 0);
     }
-    struct rlimit old;
-    int fill[LIMIT], nf = ito_test_fds_exhaust(fill, LIMIT, 0, &old);
-    CHECK(open("/dev/null", O_RDONLY | O_CLOEXEC) < 0 && errno == EMFILE);
-    ito_thread_t t[WORKERS];
-    for (int i = 0; i < WORKERS; i++) ito_test_create_on(&t[i], i, first_io, (void *)(intptr_t)i);
-    for (int i = 0; i < WORKERS; i++) CHECK_OK(ito_join(t[i], NULL));
-    ito_test_fds_restore(fill, nf, &old);
+    ito_test_each_worker_at_fd_limit(WORKERS, LIMIT, first_io);
     for (int i = 0; i < WORKERS; i++) {
         close(sv[i][0]);
         close(sv[i][1]);

@@ -341,7 +341,8 @@ typedef struct ito_stats_s {
     uint64_t created;       /**< ULTs created */
     uint64_t finished;      /**< ULTs finished */
     uint64_t switches;      /**< context switches */
-    uint64_t steals;        /**< units (ULTs and ZWT entries) that idle workers took from others' steal queues */
+    uint64_t steals;        /**< units (ULTs and ZWT entries) that idle workers took from others:
+                                 their steal queues, and inboxes (units foreign threads made ready) */
     uint64_t sleeps;        /**< times an idle worker went to sleep */
     uint64_t stacks_mapped; /**< stacks carved so far (from regions mapped ahead) */
     uint64_t stacks_live;   /**< stacks in use now (attached to a ULT that has started) */

@@ -534,13 +534,15 @@ static bool steal_inbox(itoi_worker_t *w, itoi_worker_t *v)
     itoi_queue_t keep = {0};
     size_t taken = 0;
     for (itoi_unit_t *u; (u = itoi_queue_pop(&v->inbox)) != NULL;) {
-        itoi_queue_push(unit_bound(u) ? &keep : &w->rq, u);
-        taken += !unit_bound(u);
+        bool bound = unit_bound(u);
+        itoi_queue_push(bound ? &keep : &w->rq, u);
+        taken += !bound;
     }
     v->inbox = keep;
     atomic_store_explicit(&v->inbox_free, 0, memory_order_relaxed);
     atomic_store(&v->inbox_n, keep.n);
     itoi_spin_unlock(&v->inbox_lock);
+    ITOI_OWN_ADD(w->n_steals, taken);
     return taken != 0;
 }
 
@@ -614,7 +616,7 @@ static void to_inbox(itoi_worker_t *to, itoi_unit_t *u, bool stealable)
 {
     itoi_spin_lock(&to->inbox_lock);
     itoi_queue_push(&to->inbox, u);
-    if (stealable) atomic_store(&to->inbox_free, atomic_load_explicit(&to->inbox_free, memory_order_relaxed) + 1);
+    if (stealable) atomic_fetch_add(&to->inbox_free, 1);
     atomic_store(&to->inbox_n, to->inbox.n);
     itoi_spin_unlock(&to->inbox_lock);
     if (!itoi_wake_worker(to) && stealable) wake_one_sleeper(to);
@@ -622,15 +624,13 @@ static void to_inbox(itoi_worker_t *to, itoi_unit_t *u, bool stealable)
 
 /* Where an unbound unit that a foreign thread made ready goes: its home worker (worker 0
  * for stackless units), unless that one is busy and another idles: then the idle one.
- * Inboxes are drained only by their owners and never stolen from, so while the home
- * worker ran a ULT that did not yield, the unit waited for it with the other workers idle
- * (a ZWT continued from a foreign thread beside a CPU-bound main on 4 workers: 888 ms;
- * found by an outside tester, h61b, 2026-12-05; test_foreign_ready_idle). The idling
- * flags are hints, and no worker may idle as the thread looks: so the unit is stealable in
- * the inbox it goes to (to_inbox), and a worker that idles later takes it (steal_inbox).
- * Before 2026-12-07 it waited for the home's next scheduling point also then: a ULT woken
- * while both workers ran, one of which then idled, or woken in a ping-pong just as its last
- * worker parked it and had not yet reached its idle loop (test_foreign_ready_idle). */
+ * The idling flags are hints, and no worker may idle as the thread looks: so the unit is
+ * also stealable in the inbox it goes to (to_inbox), and a worker that idles later takes
+ * it (steal_inbox). History (test_foreign_ready_idle): with inboxes drained only by their
+ * owners, a unit sent to a busy home waited for its next scheduling point with the other
+ * workers idle (a ZWT continued from a foreign thread beside a CPU-bound main on 4
+ * workers: 888 ms; h61b, 2026-12-05), and until 2026-12-07 also when no worker idled at
+ * the moment of the look but one did right after (h77b). */
 static itoi_worker_t *foreign_target(itoi_worker_t *home)
 {
     if (atomic_load_explicit(&home->idling, memory_order_relaxed)) return home;

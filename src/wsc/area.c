@@ -236,18 +236,14 @@ int itoi_wsc_worker_open(itoi_worker_t *w)
     itoi_wscw_t *a = &atomic_load_explicit(&areas, memory_order_acquire)[w->index];
     a->w = w;
     if (itoi_env.wsc_backend != ITO_WSC_SYNC) {
+        bool forced = itoi_env.wsc_backend == ITO_WSC_URING;
         int rc = itoi_uring_open(a);
-        /* With its readiness epoll too, below (ready.c): a send that finds no room waits
-         * for POLLOUT there on io_uring (wrappers.c, call_once), and made at that first
-         * wait it failed the send with EMFILE in a process at RLIMIT_NOFILE, after part of
-         * a whole transfer had moved (found by an outside tester, h77a, 2026-12-07;
-         * test_io_send_nofile). */
-        if (rc == 0) a->uring = 1;
-        if (rc == -EMFILE || rc == -ENFILE || (itoi_env.wsc_backend == ITO_WSC_URING && rc == -ENOMEM)) {
+        if (rc == 0) {
+            a->uring = 1;
+        } else if (rc == -EMFILE || rc == -ENFILE || (forced && rc == -ENOMEM)) {
             itoi_say_no_fd(w->index, "io_uring ring and its eventfd", -rc);
             return ITO_ENOMEM;
-        }
-        if (rc != 0 && itoi_env.wsc_backend == ITO_WSC_URING) {
+        } else if (forced) {
             /* granted by ito_init's check a moment ago (config.c), refused now */
             if (rc == -EOPNOTSUPP && itoi_uring_lacked_op())
                 fprintf(stderr, "ito: ITO_WSC_BACKEND=uring, but this kernel's io_uring lacks %s, "
@@ -258,9 +254,14 @@ int itoi_wsc_worker_open(itoi_worker_t *w)
                         w->index, strerror(-rc));
             return ITO_ENOSYS;
         }
-        /* else refused (EPERM, ENOSYS), an operation lacking (EOPNOTSUPP) or no memory for a ring (ENOMEM: RLIMIT_MEMLOCK before
-         * Linux 5.12, a memory cgroup at its limit): the sync backend, for good */
+        /* else refused (EPERM, ENOSYS), an operation lacking (EOPNOTSUPP) or no memory for a
+         * ring (ENOMEM: RLIMIT_MEMLOCK before Linux 5.12, a memory cgroup at its limit): the
+         * sync backend, for good */
     }
+    /* The readiness epoll (ready.c), on both backends: on io_uring a send that finds no room
+     * waits for POLLOUT there (wrappers.c), and made at that first wait it failed the send
+     * with EMFILE in a process at RLIMIT_NOFILE, after part of a whole transfer had moved
+     * (found by an outside tester, h77a, 2026-12-07; test_io_send_nofile). */
     int rc = itoi_ready_open(a);
     if (rc == 0) return ITO_OK;
     itoi_say_no_fd(w->index, "epoll instance for I/O", -rc);
