@@ -108,10 +108,15 @@
  *              kernel's order: a vector count out of range (ito_readv, ito_writev) is EINVAL
  *              before an access-mode EBADF, which readv(2) gives first; and a read of 0
  *              bytes (ito_read, ito_pread) returns 0 on a directory, as readv(2) of an
- *              empty vector does, where read(2) says EISDIR;
+ *              empty vector does, where read(2) says EISDIR; so does, where read(2) and
+ *              write(2) say EINVAL (a count below 8), an ito_write of 0 bytes on an
+ *              eventfd (both backends) and, on the sync backend, an ito_read of 0 bytes
+ *              on an eventfd or timerfd (outside tester h78b, 2026-12-08);
  *
  * Whole transfers: ito_write, ito_writev, ito_send and ito_sendmsg return when every byte
- * has moved, as write(2) and send(2) on a blocking descriptor do (io_uring and the
+ * has moved, as write(2) and send(2) on a blocking descriptor do (except that those move
+ * at most 0x7ffff000 bytes a call: on a pipe, socket or character device, /dev/null
+ * included, the wrapper goes on past that and returns the whole count; io_uring and the
  * non-blocking attempt of the sync backend move what fits, a pipe's free space or a
  * socket's buffer: the wrapper goes on with the rest; a regular file or block device takes
  * everything in one call unless a limit stops it, RLIMIT_FSIZE or a full disk, and that
@@ -368,8 +373,12 @@ int ito_sys_post(const ito_sysreq_t *req);
  * every continuation is sent -ECANCELED. One that comes while the batch waits is
  * consumed if it ended a request (-ECANCELED), else kept for the next call. A request
  * that io_uring gives up by itself before running it is posted again, as a blocking
- * wrapper runs it again (see EAGAIN at the top of this file): its result and continuation
- * come from the run that ends it (after 8 such give-ups, -EAGAIN).
+ * wrapper runs it again (see EAGAIN at the top of this file): at once, while the others
+ * still wait, up to 7 times (until 2026-12-08 only once all the others had ended: a file
+ * write batched with a pipe read waited for the read, and a deadline or ito_cancel_io
+ * that ended the read ended the write unrun); one given up more often is posted again by
+ * the batch once the others have ended, 8 rounds at most, then -EAGAIN. Its result and
+ * continuation come from the run that ends it.
  * @return ITO_OK once all are done; ITO_EINVAL (nothing posted) for a bad request (as
  * for ito_sys_post); ITO_ERANGE (nothing posted) for n > 1024 or a continuation entry
  * not in its frame; ITO_EPERM (nothing posted) for a continuation that is a kernel-mode
@@ -484,7 +493,7 @@ ssize_t ito_write(int fd, const void *buf, size_t len);
  * @brief pread(2) for a ULT. On a descriptor without a file offset (a pipe, a socket) the
  * sync backend fails with ESPIPE as pread(2) does, while io_uring ignores the offset and
  * reads (a known difference of the backends, not checked per call to keep the path free of
- * an extra system call).
+ * an extra system call): on a pipe or FIFO with no data it waits for data.
  * @return the bytes read; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
@@ -492,7 +501,9 @@ ssize_t ito_write(int fd, const void *buf, size_t len);
 ssize_t ito_pread(int fd, void *buf, size_t len, off_t offset);
 /**
  * @brief pwrite(2) for a ULT. On a pipe or socket: ESPIPE on the sync backend, the offset
- * ignored by io_uring (as for ito_pread).
+ * ignored by io_uring (as for ito_pread). So for a file that takes writes but refuses
+ * pwrite(2) (ESPIPE; a seq_file of /proc such as /proc/self/comm): io_uring writes there
+ * as write(2) would (known limit, outside tester h78b, 2026-12-08).
  * @return the bytes written; -1 with errno set on failure (the call's own errors, and those listed at
  * the top of this file: ETIMEDOUT, ECANCELED, EBADF, ENOMEM, EPERM outside a ULT).
  * @contexts ULT only (EPERM elsewhere; ZWTs use ito_sys_post).
@@ -507,8 +518,12 @@ ssize_t ito_pwrite(int fd, const void *buf, size_t len, off_t offset);
 ssize_t ito_readv(int fd, const struct iovec *iov, int iovcnt);
 /**
  * @brief writev(2) for a ULT: every byte of the vector (see "Whole transfers" above).
- * A vector of nothing returns 0; on a datagram or seqpacket socket the io_uring backend
- * sends an empty message there, where writev(2) (and the sync backend) sends none
+ * A vector of nothing returns 0 and reaches no file, as writev(2) (and readv(2)): a
+ * vector of no entries (iovcnt 0) is the ULT's own call on both backends (until
+ * 2026-12-08 io_uring's READV and WRITEV reached the file: EINVAL on an eventfd or
+ * timerfd, an empty message on a datagram socket). Entries that are all of length 0 do
+ * reach it on io_uring: on a datagram or seqpacket socket the io_uring backend sends an
+ * empty message there, where writev(2) (and the sync backend) sends none
  * (io_uring's WRITEV reaches the socket; known limit, 2026-12-07: telling would mean
  * reading the caller's vector before the kernel does, and a bad vector pointer must stay
  * the kernel's EFAULT). Send an empty message with ito_write or ito_send of 0 bytes.

@@ -508,11 +508,16 @@ static __attribute__((noinline)) long complete_odd(itoi_wscw_t *a, itoi_sysrec_t
     return res;
 }
 
+static bool batch_rerun(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r); /* (below, with submit) */
+
 /* A completion with a waiting wrapper or a cancellation reason (why): out of line, so that
  * the common completion (a continuation or a result only) saves no registers for it. */
 __attribute__((noinline)) void itoi_wsc_complete_full(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, long res)
 {
     bool bound = false; /* the wait's own bound ended it (complete_odd) */
+    if (ITOI_UNLIKELY(res == -ECANCELED) && r->why == WHY_NONE && r->wait && r->wait->again && a->uring &&
+        batch_rerun(w, a, r))
+        return;
     if (ITOI_UNLIKELY(r->why != WHY_NONE || res == -ECANCELED || res == -EAGAIN || res == -EALREADY))
         res = complete_odd(a, r, res, &bound);
     if (ITOI_UNLIKELY(r->op == ITO_SYS_CLOSE) && res == 0 && a->uring)
@@ -733,6 +738,26 @@ static inline void count_posted(itoi_worker_t *w, itoi_wscw_t *a)
     ITOI_BUMP(w->n_side_queued);
 }
 
+/* The latency bound's timer for a bucket that was empty before this post (`started`:
+ * it was not), unless it ticks already. */
+static inline void latency_arm(itoi_worker_t *w, itoi_wscw_t *a, bool started)
+{
+    if (!started && !a->flush_timer.armed && atomic_load_explicit(&itoi_wsc_latency_us, memory_order_relaxed)) {
+        a->tick_flushes = a->flushes - 1; /* no tick has seen this bucket */
+        itoi_timer_arm(w, &a->flush_timer, itoi_now_ns() + half_bound_ns(), flush_timer_fire);
+    }
+}
+
+/* r, with its whole request in r->req, at the bucket's end: ito runs it at the flush. */
+static inline void bucket_add(itoi_wscw_t *a, itoi_sysrec_t *r)
+{
+    r->state = REC_BUCKET;
+    r->next = NULL;
+    if (a->bucket_tail) a->bucket_tail->next = r; else a->bucket = r;
+    a->bucket_tail = r;
+    a->bucket_n++;
+}
+
 /* more: flags or-ed into a send's (itoi_uring_queue); 0 for the others. */
 static inline __attribute__((always_inline)) void submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r,
                                                          const ito_sysreq_t *q, int more)
@@ -747,20 +772,37 @@ static inline __attribute__((always_inline)) void submit(itoi_worker_t *w, itoi_
             itoi_ready_wait(w, a, r);
             return;
         }
-        r->state = REC_BUCKET;
-        r->next = NULL;
-        if (a->bucket_tail) a->bucket_tail->next = r; else a->bucket = r;
-        a->bucket_tail = r;
-        a->bucket_n++;
+        bucket_add(a, r);
     }
     if (a->sq_pending + a->bucket_n >= (size_t)atomic_load_explicit(&itoi_wsc_k, memory_order_relaxed)) {
         itoi_wsc_flush(w, a, FLUSH_THRESHOLD);
         return;
     }
-    if (!started && !a->flush_timer.armed && atomic_load_explicit(&itoi_wsc_latency_us, memory_order_relaxed)) {
-        a->tick_flushes = a->flushes - 1; /* no tick has seen this bucket */
-        itoi_timer_arm(w, &a->flush_timer, itoi_now_ns() + half_bound_ns(), flush_timer_fire);
-    }
+    latency_arm(w, a, started);
+}
+
+/* A request of an ito_sys_wait_all batch that io_uring gave up before running it (see
+ * complete_odd) is queued again here, at its reap, up to ITOI_WSC_BATCH_RERUNS times, while
+ * the batch's other requests go on waiting. Until 2026-12-08 it was only marked, and the
+ * batch posted it again once every other request had ended: a pwrite to a regular file in
+ * a batch with a pipe read waited for the read, and with a deadline ended -ETIMEDOUT
+ * unrun (200 ms early), with ito_cancel_io or finalize -ECANCELED (found by an outside
+ * tester, h78b; tests/test_io_batch_giveup_rerun.c). No ito_close has passed the record
+ * (its reason would be set): the number still names the file it was posted for. Its
+ * ended run is counted as a completion and the new one as a post (finalize's count). */
+static bool batch_rerun(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r)
+{
+    if (r->reruns >= ITOI_WSC_BATCH_RERUNS) return false;
+    r->reruns++;
+    ITOI_BUMP(a->st.completed);
+    ITOI_BUMP(w->n_side_run);
+    count_posted(w, a);
+    /* As submit does, but never flushing here: the poller is reaping (the worker's next
+     * look at its area sends it, or the latency bound's tick). */
+    bool started = a->sq_pending || a->bucket_n;
+    if (itoi_uring_queue(a, r, &r->req, 0) != 0) bucket_add(a, r); /* no SQE */
+    latency_arm(w, a, started);
+    return true;
 }
 
 void itoi_wsc_submit(itoi_worker_t *w, itoi_wscw_t *a, itoi_sysrec_t *r, const ito_sysreq_t *q)

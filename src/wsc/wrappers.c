@@ -394,6 +394,17 @@ static bool at_file_position(const ito_sysreq_t *q)
     return itoi_wsc_stat_cached(q->fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
 }
 
+/* A vector of no entries: readv(2) and writev(2) return 0 without reaching the file
+ * (after their checks of the descriptor and its access mode), but io_uring's READV and
+ * WRITEV call the file's read or write with nothing: an eventfd or a timerfd said
+ * EINVAL where readv(2) says 0, and a datagram socket sent an empty message (found by an
+ * outside tester, h78b, 2026-12-08; tests/test_io_empty_vector.c). So such a call is the
+ * ULT's own attempt on both backends: preadv2/pwritev2 of no entries, which never waits. */
+static inline bool empty_vector(const ito_sysreq_t *q)
+{
+    return (q->op == ITO_SYS_READV || q->op == ITO_SYS_WRITEV) && q->iovcnt == 0;
+}
+
 /* part: a later part of a whole transfer (its close generation: whole.c), else NULL. */
 static inline __attribute__((always_inline)) long call_once(const ito_sysreq_t *q, const char *what,
                                                             const uint64_t *part)
@@ -424,7 +435,7 @@ static inline __attribute__((always_inline)) long call_once(const ito_sysreq_t *
         deadline = ITO_FOREVER;
     long res = 0, first = 0;
     uint32_t events = 0;
-    bool as_sync = !a->uring || fin || at_file_position(q); /* (see at_file_position) */
+    bool as_sync = !a->uring || fin || empty_vector(q) || at_file_position(q); /* (see at_file_position) */
     if (as_sync) { /* sync: the first attempt is the ULT's own */
         first = attempt(q, part, &events);
         ITOI_BUMP(a->st.crossings);
@@ -752,6 +763,7 @@ static int batch_post(itoi_worker_t *w, itoi_wscw_t *a, itoi_iowait_t *wt, ito_s
         }
         r->req = reqs[i];
         r->bidx = (uint16_t)i;
+        r->reruns = 0;
         itoi_wsc_rec_fill(a, r, &r->req);
         itoi_wsc_wait_add(wt, r);
     }

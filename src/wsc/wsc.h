@@ -101,11 +101,17 @@ typedef struct itoi_sysrec {
     uint32_t events;                     /* readiness wanted (POLL*), while READY */
     uint16_t bidx;                       /* its index in an ito_sys_wait_all batch (wait->again) or
                                           * among an ito_poll's records (wait->again_id) */
+    uint8_t reruns;                      /* a batch's request: runs io_uring gave up (area.c,
+                                          * batch_rerun; set to 0 by the batch's post) */
     long res;
     itoi_call_t call;                    /* a helper thread's completion, back to the owner */
     ito_sysreq_t req;                    /* the whole request, when ito runs it itself */
 } itoi_sysrec_t;
 _Static_assert(offsetof(itoi_sysrec_t, wnext) <= 64, "an io_uring request's fields fit one cache line");
+
+/* A batch's request that io_uring gives up is queued again at once this many times before
+ * the batch itself posts it again (area.c, batch_rerun). */
+#define ITOI_WSC_BATCH_RERUNS 7
 
 /* Per fd, the records waiting for its readiness on this worker (ready.c). */
 typedef struct itoi_rfd {
