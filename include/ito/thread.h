@@ -117,6 +117,24 @@
  * child that has stopped reading raises SIGPIPE as write(2) does (ignore it to get EPIPE).
  * A process that forks without a runtime may start one in the child.
  *
+ * Loading and unloading: libito.so, once loaded, stays loaded (it is linked -z nodelete:
+ * dlclose never unmaps it). A plugin that links it may be loaded, run ito_init ..
+ * ito_finalize and be unloaded any number of times; the next load's runtime reuses what
+ * the last one left (the handle arena, the device table, one pthread key), so nothing
+ * grows per cycle. A plugin unloaded without ito_finalize leaves its runtime up, idle in
+ * libito, until the process exits; none of its ULTs or ZWTs may still run (or be parked in)
+ * the plugin's code, and its main ULT stays the thread that called ito_init. A copy of
+ * libito.a linked into a shared object goes with that object: unload it only after
+ * ito_finalize (else the workers run unmapped code: SIGSEGV), and each load, ito_init,
+ * unload cycle leaves its arena behind (64 GiB of address space, two mappings and the
+ * chunks it carved, ~130 KB) and, if it opened a device, its device table (~290 KB): a
+ * known limit. Link such a plugin with -Wl,-z,nodelete, or link libito.so, to cycle it.
+ * Such a plugin also exports the ito_ names of its copy, and the dynamic linker binds its
+ * calls to the first definition in the process's global scope: in a host that links
+ * libito.so they reach the host's runtime (the plugin's ito_init then gives ITO_ESTATE
+ * while the host's runs). For a runtime of its own, link the plugin with
+ * -Wl,--exclude-libs,libito.a or load it with RTLD_DEEPBIND (outside tester h78d).
+ *
  * A ULT is a stackful thread scheduled by ito: it runs until it yields, blocks on an
  * ito synchronization object, joins, or exits. ULTs are created joinable unless
  * ITO_ATTR_DETACHED is set; a joinable ULT must be joined (or detached) exactly once.

@@ -305,10 +305,24 @@ static void thread_ended(void *arg)
 }
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static bool key_made;
 static void fork_hook(void)
 {
     pthread_atfork(NULL, NULL, on_fork_child);
     if (pthread_key_create(&thread_key, thread_ended) != 0) thread_key = (pthread_key_t)-1;
+    else key_made = true;
+}
+
+/* A libito linked statically into a library that is unloaded gives its key back (libito.so
+ * itself is never unloaded: -z nodelete, src/CMakeLists.txt). Each load of such a plugin
+ * that ran ito_init took one of the process's 1024 pthread keys for good, its destructor
+ * pointing into unmapped code, until the host's own pthread_key_create failed (outside
+ * tester h78d; tests/test_dlclose_static_key.c). Only with no runtime up: a process that
+ * exits with one running may still see a worker end through it. (The fork handlers go
+ * with the library: glibc unregisters those of an unloaded object.) */
+__attribute__((destructor)) static void key_give_back(void)
+{
+    if (key_made && atomic_load(&itoi_rt.state) == 0) pthread_key_delete(thread_key);
 }
 
 int ito_init(const ito_config_t *cfg)
