@@ -13,8 +13,11 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/PatternMatch.h"
 
 using namespace llvm;
+using llvm::PatternMatch::m_Zero;
+using llvm::PatternMatch::match;
 
 namespace ito {
 
@@ -111,6 +114,29 @@ void closeOverCallees(DenseSet<const Function *> &Set) {
 
 bool isSigaction(StringRef N) { return N == "sigaction" || N == "__sigaction"; }
 
+// The functions F stores (a pointer stored anywhere) or uses in a constant global's
+// initialiser: what a function that calls sigaction (or fopencookie) may register through
+// a struct it fills. With Copies, also those of a writable global F copies from
+// (`cookie_io_functions_t io = funcs;` at -O0 is a memcpy from @funcs).
+void storedFunctions(const Function &F, DenseSet<const Function *> &Out, DenseSet<const Value *> &VSeen,
+                     DenseSet<const Constant *> &CSeen, bool Copies) {
+  DenseSet<const Constant *> Seen;
+  for (const Instruction &I : instructions(F)) {
+    if (const auto *MC = dyn_cast<MemTransferInst>(&I); MC && Copies)
+      if (const auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(MC->getSource())))
+        if (GV->hasInitializer())
+          functionsIn(GV->getInitializer(), Out, CSeen);
+    if (const auto *St = dyn_cast<StoreInst>(&I)) {
+      if (St->getValueOperand()->getType()->isPointerTy()) // a handler is a pointer
+        functionsFrom(St->getValueOperand(), Out, VSeen, CSeen);
+      continue;
+    }
+    for (const Use &U : I.operands())
+      if (const auto *GV = dyn_cast<GlobalVariable>(U.get()->stripPointerCasts()))
+        functionsIn(GV, Out, Seen);
+  }
+}
+
 // pthread_once(&o, init) and C11 call_once(&o, init): while init runs, a second caller
 // of the same object blocks its kernel thread in the kernel (a futex), so a ULT switched
 // out inside init left every worker that ran another caller blocked for ever (16 ULTs on
@@ -118,6 +144,65 @@ bool isSigaction(StringRef N) { return N == "sigaction" || N == "__sigaction"; }
 // outside tester, h65b, 2026-12-06). Such an init gets no points, as a signal handler.
 bool isOnceRegistrar(StringRef N) {
   return N == "pthread_once" || N == "__pthread_once" || N == "call_once";
+}
+
+// Functions glibc calls back while it holds a lock of its own, and the arguments that are
+// such functions: dl_iterate_phdr's callback (the loader's recursive lock, owned by the
+// kernel thread), printf's custom conversions (register_printf_specifier/_function's
+// handler and arginfo, register_printf_type's va_arg function: vfprintf holds the stream's
+// lock around them), pthread_atfork's handlers (fork holds its handler lock around the
+// prepare and parent ones; the child's run in the child, where nothing switches). A ULT
+// switched out inside one keeps the lock: with dl_iterate_phdr, a ULT that resumed on
+// another worker could not release the loader's lock (EPERM, ignored) and every other
+// kernel thread that took it blocked for ever (8 ULTs on 2 workers, FLAG preemption every
+// 100 us: 6 runs of 9 hung); with a stream's lock (owned by the kernel thread, taken again
+// by the same thread without waiting), the next ULT on that worker entered the same stream
+// and their output interleaved (237 of 240 lines mixed), and the handler's own fprintf
+// after a move blocked its new worker. Found by an outside tester, h78c, 2026-12-08.
+// fopencookie's functions (the stream's lock is held while they run) come in a struct:
+// see isCookieOpener. Each entry: the registrar's name and a bit per argument.
+struct LockedRegistrar {
+  StringRef Name;
+  unsigned Args;
+};
+constexpr LockedRegistrar LockedRegistrars[] = {
+    {"dl_iterate_phdr", 1u << 0},          {"register_printf_specifier", 1u << 1 | 1u << 2},
+    {"register_printf_function", 1u << 1 | 1u << 2}, {"register_printf_type", 1u << 0},
+    {"pthread_atfork", 1u << 0 | 1u << 1 | 1u << 2}, {"__register_atfork", 1u << 0 | 1u << 1 | 1u << 2},
+};
+
+unsigned lockedCallbackArgs(StringRef N) {
+  for (const LockedRegistrar &R : LockedRegistrars)
+    if (R.Name == N)
+      return R.Args;
+  return 0;
+}
+
+// fopencookie(cookie, mode, funcs) takes its read, write, seek and close functions in a
+// struct passed by value, which the stream calls with its lock held (fwrite, fflush,
+// fclose). They are found as sigaction's handlers are: every function stored, or in a
+// constant initialiser used, in a function that calls fopencookie, and those of the
+// global the struct argument is (also a writable one: `static cookie_io_functions_t f`).
+bool isCookieOpener(StringRef N) { return N == "fopencookie" || N == "_IO_fopencookie"; }
+
+// (below, with the kernel locks)
+int guardEffect(const CallBase &CB);
+DenseSet<const BasicBlock *> openBlocks(const Function &F, int (*Effect)(const CallBase &));
+
+// The functions F calls directly while it may hold a C++ static's guard (guardEffect): the
+// initialisers. In F itself those blocks get no point (lockOpenBlocks counts the guard).
+void guardedCallees(const Function &F, DenseSet<const Function *> &Out) {
+  bool Any = false;
+  for (const Instruction &I : instructions(F))
+    if (const auto *CB = dyn_cast<CallBase>(&I); CB && guardEffect(*CB) > 0)
+      Any = true;
+  if (!Any)
+    return;
+  for (const BasicBlock *B : openBlocks(F, guardEffect))
+    for (const Instruction &I : *B)
+      if (const auto *CB = dyn_cast<CallBase>(&I))
+        if (const Function *C = calledFunction(*CB); C && !C->isDeclaration() && guardEffect(*CB) == 0)
+          Out.insert(C);
 }
 
 // setjmp and sigsetjmp return the second time through longjmp into a frame that is still
@@ -169,11 +254,13 @@ ModuleSafety::ModuleSafety(Module &M) {
     }
   }
 
-  // Signal handlers registered in this module.
-  DenseSet<const Value *> VSeen;
-  DenseSet<const Constant *> CSeen;
+  // Signal handlers registered in this module (and callbacks glibc calls under a lock).
+  // Each set has its own record of what was looked at: a value seen for one (a function
+  // passed to signal) may still belong to another (the same passed to pthread_atfork).
+  DenseSet<const Value *> VSeen, LVSeen;
+  DenseSet<const Constant *> CSeen, LCSeen;
   for (Function &F : M) {
-    bool CallsSigaction = false;
+    bool CallsSigaction = false, CallsCookieOpener = false;
     for (Instruction &I : instructions(F)) {
       auto *CB = dyn_cast<CallBase>(&I);
       if (!CB)
@@ -185,6 +272,17 @@ ModuleSafety::ModuleSafety(Module &M) {
         functionsFrom(CB->getArgOperand(1), Handlers, VSeen, CSeen);
       if (isOnceRegistrar(Callee->getName()) && CB->arg_size() >= 2)
         functionsFrom(CB->getArgOperand(1), OnceInits, VSeen, CSeen);
+      if (unsigned Args = lockedCallbackArgs(Callee->getName()))
+        for (unsigned K = 0; K < CB->arg_size() && K < 32; K++)
+          if (Args & (1u << K))
+            functionsFrom(CB->getArgOperand(K), LockedCallbacks, LVSeen, LCSeen);
+      if (isCookieOpener(Callee->getName())) {
+        CallsCookieOpener = true;
+        if (CB->arg_size() >= 3)
+          if (const auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(CB->getArgOperand(2))))
+            if (GV->hasInitializer())
+              functionsIn(GV->getInitializer(), LockedCallbacks, LCSeen);
+      }
       if (isSigaction(Callee->getName())) {
         CallsSigaction = true;
         // `static struct sigaction sa = {.sa_handler = h}; sigaction(s, &sa, 0)`: a
@@ -204,23 +302,17 @@ ModuleSafety::ModuleSafety(Module &M) {
         }
       }
     }
-    if (!CallsSigaction)
-      continue;
-    DenseSet<const Constant *> Seen;
-    for (Instruction &I : instructions(F)) {
-      if (auto *St = dyn_cast<StoreInst>(&I)) {
-        if (St->getValueOperand()->getType()->isPointerTy()) // a handler is a pointer
-          functionsFrom(St->getValueOperand(), Handlers, VSeen, CSeen);
-        continue;
-      }
-      for (const Use &U : I.operands())
-        if (auto *GV = dyn_cast<GlobalVariable>(U.get()->stripPointerCasts()))
-          functionsIn(GV, Handlers, Seen);
-    }
+    guardedCallees(F, StaticInits);
+    if (CallsSigaction)
+      storedFunctions(F, Handlers, VSeen, CSeen, false);
+    if (CallsCookieOpener)
+      storedFunctions(F, LockedCallbacks, LVSeen, LCSeen, true);
   }
   // ... and what they call directly, transitively.
   closeOverCallees(Handlers);
   closeOverCallees(OnceInits);
+  closeOverCallees(LockedCallbacks);
+  closeOverCallees(StaticInits);
 
   // IFUNC resolvers (written with __attribute__((ifunc)), or made by clang for
   // target_clones/target_version): the dynamic loader, or in a -static program the C
@@ -252,6 +344,10 @@ StringRef ModuleSafety::whyNot(const Function &F) const {
     return "ifunc resolver";
   if (OnceInits.contains(&F))
     return "once routine";
+  if (LockedCallbacks.contains(&F))
+    return "called under a libc lock";
+  if (StaticInits.contains(&F))
+    return "static initialiser";
   return "";
 }
 
@@ -296,6 +392,43 @@ DenseSet<const BasicBlock *> vaOpenBlocks(Function &F) {
 
 namespace {
 
+// A C++ function-local static's guard (`static T v = init();`): __cxa_guard_acquire returns
+// non-zero when the caller is to run the initialiser, and until its __cxa_guard_release (or
+// _abort, on an exception) every other caller waits, in libstdc++ on a futex of the kernel
+// thread, or, in a process it takes for single-threaded, by throwing recursive_init_error.
+// It is a once object: an initialiser switched out at a point aborted the program (the
+// worker's next ULT reached the same static: 1 worker) or blocked the workers in the futex
+// for ever (2 workers; 8 ULTs under FLAG preemption, every run; found by an outside tester,
+// h78c, 2026-12-08). +1 for the acquire, -1 for the release and the abort, 0 otherwise;
+// the edge on which the acquire returned 0 (initialised already) holds nothing
+// (guardFreeEdge).
+int guardEffect(const CallBase &CB) {
+  const Function *C = calledFunction(CB);
+  if (!C)
+    return 0;
+  StringRef N = C->getName();
+  if (N == "__cxa_guard_acquire")
+    return +1;
+  if (N == "__cxa_guard_release" || N == "__cxa_guard_abort")
+    return -1;
+  return 0;
+}
+
+// The successor of B that a branch on a guard's acquire takes when it returned 0 (`br
+// (acquire(g) != 0), init, done`: done), or null.
+const BasicBlock *guardFreeEdge(const BasicBlock &B) {
+  const auto *Br = dyn_cast<BranchInst>(B.getTerminator());
+  if (!Br || !Br->isConditional())
+    return nullptr;
+  const auto *Cmp = dyn_cast<ICmpInst>(Br->getCondition());
+  if (!Cmp || !Cmp->isEquality() || !match(Cmp->getOperand(1), m_Zero()))
+    return nullptr;
+  const auto *CB = dyn_cast<CallBase>(Cmp->getOperand(0)->stripPointerCasts());
+  if (!CB || guardEffect(*CB) <= 0)
+    return nullptr;
+  return Br->getSuccessor(Cmp->getPredicate() == ICmpInst::ICMP_NE ? 1 : 0);
+}
+
 // The calls that take a kernel lock (+1) and that release one (-1); 0 for any other call.
 int lockEffect(const CallBase &CB) {
   const Function *C = calledFunction(CB);
@@ -315,12 +448,11 @@ int lockEffect(const CallBase &CB) {
       N == "pthread_spin_lock" || N == "pthread_spin_trylock" || N == "mtx_lock" ||
       N == "mtx_trylock" || N == "mtx_timedlock" || N == "flockfile" || N == "ftrylockfile")
     return +1;
-  return 0;
+  return guardEffect(CB);
 }
 
-} // namespace
-
-DenseSet<const BasicBlock *> lockOpenBlocks(Function &F) {
+// The blocks of F that may run while a lock Effect counts may be held (lockOpenBlocks).
+DenseSet<const BasicBlock *> openBlocks(const Function &F, int (*Effect)(const CallBase &)) {
   // A forward dataflow of how many kernel locks may be held: the most over the paths that
   // reach a point (a trylock counts as taken, conservatively; capped, so that a loop that
   // takes a lock on every turn without releasing it ends). A block is open when a lock
@@ -328,9 +460,9 @@ DenseSet<const BasicBlock *> lockOpenBlocks(Function &F) {
   constexpr unsigned Cap = 8;
   DenseSet<const BasicBlock *> Open;
   bool Any = false;
-  for (Instruction &I : instructions(F))
+  for (const Instruction &I : instructions(F))
     if (const auto *CB = dyn_cast<CallBase>(&I))
-      if (lockEffect(*CB) > 0) {
+      if (Effect(*CB) > 0) {
         Any = true;
         break;
       }
@@ -350,7 +482,7 @@ DenseSet<const BasicBlock *> lockOpenBlocks(Function &F) {
     bool Takes = D > 0;
     for (const Instruction &I : *B)
       if (const auto *CB = dyn_cast<CallBase>(&I)) {
-        int E = lockEffect(*CB);
+        int E = Effect(*CB);
         if (E > 0) {
           Takes = true;
           D = std::min(D + 1, Cap);
@@ -360,17 +492,23 @@ DenseSet<const BasicBlock *> lockOpenBlocks(Function &F) {
       }
     if (Takes)
       Open.insert(B);
+    const BasicBlock *Free = guardFreeEdge(*B);
     for (const BasicBlock *S : successors(B)) {
+      unsigned DS = S == Free && D > 0 ? D - 1 : D; // the guard was not taken
       auto It = In.find(S);
-      if (It != In.end() && It->second >= D)
+      if (It != In.end() && It->second >= DS)
         continue;
-      In[S] = D;
+      In[S] = DS;
       if (Queued.insert(S).second)
         Work.push_back(S);
     }
   }
   return Open;
 }
+
+} // namespace
+
+DenseSet<const BasicBlock *> lockOpenBlocks(Function &F) { return openBlocks(F, lockEffect); }
 
 DenseSet<const BasicBlock *> noYieldBlocks(Function &F, bool AllowVarargRegions) {
   DenseSet<const BasicBlock *> Open;

@@ -28,9 +28,19 @@
 //  - they are pthread_once/__pthread_once/call_once routines this module passes (found as
 //    handlers are), or functions they call directly: while one runs, a second caller of the
 //    same once object blocks its kernel thread, so a switch inside it hung the workers;
+//  - they are callbacks this module passes to a libc function that calls them with a
+//    lock of its own held (dl_iterate_phdr, register_printf_specifier/_function/_type,
+//    pthread_atfork, fopencookie's functions: found as handlers are, see Safety.cpp's
+//    LockedRegistrars), or functions they call directly: a switch inside one left the
+//    loader's lock held by another kernel thread, or let the worker's next ULT into the
+//    same stream;
+//  - they are called directly while a C++ function-local static's guard may be held
+//    (__cxa_guard_acquire ... _release/_abort: the static's initialiser), or functions they
+//    call directly: a second ULT reaching the static waited for the first in the guard
+//    (aborting with recursive_init_error, or blocking its worker's kernel thread);
 // Blocks are skipped when they are EH pads, are unreachable, end in `unreachable`, may
 // execute while the function holds a kernel lock it took itself (pthread_mutex_lock ...
-// pthread_mutex_unlock, rwlocks, spinlocks, mtx_lock, flockfile), or (unless allowed by
+// pthread_mutex_unlock, rwlocks, spinlocks, mtx_lock, flockfile, a C++ static's guard), or (unless allowed by
 // -ito-yield-allow-va-regions) may execute between a va_start and its va_end.
 #ifndef ITO_COMPILER_SAFETY_H
 #define ITO_COMPILER_SAFETY_H
@@ -49,7 +59,8 @@ public:
   llvm::StringRef whyNot(const llvm::Function &F) const;
 
 private:
-  llvm::DenseSet<const llvm::Function *> NoYield, Handlers, Resolvers, OnceInits;
+  llvm::DenseSet<const llvm::Function *> NoYield, Handlers, Resolvers, OnceInits, LockedCallbacks,
+      StaticInits;
 };
 
 // Blocks of F that may run while a va_list started by va_start is open.
