@@ -62,6 +62,16 @@ __attribute__((unused)) static double ito_test_cpu_seconds(void)
            ru.ru_stime.tv_usec / 1e6;
 }
 
+/* The pthread key pthread_key_create hands out next (the lowest free one): keys a library
+ * took and never gave back push it up (test_dlclose_libito, test_dlclose_static_key). */
+__attribute__((unused)) static unsigned ito_test_next_pthread_key(void)
+{
+    pthread_key_t k;
+    CHECK_EQ(pthread_key_create(&k, NULL), 0);
+    CHECK_EQ(pthread_key_delete(k), 0);
+    return (unsigned)k;
+}
+
 #if defined(ITO_THREAD_H)
 /* Create a ULT bound to worker `worker` (a test that places a waiter and its waker). */
 __attribute__((unused)) static void ito_test_create_on(ito_thread_t *t, int worker, ito_fn_t fn, void *arg)
@@ -81,6 +91,55 @@ __attribute__((unused)) static uint64_t ito_test_now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+/* A stress test's round count or time budget. A test that repeats a race many times runs
+ * its full `rounds` on a quiet machine; on a loaded one (a parallel ctest, CPU hogs, a
+ * sanitizer tree) where a round that hands over between threads can cost a scheduler
+ * quantum, it stops once `seconds` of CLOCK_MONOTONIC since ito_test_budget_init are
+ * spent, provided `min` rounds (at least 1) have run: below that it goes on whatever the
+ * clock says, so it never passes with little or no work. A test's budgets add up to about
+ * a third of its ctest limit (300 s). ITO_TEST_BUDGET_SCALE=<factor> in the environment
+ * multiplies every budget (0: the minimum only, to see what a loaded run checks).
+ *
+ *     ito_test_budget_t b;
+ *     ito_test_budget_init(&b, "mutex", 6000, 1500, 25);
+ *     for (long i = 0; ito_test_budget_more(&b, i); i++) { ... one round ... }
+ *
+ * ito_test_budget_more says whether round `round` (0-based: the rounds done so far) runs;
+ * when it says no, it prints how many rounds ran and why they stopped. */
+typedef struct ito_test_budget {
+    const char *what;
+    long rounds, min;
+    uint64_t start_ns, end_ns;
+} ito_test_budget_t;
+
+__attribute__((unused)) static void ito_test_budget_init(ito_test_budget_t *b, const char *what, long rounds,
+                                                         long min, double seconds)
+{
+    CHECK(min >= 1 && min <= rounds);
+    const char *scale = getenv("ITO_TEST_BUDGET_SCALE");
+    if (scale && *scale) seconds *= atof(scale);
+    b->what = what;
+    b->rounds = rounds;
+    b->min = min;
+    b->start_ns = ito_test_now_ns();
+    b->end_ns = b->start_ns + (uint64_t)(seconds > 0 ? seconds * 1e9 : 0);
+}
+
+__attribute__((unused)) static bool ito_test_budget_more(ito_test_budget_t *b, long round)
+{
+    if (round < b->min) return true;
+    uint64_t now = ito_test_now_ns();
+    if (round < b->rounds && now < b->end_ns) return true;
+    double s = (double)(now - b->start_ns) / 1e9;
+    if (round < b->rounds)
+        printf("%s: %ld of %ld rounds in %.1f s (time budget spent; the minimum is %ld)\n", b->what, round,
+               b->rounds, s, b->min);
+    else
+        printf("%s: %ld of %ld rounds in %.1f s\n", b->what, round, b->rounds, s);
+    fflush(stdout);
+    return false;
+}
+
 /* The calling kernel thread's CPU time in nanoseconds. */
 __attribute__((unused)) static uint64_t ito_test_cpu_ns(void)
 {

@@ -18,7 +18,12 @@
  * only, said ITO_OK; the waiter then took the lock again and went on with the destroyed
  * stream (or the next stream in its slot: a getter read that stream's bytes, a putter
  * wrote over the next slot's header). On one worker the woken ULT cannot run before the
- * destroy, so this is deterministic: the destroy must say ITO_EBUSY. */
+ * destroy, so this is deterministic: the destroy must say ITO_EBUSY.
+ *
+ * Parts 1 and 2 run ROUNDS and 4 * ROUNDS rounds per kind, or on a loaded machine (three
+ * spinning threads on two CPUs) as many as 25 s allow, a quarter of them at least
+ * (ito_test_budget_t). */
+#define _GNU_SOURCE /* CLOCK_MONOTONIC (ito_test_budget_t) */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -93,13 +98,17 @@ static void *destroyer(void *arg)
 
 static void double_destroy(const kind_t *k)
 {
+    char what[64];
+    snprintf(what, sizeof what, "%s, two destroyers", k->name);
+    ito_test_budget_t budget;
+    ito_test_budget_init(&budget, what, ROUNDS, ROUNDS / 4, 25);
     cur_kind = k;
     atomic_store(&stop, 0);
     atomic_store(&round_go, 0);
     pthread_t a, b;
     CHECK_EQ(pthread_create(&a, NULL, destroyer, NULL), 0);
     CHECK_EQ(pthread_create(&b, NULL, destroyer, NULL), 0);
-    for (int i = 1; i <= ROUNDS; i++) {
+    for (int i = 1; ito_test_budget_more(&budget, i - 1); i++) {
         void *h;
         CHECK_OK(k->create(&h));
         atomic_store(&cur, h);
@@ -141,12 +150,16 @@ static void check_distinct(const kind_t *k)
 
 static void destroy_under_calls(const kind_t *k)
 {
+    char what[64];
+    snprintf(what, sizeof what, "%s, destroyed under calls", k->name);
+    ito_test_budget_t budget;
+    ito_test_budget_init(&budget, what, 4 * ROUNDS, ROUNDS, 25);
     cur_kind = k;
     atomic_store(&cur, NULL);
     atomic_store(&stop, 0);
     pthread_t p;
     CHECK_EQ(pthread_create(&p, NULL, poker, NULL), 0);
-    for (int i = 0; i < 4 * ROUNDS; i++) {
+    for (int i = 0; ito_test_budget_more(&budget, i); i++) {
         void *h;
         CHECK_OK(k->create(&h));
         atomic_store(&cur, h);

@@ -8,7 +8,12 @@
  * Regression test: an unlock that saw the waiters bit took the slow path; when the last
  * waiter timed out before the unlock got the mutex's spinlock (the timeout holds it while
  * it takes the waiter off the queue), the queue was empty and the unlock handed the mutex
- * to NULL (found by fuzz_wait: a NULL dereference, the mutex left owned by nobody). */
+ * to NULL (found by fuzz_wait: a NULL dereference, the mutex left owned by nobody).
+ *
+ * On a loaded machine each round's hand-overs between the two workers can cost scheduler
+ * quanta: the holder stops after 100 s once 5,000 rounds have run (ito_test_budget_t; the
+ * old code crashed within 80 ms). */
+#define _GNU_SOURCE /* CLOCK_MONOTONIC (ito_test_budget_t) */
 #include <stdatomic.h>
 
 #include "ito/ito.h"
@@ -17,9 +22,9 @@
 #define ROUNDS 20000
 
 static ito_mutex_t m;
-static _Atomic int inside, round_no;
+static _Atomic int inside, round_no, finished; /* finished: the holder ran its last round */
 static _Atomic uint64_t until; /* when the holder unlocks, for round round_no */
-static long timeouts, taken;
+static long timeouts, taken, rounds_run;
 
 static void critical(void)
 {
@@ -30,7 +35,10 @@ static void critical(void)
 static void *holder(void *arg)
 {
     (void)arg;
-    for (int i = 1; i <= ROUNDS; i++) {
+    ito_test_budget_t budget;
+    ito_test_budget_init(&budget, "holder", ROUNDS, ROUNDS / 4, 100);
+    int i;
+    for (i = 1; ito_test_budget_more(&budget, i - 1); i++) {
         CHECK_OK(ito_mutex_lock(&m));
         critical();
         uint64_t t = ito_now_ns() + 20000;
@@ -41,14 +49,19 @@ static void *holder(void *arg)
         CHECK_OK(ito_mutex_unlock(&m));
         while (atomic_load(&round_no) != -i) CHECK_OK(ito_yield()); /* the waiter is done */
     }
+    rounds_run = i - 1;
+    atomic_store(&finished, 1);
     return NULL;
 }
 
 static void *waiter(void *arg)
 {
     (void)arg;
-    for (int i = 1; i <= ROUNDS; i++) {
-        while (atomic_load(&round_no) != i) CHECK_OK(ito_yield());
+    for (int i = 1;; i++) {
+        while (atomic_load(&round_no) != i) {
+            if (atomic_load(&finished)) return NULL;
+            CHECK_OK(ito_yield());
+        }
         int rc = ito_mutex_lock_until(&m, atomic_load(&until) - (uint64_t)(i % 16) * 1000);
         if (rc == ITO_OK) {
             critical();
@@ -83,5 +96,6 @@ int main(void)
     CHECK_OK(ito_mutex_destroy(&m));
     CHECK_OK(ito_finalize());
     printf("waiter: took the mutex %ld times, timed out %ld times\n", taken, timeouts);
+    CHECK_EQ(taken + timeouts, rounds_run); /* the waiter asked in every round */
     TEST_DONE();
 }

@@ -8,7 +8,11 @@
  * destroyed barrier for ever. sync.h calls this use undefined ("destroyed when no ULT uses
  * them"), but the call can tell: the destroy takes the object under its lock (a mutex's
  * owner word, the rwlock's and barrier's mark) and the call checks there. The sem /
- * wait-group / cond / future half of this is test_sync_enter_destroy (h62d, 2026-12-05). */
+ * wait-group / cond / future half of this is test_sync_enter_destroy (h62d, 2026-12-05).
+ *
+ * Rounds: 6,000 per kind (1,500 in the sanitizer trees), or as many as 25 s allow on a
+ * loaded machine with at least a quarter of them (ito_test_budget_t; the old code went
+ * wrong 2-5 times in 6,000 mutex rounds). */
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include "ito/ito.h"
@@ -66,8 +70,10 @@ int main(void)
     CHECK_OK(ito_init(&(ito_config_t){.workers = 2}));
     long bad_all = 0;
     for (int kind = 0; kind < KINDS; kind++) {
-        long late = 0, before = 0, bad = 0;
-        for (int i = 0; i < (ITO_TEST_SANITIZED ? 1500 : 6000); i++) {
+        long late = 0, before = 0, bad = 0, rounds = ITO_TEST_SANITIZED ? 1500 : 6000;
+        ito_test_budget_t budget;
+        ito_test_budget_init(&budget, names[kind], rounds, rounds / 4, 25);
+        for (int i = 0; ito_test_budget_more(&budget, i); i++) {
             CHECK_OK(ito_mutex_init(&m));
             CHECK_OK(ito_rwlock_init(&l));
             CHECK_OK(ito_barrier_init(&b, 2));

@@ -19,14 +19,30 @@ import textwrap
 from pathlib import Path
 from typing import Mapping, Sequence
 
-import matplotlib
+from .report import format_number
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
+__all__ = ["bar_chart", "line_chart", "plt"]
 
-from .report import format_number  # noqa: E402
+_pyplot = None
 
-__all__ = ["bar_chart", "line_chart"]
+
+class _LazyPyplot:
+    """matplotlib.pyplot with the Agg backend, imported at its first use. Importing it costs
+    about a second of CPU, which every `ito-lab` command (a usage error too) and every
+    pytest collection of the lab paid while the experiments imported it at load; the
+    modules that draw use `from ..plot import plt`."""
+
+    def __getattr__(self, name):
+        global _pyplot
+        if _pyplot is None:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot
+            _pyplot = matplotlib.pyplot
+        return getattr(_pyplot, name)
+
+
+plt = _LazyPyplot()
 
 HIGHLIGHT = "#c0392b"
 NORMAL = "#5d6d7e"

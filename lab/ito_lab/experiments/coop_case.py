@@ -28,13 +28,9 @@ import os
 import subprocess
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from ..progress import steps  # noqa: E402
-from ..report import image, markdown_table, write_csv  # noqa: E402
+from ..plot import plt  # matplotlib at the first plot
+from ..progress import steps
+from ..report import image, markdown_table, write_csv
 
 # Paper Table 3 (cycles on a TTA simulator, MP3 decoder of DENbench, 60 s at 44.1 kHz).
 PAPER_TABLE3 = {"nothr": (17_051_815_737, None), "min": (19_194_172_482, 12.6),

@@ -27,14 +27,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from ..context import REPO  # noqa: E402
-from ..progress import steps  # noqa: E402
-from ..report import image, markdown_table, write_csv, write_report  # noqa: E402
+from ..plot import plt  # matplotlib at the first plot
+from ..context import REPO
+from ..progress import steps
+from ..report import image, markdown_table, write_csv, write_report
 from .coop_case import run_case_study  # noqa: E402,F401
 from .coop_headline import run_headline  # noqa: E402,F401
 from .coop_zlib import run_zlib  # noqa: E402,F401

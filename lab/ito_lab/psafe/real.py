@@ -20,15 +20,11 @@ import subprocess
 import time
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from ..host import QUIET_LOAD, cpu_model, host_line, load1, spread, stamp_figure  # noqa: E402
-from ..progress import steps  # noqa: E402
-from ..report import image, markdown_table, write_csv  # noqa: E402
-from .common import BOUND_QUANTA, LABEL, MIXES, PAPER, median  # noqa: E402
+from ..plot import plt  # matplotlib at the first plot
+from ..host import QUIET_LOAD, cpu_model, host_line, load1, spread, stamp_figure
+from ..progress import steps
+from ..report import image, markdown_table, write_csv
+from .common import BOUND_QUANTA, LABEL, MIXES, PAPER, median
 
 REAL_BIN = "workloads/psafe_real/psafe-real"
 REAL_PAPER_QUANTUM = 2_500_000      # Table 2: the quantum, in (one-CPI) instructions of the paper's machine

@@ -22,14 +22,10 @@ from __future__ import annotations
 import concurrent.futures as cf
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from ..progress import steps  # noqa: E402
-from ..report import image, markdown_table, write_csv  # noqa: E402
-from .common import (BOUND_QUANTA, LABEL, MIXES, PAPER, PAPER_DELAYED, PAPER_GAIN_L5,  # noqa: E402
+from ..plot import plt  # matplotlib at the first plot
+from ..progress import steps
+from ..report import image, markdown_table, write_csv
+from .common import (BOUND_QUANTA, LABEL, MIXES, PAPER, PAPER_DELAYED, PAPER_GAIN_L5,
                      PAPER_IMPLIED_TIME_L5, PAPER_SIGNAL_COST_L5, pct, run_csv)
 
 # variant -> (policy, rule preset of busmp)
